@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs cri-conform against a throwaway containerd that this script provisions and removes again.
+# Usage: sudo scripts/run-local.sh [--version 1.7|2.1] [--keep] [-- <extra `cri-conform run` flags>]
+# Default flags: --level all. Reports land in ./reports. Exit code: the run's (0 pass, 1 fail, 2 setup).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+version=1.7
+keep=false
+extra=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --version) version="$2"; shift 2 ;;
+    --keep) keep=true; shift ;;
+    -h|--help) sed -n '2,4p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --) shift; extra=("$@"); break ;;
+    *) echo "run-local.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+if [ "$(id -u)" != "0" ]; then
+  echo "run-local.sh: needs root (it installs and starts a containerd): sudo $0" >&2
+  exit 2
+fi
+
+if [ ! -d node_modules ]; then
+  echo "==> npm ci"
+  npm ci --no-audit --no-fund >/dev/null
+fi
+echo "==> building cri-conform"
+npx tsc -b
+
+echo "==> provisioning a throwaway containerd $version"
+bash scripts/containerd-up.sh --version "$version" >/dev/null
+env_file="/tmp/cri-conform/containerd-$version/env"
+stop() {
+  if [ "$keep" = false ]; then
+    echo "==> removing the throwaway containerd $version"
+    bash scripts/containerd-down.sh --version "$version" >/dev/null || true
+  fi
+}
+trap stop EXIT
+set -a
+# shellcheck disable=SC1090
+. "$env_file"
+set +a
+
+echo "==> cri-conform run --level all ${extra[*]}"
+status=0
+node bin/cri-conform run --level all "${extra[@]}" || status=$?
+exit "$status"

@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+// The project's test command (`npm test`): build once, run every *.test.js under dist with mocha, and end
+// with the plain line CI reads: "N passed, N failed". Extra args are mocha file globs to narrow the run.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import Mocha from 'mocha';
+
+const root = resolve(import.meta.dirname, '..');
+execFileSync(join(root, 'node_modules/.bin/tsc'), ['-b'], { cwd: root, stdio: 'inherit' });
+
+function testFiles(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return testFiles(path);
+    return name.endsWith('.test.js') ? [path] : [];
+  });
+}
+
+const filter = process.argv.slice(2);
+const files = testFiles(join(root, 'dist'))
+  .filter((f) => filter.length === 0 || filter.some((part) => f.includes(part)))
+  .sort();
+const mocha = new Mocha({ reporter: 'spec', timeout: 60_000, slow: 5_000 });
+for (const f of files) mocha.addFile(f);
+await mocha.loadFilesAsync();
+const runner = mocha.run();
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+runner.on('pass', () => passed++);
+runner.on('fail', () => failed++);
+runner.on('pending', () => skipped++);
+runner.on('end', () => {
+  const line = `${passed} passed, ${failed} failed, ${skipped} skipped`;
+  mkdirSync(join(root, 'reports'), { recursive: true });
+  writeFileSync(join(root, 'reports/test-summary.txt'), `${line}\n`);
+  process.stdout.write(`\n${line}\n`);
+  process.exitCode = failed > 0 || passed === 0 ? 1 : 0;
+});

@@ -1,0 +1,27 @@
+/** The process's outside world, injected so the CLI runs in tests without spying on globals. */
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  isTTY: boolean;
+  env: Record<string, string | undefined>;
+  /** Aborted on SIGINT/SIGTERM. */
+  signal: AbortSignal;
+}
+
+export function realIo(signal: AbortSignal): Io {
+  return {
+    out: (t) => process.stdout.write(t),
+    err: (t) => process.stderr.write(t),
+    isTTY: process.stdout.isTTY === true,
+    env: process.env,
+    signal,
+  };
+}
+
+/** Honours --color/--no-color first, then NO_COLOR and FORCE_COLOR, then whether stdout is a terminal. */
+export function useColor(flag: boolean | undefined, io: Pick<Io, 'env' | 'isTTY'>): boolean {
+  if (flag !== undefined) return flag;
+  if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
+  if (io.env.FORCE_COLOR !== undefined) return io.env.FORCE_COLOR !== '0';
+  return io.isTTY;
+}

@@ -1,0 +1,45 @@
+/** `cri-conform list`: the catalogue, for people and for machines. */
+import type { Command } from 'commander';
+import { ALL_CHECKS } from '../../suites/index.js';
+import { selectChecks } from '../harness/selection.js';
+import type { Io } from './io.js';
+import { type RunFlags, resolveSelection } from './resolve-config.js';
+
+export function addList(program: Command, io: Io): void {
+  program
+    .command('list')
+    .description('list every check: ID, level, tags and title (filters as in run)')
+    .option('--suite <name...>', 'only these suites')
+    .option('--level <level>', 'must, should or all (default all here)')
+    .option('--focus <regex>', 'only checks whose "ID title" matches')
+    .option('--skip <regex>', 'leave out checks whose "ID title" matches')
+    .option('--json', 'one JSON document: [{id, suite, level, tags, needs, title, contract}]')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ cri-conform list\n  $ cri-conform list --suite hooks --json | jq -r ".[].id"',
+    )
+    .action((flags: RunFlags & { json?: boolean }) => {
+      const checks = selectChecks(ALL_CHECKS, resolveSelection({ level: 'all', ...flags }));
+      if (flags.json) {
+        const rows = checks.map(({ id, suite, level, tags, needs, title, contract, trials }) => ({
+          id,
+          suite,
+          level,
+          tags,
+          needs,
+          trials,
+          title,
+          contract,
+        }));
+        io.out(`${JSON.stringify(rows, null, 2)}\n`);
+        return;
+      }
+      for (const c of checks) {
+        const tags = c.tags.map((t) => `[${t}]`).join('');
+        io.out(
+          `${c.id.padEnd(8)} ${c.level.padEnd(7)} ${c.suite.padEnd(12)} ${c.title}${tags ? ` ${tags}` : ''}\n`,
+        );
+      }
+      io.out(`${checks.length} checks\n`);
+    });
+}

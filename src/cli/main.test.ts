@@ -1,0 +1,89 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { main } from './main.js';
+import { recordingIo } from './test-io.js';
+
+const argv = (...args: string[]) => ['node', 'cri-conform', ...args];
+
+/** Bad input must give exactly one line on stderr, no stack trace, and exit code 2. */
+async function expectUsageFailure(args: string[], pattern: RegExp): Promise<void> {
+  const io = recordingIo({ NO_COLOR: '1' });
+  const code = await main(argv(...args), io);
+  expect(code, io.stderr()).to.equal(2);
+  const lines = io.stderr().trim().split('\n');
+  expect(lines, io.stderr()).to.have.length(1);
+  expect(lines[0]).to.match(pattern);
+  expect(io.stderr()).to.not.match(/\n\s+at /);
+}
+
+describe('cri-conform CLI', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cc-'));
+  let garbage: Server;
+
+  before(async () => {
+    garbage = createServer((socket) => socket.end('HTTP/1.1 400 nope\r\n\r\n'));
+    await new Promise<void>((resolve) => garbage.listen(join(dir, 'garbage.sock'), resolve));
+  });
+  after(() => garbage.close());
+
+  it('prints help with the commands and exits 0', async () => {
+    const io = recordingIo();
+    expect(await main(argv('--help'), io)).to.equal(0);
+    expect(io.stdout())
+      .to.match(/run/)
+      .and.to.match(/doctor/)
+      .and.to.match(/cleanup/);
+  });
+
+  it('teaches run with examples and exit codes in its help', async () => {
+    const io = recordingIo();
+    expect(await main(argv('run', '--help'), io)).to.equal(0);
+    expect(io.stdout())
+      .to.match(/Examples:/)
+      .and.to.match(/Exit codes:/);
+  });
+
+  it('rejects an unknown flag with exit 2', () =>
+    expectUsageFailure(['run', '--no-such-flag'], /unknown option/));
+
+  it('rejects an unreadable --config', () =>
+    expectUsageFailure(['run', '--config', join(dir, 'missing.yaml')], /cannot read --config/));
+
+  it('rejects a --config that is not YAML', async () => {
+    writeFileSync(join(dir, 'bad.yaml'), 'a: [unclosed');
+    await expectUsageFailure(['run', '--config', join(dir, 'bad.yaml')], /not valid YAML/);
+  });
+
+  it('rejects a focus that selects nothing', () =>
+    expectUsageFailure(['run', '--focus', '^NOPE-99', '--config', '/dev/null'], /selects no check/));
+
+  it('rejects an empty --skip', () =>
+    expectUsageFailure(['run', '--skip', '', '--config', '/dev/null'], /--skip ""/));
+
+  it('says what to do when the runtime socket does not exist', () =>
+    expectUsageFailure(
+      ['run', '--runtime-endpoint', 'unix:///nonexistent.sock', '--config', '/dev/null'],
+      /nonexistent\.sock/,
+    ));
+
+  it('says so when the endpoint is a regular file', async () => {
+    writeFileSync(join(dir, 'file.sock'), '');
+    await expectUsageFailure(
+      ['run', '-r', join(dir, 'file.sock'), '--config', '/dev/null'],
+      /not a (unix )?socket/,
+    );
+  });
+
+  it('says so when the socket does not speak CRI', () =>
+    expectUsageFailure(['run', '-r', join(dir, 'garbage.sock'), '--config', '/dev/null'], /CRI|gRPC/i));
+
+  it('lists every check as JSON with id, level and tags', async () => {
+    const io = recordingIo();
+    expect(await main(argv('list', '--json'), io)).to.equal(0);
+    const rows = JSON.parse(io.stdout()) as { id: string; level: string; tags: string[] }[];
+    for (const r of rows) expect(r).to.include.keys('id', 'level', 'tags', 'suite', 'title');
+  });
+});

@@ -1,0 +1,37 @@
+/** The CLI entry: parse, run, and map every outcome to an exit code. Only bin/ touches the process. */
+import { CommanderError } from 'commander';
+import { EnvironmentError } from '../harness/errors.js';
+import { UsageError } from './errors.js';
+import { EXIT_OK, EXIT_USAGE } from './exit.js';
+import type { Io } from './io.js';
+import { buildProgram } from './program.js';
+
+const HELP_CODES = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version']);
+
+export async function main(argv: readonly string[], io: Io): Promise<number> {
+  let exitCode = EXIT_OK;
+  const program = buildProgram(io, (code) => {
+    exitCode = code;
+  });
+  if (argv.length <= 2) {
+    io.out(program.helpInformation());
+    return EXIT_OK;
+  }
+  try {
+    await program.parseAsync([...argv]);
+    return exitCode;
+  } catch (e) {
+    return exitCodeForError(e, io);
+  }
+}
+
+function exitCodeForError(e: unknown, io: Io): number {
+  if (e instanceof CommanderError) return HELP_CODES.has(e.code) ? EXIT_OK : EXIT_USAGE;
+  if (e instanceof UsageError || e instanceof EnvironmentError) {
+    io.err(`cri-conform: ${e.message}\n`);
+    return EXIT_USAGE;
+  }
+  const err = e instanceof Error ? e : new Error(String(e));
+  io.err(`cri-conform: internal error (please report it): ${err.stack ?? err.message}\n`);
+  return EXIT_USAGE;
+}

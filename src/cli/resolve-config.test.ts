@@ -1,0 +1,105 @@
+import { expect } from 'chai';
+import { UsageError } from './errors.js';
+import { normaliseEndpoint, resolveRunConfig, resolveSelection } from './resolve-config.js';
+
+describe('resolveRunConfig', () => {
+  const none = {};
+
+  it("defaults to containerd's socket, NRI at /var/run/nri, 5 trials, MUST level", () => {
+    const c = resolveRunConfig({}, {}, none);
+    expect(c.runtimeEndpoint).to.equal('unix:///run/containerd/containerd.sock');
+    expect(c.imageEndpoint).to.equal(c.runtimeEndpoint);
+    expect(c.nriSocket).to.equal('/var/run/nri/nri.sock');
+    expect(c.trials).to.equal(5);
+    expect(c.level).to.equal('must');
+    expect(c.nriRequestTimeoutMs).to.equal(2_000);
+    expect(c.cacheTtlMs).to.equal(150_000);
+    expect(c.pull).to.equal('missing');
+  });
+
+  const precedence = [
+    {
+      source: 'flag',
+      flags: { runtimeEndpoint: '/flag.sock' },
+      env: { CONTAINER_RUNTIME_ENDPOINT: '/env.sock' },
+      file: { 'runtime-endpoint': '/file.sock' },
+      expected: 'unix:///flag.sock',
+    },
+    {
+      source: 'env',
+      flags: {},
+      env: { CONTAINER_RUNTIME_ENDPOINT: '/env.sock' },
+      file: { 'runtime-endpoint': '/file.sock' },
+      expected: 'unix:///env.sock',
+    },
+    {
+      source: 'config file',
+      flags: {},
+      env: {},
+      file: { 'runtime-endpoint': 'unix:///file.sock' },
+      expected: 'unix:///file.sock',
+    },
+  ];
+  for (const row of precedence) {
+    it(`takes the runtime endpoint from the ${row.source} when it is the highest source given`, () => {
+      expect(resolveRunConfig(row.flags, row.env, row.file).runtimeEndpoint).to.equal(row.expected);
+    });
+  }
+
+  it("reads crictl.yaml's timeout as the per-call deadline and --timeout as the per-check deadline", () => {
+    const c = resolveRunConfig({ timeout: '90s' }, {}, { timeout: '4' });
+    expect(c.callTimeoutMs).to.equal(4_000);
+    expect(c.checkTimeoutMs).to.equal(90_000);
+  });
+
+  it('takes injector settings from the environment the provisioning script prints', () => {
+    const c = resolveRunConfig(
+      {},
+      {
+        CRI_CONFORM_SLOW_RUNTIME_HANDLER: 'conform-slow',
+        CRI_CONFORM_SLOW_RUNTIME_DIR: '/d',
+        CRI_CONFORM_NRI_REQUEST_TIMEOUT: '500ms',
+      },
+      {},
+    );
+    expect(c.slowRuntimeHandler).to.equal('conform-slow');
+    expect(c.slowRuntimeDir).to.equal('/d');
+    expect(c.nriRequestTimeoutMs).to.equal(500);
+  });
+
+  it('rejects an empty --skip, which would silently select everything', () => {
+    expect(() => resolveRunConfig({ skip: '' }, {}, {})).to.throw(UsageError, /--skip ""/);
+  });
+
+  it('rejects an invalid regular expression, an unknown suite, a bad duration and a zero trial count', () => {
+    expect(() => resolveRunConfig({ focus: '(' }, {}, {})).to.throw(UsageError, /--focus/);
+    expect(() => resolveRunConfig({ suite: ['nope'] }, {}, {})).to.throw(UsageError, /unknown suite "nope"/);
+    expect(() => resolveRunConfig({ cacheTtl: 'soon' }, {}, {})).to.throw(UsageError, /--cache-ttl/);
+    expect(() => resolveRunConfig({ trials: '0' }, {}, {})).to.throw(UsageError, /--trials/);
+  });
+
+  it('splits comma-separated suites and keeps repeated ones', () => {
+    expect(resolveRunConfig({ suite: ['hooks,teardown', 'names'] }, {}, {}).suites).to.deep.equal([
+      'hooks',
+      'teardown',
+      'names',
+    ]);
+  });
+
+  it('resolves only the selection flags for list', () => {
+    const s = resolveSelection({ level: 'all', focus: '^HOOK' });
+    expect(s.level).to.equal('all');
+    expect(s.focus?.test('HOOK-01 x')).to.equal(true);
+  });
+});
+
+describe('normaliseEndpoint', () => {
+  it('accepts unix URLs and bare socket paths, and refuses anything else with the flag named', () => {
+    expect(normaliseEndpoint('/run/x.sock', '--runtime-endpoint')).to.equal('unix:///run/x.sock');
+    expect(normaliseEndpoint('unix:///run/x.sock', '--runtime-endpoint')).to.equal('unix:///run/x.sock');
+    expect(() => normaliseEndpoint('x.sock', '--runtime-endpoint')).to.throw(
+      UsageError,
+      /--runtime-endpoint/,
+    );
+  });
+});

@@ -1,0 +1,153 @@
+/** Builds the `t` a check runs with, and tears down everything the check made when it ends. */
+import type { Check } from './check.js';
+import { removeLabelledUntilGone } from './cleanup.js';
+import { createConfigFactory } from './config-factory.js';
+import type { CheckContext, HostProbe } from './context.js';
+import { ContractViolation, errorMessage, SkipSignal } from './errors.js';
+import { CheckInjectors } from './injectors.js';
+import { CheckNri } from './nri-control.js';
+import { restartRuntime } from './restart.js';
+import type { RunEnv } from './run-env.js';
+import { Timeline } from './timeline.js';
+import { CheckCri } from './tracked-cri.js';
+import { assertTrials, runTrials, type TrialTally } from './trials.js';
+import { holdsFor, poll, sleep } from './waits.js';
+
+/** How long cleanup waits for a check's calls that are still in flight (a held or slow create). */
+const SETTLE_MS = 60_000;
+const CLEANUP_MS = 60_000;
+
+export interface CheckScope {
+  t: CheckContext;
+  timeline: Timeline;
+  observations: Record<string, string>;
+  trials(): TrialTally | undefined;
+  /** Releases hooks, disconnects plugins, resets injectors, removes every labelled object of the check. */
+  teardown(): Promise<string[]>;
+}
+
+function unavailableHost(why: string): HostProbe {
+  const skip = (): never => {
+    throw new SkipSignal(`[Node] ${why}`);
+  };
+  return { snapshot: skip, leftovers: skip, netnsExists: skip };
+}
+
+export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): CheckScope {
+  const timeline = new Timeline(env.sequence);
+  const observations: Record<string, string> = {};
+  const make = createConfigFactory(env.runId, check.id, env.settings.testImage);
+  const cri = new CheckCri({
+    client: env.client,
+    timeline,
+    runId: env.runId,
+    checkId: check.id,
+    make,
+    runtimeHandler: env.settings.runtimeHandler,
+    callTimeoutMs: env.settings.callTimeoutMs,
+    signal,
+  });
+  const nri =
+    'socketPath' in env.nri
+      ? new CheckNri({
+          socketPath: env.nri.socketPath,
+          runId: env.runId,
+          checkId: check.id,
+          sequence: env.sequence,
+          timeline,
+        })
+      : undefined;
+  const injectors = new CheckInjectors(env.injectors);
+  let tally: TrialTally | undefined;
+
+  const unavailable = (why: string): never => {
+    throw new SkipSignal(why);
+  };
+  const host: HostProbe = 'unavailable' in env.host ? unavailableHost(env.host.unavailable) : env.host;
+
+  const t: CheckContext = {
+    id: check.id,
+    settings: env.settings,
+    signal,
+    cri,
+    make,
+    nri: nri ?? {
+      available: false,
+      plugin: () => unavailable('unavailable' in env.nri ? env.nri.unavailable : 'NRI unavailable'),
+      events: () => [],
+    },
+    host,
+    inject: injectors,
+    step: (text) => timeline.note(text),
+    observe: (key, value) => {
+      observations[key] = String(value);
+      timeline.note(`observed ${key} = ${String(value)}`);
+    },
+    skip: (reason) => unavailable(reason),
+    poll: (probe, opts) => poll(probe, { ...opts, signal }),
+    holdsFor: (probe, windowMs, what) => {
+      timeline.requiredWaitMs += windowMs;
+      return holdsFor(probe, windowMs, what, signal);
+    },
+    pause: async (ms, why) => {
+      timeline.requiredWaitMs += ms;
+      timeline.note(`pause ${ms} ms: ${why}`);
+      await sleep(ms, signal);
+    },
+    trials: async (scenario) => {
+      tally = await runTrials(
+        env.settings.trials,
+        async (n) => {
+          timeline.note(`trial ${n} of ${env.settings.trials}`);
+          await scenario(n);
+        },
+        () => scope.cleanupNow(),
+        (n, verdict) => timeline.note(`trial ${n}: ${verdict}`),
+        signal,
+      );
+      assertTrials(tally);
+    },
+    cleanupNow: () => scope.cleanupNow(),
+    restartRuntime: () =>
+      env.restart
+        ? restartRuntime(env.client, env.restart, signal)
+        : unavailable('[Restart] pass --restart-cmd'),
+    expect(cond: boolean, message: string): asserts cond {
+      if (!cond) throw new ContractViolation(message);
+    },
+  };
+
+  const scope = {
+    async cleanupNow(): Promise<void> {
+      await nri?.closeAll();
+      await injectors.reset();
+      await cri.settled(SETTLE_MS);
+      const report = await removeLabelledUntilGone(
+        env.client,
+        { runId: env.runId, checkId: check.id },
+        CLEANUP_MS,
+      );
+      if (report.problems.length > 0) timeline.note(`cleanup problems: ${report.problems.join('; ')}`);
+    },
+  };
+
+  return {
+    t,
+    timeline,
+    observations,
+    trials: () => tally,
+    async teardown(): Promise<string[]> {
+      const problems: string[] = [];
+      await nri?.closeAll();
+      await injectors.reset().catch((e: unknown) => problems.push(`injector reset: ${errorMessage(e)}`));
+      if (!(await cri.settled(SETTLE_MS))) problems.push(`CRI calls still in flight after ${SETTLE_MS} ms`);
+      const report = await removeLabelledUntilGone(
+        env.client,
+        { runId: env.runId, checkId: check.id },
+        CLEANUP_MS,
+      );
+      problems.push(...report.problems);
+      return problems;
+    },
+  };
+}

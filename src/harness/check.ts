@@ -1,0 +1,67 @@
+/**
+ * A check is typed data: its identity and contract, plus the scenario to run. The harness builds the run
+ * from these records; suites never touch the runner.
+ */
+import type { CheckContext } from './context.js';
+
+export type Level = 'MUST' | 'SHOULD' | 'OBSERVE';
+export type Tag = 'Slow' | 'Node' | 'Restart';
+export type SuiteName = 'idempotency' | 'names' | 'hooks' | 'teardown';
+export const SUITES: readonly SuiteName[] = ['idempotency', 'names', 'hooks', 'teardown'];
+
+/**
+ * Static requirements, known before the check runs. An unmet need makes the check skip with a reason that
+ * says how to meet it. `nri` checks also run serially; `exclusive` checks (global injectors, restarts) run
+ * alone too. Injector needs that have alternatives are checked at run time via t.inject.
+ */
+export type Need = 'nri' | 'exclusive';
+
+export interface CheckSpec {
+  id: string;
+  level: Level;
+  tags?: readonly Tag[];
+  needs?: readonly Need[];
+  title: string;
+  /** Where the contract comes from: a proto line at a pinned tag, an NRI doc or PR, a kubelet function. */
+  contract: string;
+  /** The scenario is race-prone: run it --trials times; any violating trial fails the check. */
+  trials?: boolean;
+  run(t: CheckContext): Promise<void>;
+}
+
+export interface Check extends Required<Omit<CheckSpec, 'trials'>> {
+  suite: SuiteName;
+  trials: boolean;
+}
+
+const ID_PATTERN = /^[A-Z]{3,5}-\d{2}$/;
+
+/** Declares a check; the suite name is attached by the suite's index. */
+export function defineCheck(spec: CheckSpec): CheckSpec {
+  if (!ID_PATTERN.test(spec.id)) throw new Error(`check id ${spec.id} does not match ${ID_PATTERN}`);
+  return spec;
+}
+
+export function inSuite(suite: SuiteName, specs: readonly CheckSpec[]): Check[] {
+  return specs.map((s) => ({
+    suite,
+    id: s.id,
+    level: s.level,
+    tags: s.tags ?? [],
+    needs: needsOf(s),
+    title: s.title,
+    contract: s.contract,
+    trials: s.trials ?? false,
+    run: s.run,
+  }));
+}
+
+function needsOf(s: CheckSpec): readonly Need[] {
+  const needs = new Set<Need>(s.needs ?? []);
+  if (s.tags?.includes('Restart')) needs.add('exclusive');
+  return [...needs];
+}
+
+export function displayName(c: Pick<Check, 'id' | 'title' | 'level'>): string {
+  return `${c.id} ${c.title} [${c.level}]`;
+}

@@ -1,0 +1,100 @@
+/**
+ * Removes labelled objects: containers first, then sandboxes. Acts only on objects whose labels carry the
+ * run label (and, when given, the exact run and check), so a foreign pod is never touched even when the
+ * runtime ignores a label selector.
+ */
+import type { CriClient } from '../cri/client.js';
+import { CriCallError } from '../cri/errors.js';
+import { errorMessage } from './errors.js';
+import { CHECK_LABEL, RUN_LABEL } from './labels.js';
+
+export interface CleanupScope {
+  /** Only this run; undefined = every cri-conform run (the `cleanup` command). */
+  runId?: string;
+  /** Only this check of the run. */
+  checkId?: string;
+}
+
+export interface CleanupReport {
+  containers: string[];
+  pods: string[];
+  problems: string[];
+}
+
+const STOP_DEADLINE_MS = 30_000;
+
+export async function removeLabelled(client: CriClient, scope: CleanupScope): Promise<CleanupReport> {
+  const report: CleanupReport = { containers: [], pods: [], problems: [] };
+  const selector = selectorOf(scope);
+  const inScope = (labels: Record<string, string>) =>
+    labels[RUN_LABEL] !== undefined && Object.entries(selector).every(([k, v]) => labels[k] === v);
+
+  const { containers } = await client.call('ListContainers', { filter: { labelSelector: selector } });
+  for (const c of containers.filter((c) => inScope(c.labels))) {
+    await attempt(report, `container ${c.id}`, async () => {
+      await ignoreNotFound(
+        client.call('StopContainer', { containerId: c.id, timeout: '0' }, { deadlineMs: STOP_DEADLINE_MS }),
+      );
+      await ignoreNotFound(
+        client.call('RemoveContainer', { containerId: c.id }, { deadlineMs: STOP_DEADLINE_MS }),
+      );
+      report.containers.push(c.id);
+    });
+  }
+  const { items } = await client.call('ListPodSandbox', { filter: { labelSelector: selector } });
+  for (const p of items.filter((p) => inScope(p.labels))) {
+    await attempt(report, `pod ${p.id}`, async () => {
+      await ignoreNotFound(
+        client.call('StopPodSandbox', { podSandboxId: p.id }, { deadlineMs: STOP_DEADLINE_MS }),
+      );
+      await ignoreNotFound(
+        client.call('RemovePodSandbox', { podSandboxId: p.id }, { deadlineMs: STOP_DEADLINE_MS }),
+      );
+      report.pods.push(p.id);
+    });
+  }
+  return report;
+}
+
+/** Runs cleanup rounds until nothing labelled is left or the deadline passes (a busy runtime may need two). */
+export async function removeLabelledUntilGone(
+  client: CriClient,
+  scope: CleanupScope,
+  withinMs: number,
+): Promise<CleanupReport> {
+  const total: CleanupReport = { containers: [], pods: [], problems: [] };
+  const endAt = Date.now() + withinMs;
+  for (;;) {
+    const round = await removeLabelled(client, scope);
+    total.containers.push(...round.containers);
+    total.pods.push(...round.pods);
+    if (round.problems.length === 0 || Date.now() > endAt) {
+      total.problems.push(...round.problems);
+      return total;
+    }
+  }
+}
+
+function selectorOf(scope: CleanupScope): Record<string, string> {
+  const s: Record<string, string> = {};
+  if (scope.runId) s[RUN_LABEL] = scope.runId;
+  if (scope.runId && scope.checkId) s[CHECK_LABEL] = scope.checkId;
+  return s;
+}
+
+async function attempt(report: CleanupReport, what: string, fn: () => Promise<void>): Promise<void> {
+  try {
+    await fn();
+  } catch (e) {
+    report.problems.push(`${what}: ${errorMessage(e)}`);
+  }
+}
+
+async function ignoreNotFound(p: Promise<unknown>): Promise<void> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof CriCallError && e.statusName === 'NOT_FOUND') return;
+    throw e;
+  }
+}

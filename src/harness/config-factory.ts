@@ -1,0 +1,52 @@
+/**
+ * Pod and container configs that look like the kubelet's (its usual labels and annotations, so plugins and
+ * runtimes treat them as real pods) and carry the run's labels and name prefix.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ContainerConfig, NamespaceOption, PodSandboxConfig } from '../cri/types.js';
+import type { ConfigFactory, ContainerOptions, PodOptions } from './context.js';
+import { labelsFor, NAME_PREFIX, POD_NAMESPACE, uniqueToken } from './labels.js';
+
+/** A container that sleeps and ignores nothing: the default workload. */
+export const SLEEP_COMMAND = ['sleep', '3600'];
+
+export function createConfigFactory(runId: string, checkId: string, testImage: string): ConfigFactory {
+  const runLabels = labelsFor(runId, checkId);
+  return {
+    pod(name: string, opts: PodOptions = {}): PodSandboxConfig {
+      const podName = `${NAME_PREFIX}${checkId.toLowerCase()}-${name}-${uniqueToken()}`;
+      const uid = opts.uid ?? randomUUID();
+      return {
+        metadata: { name: podName, uid, namespace: POD_NAMESPACE, attempt: opts.attempt ?? 0 },
+        hostname: opts.hostNetwork ? '' : podName.slice(0, 63),
+        logDirectory: '',
+        labels: {
+          ...opts.labels,
+          ...runLabels,
+          'io.kubernetes.pod.name': podName,
+          'io.kubernetes.pod.namespace': POD_NAMESPACE,
+          'io.kubernetes.pod.uid': uid,
+        },
+        annotations: { 'kubernetes.io/config.source': 'api' },
+        linux: { securityContext: { namespaceOptions: namespaces(opts.hostNetwork, opts.pidMode) } },
+      };
+    },
+    container(name: string, opts: ContainerOptions = {}): ContainerConfig {
+      return {
+        metadata: { name, attempt: opts.attempt ?? 0 },
+        image: { image: testImage, userSpecifiedImage: testImage },
+        command: opts.command ?? SLEEP_COMMAND,
+        labels: { ...opts.labels, ...runLabels, 'io.kubernetes.container.name': name },
+        annotations: { 'io.kubernetes.container.name': name, 'io.kubernetes.container.restartCount': '0' },
+        linux: { securityContext: { namespaceOptions: namespaces(false, opts.pidMode) } },
+      };
+    },
+  };
+}
+
+function namespaces(
+  hostNetwork: boolean | undefined,
+  pidMode: 'POD' | 'CONTAINER' | undefined,
+): NamespaceOption {
+  return { network: hostNetwork ? 'NODE' : 'POD', pid: pidMode ?? 'POD', ipc: 'POD' };
+}

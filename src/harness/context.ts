@@ -1,0 +1,232 @@
+/**
+ * What a check sees: `t`. Everything a check creates goes through here, so it is labelled, tracked,
+ * cleaned up and written to the check's timeline without a line of cleanup code in the check.
+ */
+import type {
+  ContainerConfig,
+  ContainerStatus,
+  CriMethod,
+  CriRequest,
+  CriResponse,
+  PodSandboxConfig,
+  PodSandboxStatus,
+} from '../cri/types.js';
+import type { EventMatch, FaultSpec, NriEventName, NriEventRecord, NriPod } from '../nri/types.js';
+import type { HostLeak, PodHostSnapshot } from './host-probe.js';
+import type { CheckSettings } from './settings.js';
+
+export interface CallOpts {
+  deadlineMs?: number;
+  signal?: AbortSignal;
+}
+
+/** A CRI call's outcome when the check wants to look at failures instead of failing on them. */
+export type CallResult<T> =
+  | { ok: true; value: T; latencyMs: number }
+  | { ok: false; code: string; codeNumber: number; message: string; latencyMs: number };
+
+export interface RetryAttempt {
+  attempt: number;
+  code: string;
+  message: string;
+  latencyMs: number;
+}
+
+export interface RetryOutcome<T> {
+  /** Set when an attempt succeeded within the budget. */
+  value?: T;
+  attempts: RetryAttempt[];
+}
+
+export interface RetryPolicy {
+  /** Each attempt's own client deadline. */
+  attemptDeadlineMs: number;
+  /** Give up after this long overall. */
+  budgetMs: number;
+  /** First back-off; doubles each attempt up to maxBackoffMs (kubelet-like). */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+/** CRI access that labels, tracks and records. Helpers without `try` assert success. */
+export interface TrackedCri {
+  call<M extends CriMethod>(method: M, request: CriRequest<M>, opts?: CallOpts): Promise<CriResponse<M>>;
+  tryCall<M extends CriMethod>(
+    method: M,
+    request: CriRequest<M>,
+    opts?: CallOpts,
+  ): Promise<CallResult<CriResponse<M>>>;
+  /** Sends the identical request again and again, kubelet-like, until it succeeds or the budget ends. */
+  retry<M extends CriMethod>(
+    method: M,
+    request: CriRequest<M>,
+    policy: RetryPolicy,
+  ): Promise<RetryOutcome<CriResponse<M>>>;
+
+  runPod(config: PodSandboxConfig, opts?: CallOpts & { runtimeHandler?: string }): Promise<string>;
+  stopPod(podId: string, opts?: CallOpts): Promise<void>;
+  removePod(podId: string, opts?: CallOpts): Promise<void>;
+  podStatus(podId: string): Promise<PodSandboxStatus>;
+  /** Sandboxes of this check (by the check label), optionally narrowed by metadata name. */
+  listPods(filter?: {
+    name?: string;
+    state?: 'SANDBOX_READY' | 'SANDBOX_NOTREADY';
+  }): Promise<PodSandboxListItem[]>;
+  createContainer(
+    podId: string,
+    config: ContainerConfig,
+    podConfig: PodSandboxConfig,
+    opts?: CallOpts,
+  ): Promise<string>;
+  startContainer(containerId: string, opts?: CallOpts): Promise<void>;
+  stopContainer(containerId: string, timeoutS: number, opts?: CallOpts): Promise<void>;
+  removeContainer(containerId: string, opts?: CallOpts): Promise<void>;
+  containerStatus(containerId: string): Promise<ContainerStatus>;
+  listContainers(filter?: { podId?: string; name?: string }): Promise<ContainerListItem[]>;
+  /** Runs a pod and one started container from the test image: the common starting point. */
+  runPodWithContainer(
+    name: string,
+    opts?: { command?: string[]; pod?: PodOptions; container?: ContainerOptions },
+  ): Promise<{ podId: string; containerId: string; podConfig: PodSandboxConfig }>;
+}
+
+export interface PodSandboxListItem {
+  id: string;
+  name: string;
+  attempt: number;
+  uid: string;
+  state: string;
+  labels: Record<string, string>;
+}
+
+export interface ContainerListItem {
+  id: string;
+  podSandboxId: string;
+  name: string;
+  attempt: number;
+  state: string;
+  labels: Record<string, string>;
+}
+
+export interface PodOptions {
+  /** Network namespace on the node (no CNI). */
+  hostNetwork?: boolean;
+  /** 'CONTAINER' makes each container's entrypoint PID 1 of its own pid namespace. */
+  pidMode?: 'POD' | 'CONTAINER';
+  attempt?: number;
+  uid?: string;
+  labels?: Record<string, string>;
+}
+
+export interface ContainerOptions {
+  command?: string[];
+  attempt?: number;
+  labels?: Record<string, string>;
+  pidMode?: 'POD' | 'CONTAINER';
+}
+
+/** Builds labelled configs; names get the run's prefix so they never collide with anything else. */
+export interface ConfigFactory {
+  /** A fresh pod config; `name` gets the run prefix and a unique token, so two calls never collide. */
+  pod(name: string, opts?: PodOptions): PodSandboxConfig;
+  container(name: string, opts?: ContainerOptions): ContainerConfig;
+}
+
+export interface FaultHandle {
+  reached(opts: { withinMs: number }): Promise<NriEventRecord>;
+  release(): void;
+  remove(): void;
+  readonly hits: number;
+}
+
+/** A plugin registered for this check only; closed when the check ends. */
+export interface TestPlugin {
+  readonly label: string; // "<index>-<name>"
+  readonly runtime: { name: string; version: string; nriVersion: string; requestTimeoutMs: number };
+  readonly synchronized: { pods: NriPod[] };
+  events(match?: EventMatch): NriEventRecord[];
+  waitFor(match: EventMatch, opts: { withinMs: number; what: string }): Promise<NriEventRecord>;
+  fault(spec: FaultSpec): FaultHandle;
+  isConnected(): boolean;
+  /** Resolves when the runtime closes the connection; `undefined` if it is still open after withinMs. */
+  waitDisconnected(opts: { withinMs: number }): Promise<Error | undefined>;
+  /** Registers again after a disconnect, keeping label, events and recorded history. */
+  reconnect(): Promise<void>;
+}
+
+export interface NriControl {
+  /** False when the run has no NRI socket; then plugin() skips the check with the reason. */
+  readonly available: boolean;
+  plugin(opts: { index: string; events: readonly NriEventName[]; name?: string }): Promise<TestPlugin>;
+  /** Every event of this check's pods, across plugins, by global sequence. */
+  events(match?: EventMatch): NriEventRecord[];
+}
+
+export interface HostProbe {
+  /** Takes what the host holds for a live pod: processes, cgroups, netns, mounts, shims, runtime records. */
+  snapshot(podId: string, containerIds?: string[]): Promise<PodHostSnapshot>;
+  /** What of the snapshot is still on the host; waits out slow zombie reaping before calling it a leak. */
+  leftovers(snapshot: PodHostSnapshot, opts?: { withinMs?: number }): Promise<HostLeak[]>;
+  netnsExists(path: string): boolean;
+}
+
+export interface SlowRuntime {
+  readonly handler: string;
+  setDelay(ms: number): Promise<void>;
+  /** Container ids the wrapper was asked to create since the check started (a sandbox id = its pause id). */
+  createdIds(): Promise<string[]>;
+}
+
+export interface SlowCni {
+  setDelay(ms: number): Promise<void>;
+}
+
+export interface Injectors {
+  /** The slow runtime handler, or skips the check with how to configure it. */
+  slowRuntime(): SlowRuntime;
+  slowCni(): SlowCni;
+  /** Whichever creation delay is configured (slow runtime first), or skips. */
+  creationDelay(): { name: string; runtimeHandler: string; setDelay(ms: number): Promise<void> };
+}
+
+export interface WaitOpts {
+  withinMs: number;
+  what: string;
+}
+
+export interface CheckContext {
+  readonly id: string;
+  readonly settings: CheckSettings;
+  readonly signal: AbortSignal;
+  readonly cri: TrackedCri;
+  readonly make: ConfigFactory;
+  readonly nri: NriControl;
+  readonly host: HostProbe;
+  readonly inject: Injectors;
+  /** A narrative step for the timeline ("By" in cri-tools). */
+  step(text: string): void;
+  /** Records an observed value (JUnit property); OBSERVE checks use only this. */
+  observe(key: string, value: string | number | boolean): void;
+  /** Ends the check as skipped with a reason that says how to enable it. */
+  skip(reason: string): never;
+  /** Polls `probe` every `everyMs` (default 50) until it returns a value other than undefined/false. */
+  poll<T>(probe: () => Promise<T | undefined | false>, opts: WaitOpts & { everyMs?: number }): Promise<T>;
+  /** Asserts that `probe` stays true for the whole window (absence checks). */
+  holdsFor(probe: () => Promise<boolean> | boolean, windowMs: number, what: string): Promise<void>;
+  /** A visible pause where a race window truly needs one; shows in the timeline with its reason. */
+  pause(ms: number, why: string): Promise<void>;
+  /**
+   * Runs the scenario --trials times (fresh objects each time). Any violating trial fails the check with
+   * "violated in k of N trials" and the first violation's message.
+   */
+  trials(scenario: (trial: number) => Promise<void>): Promise<void>;
+  /**
+   * Restarts the runtime with --restart-cmd and waits until Version and Status answer again (skips the
+   * check when no restart command is configured). Returns how long the runtime took to come back.
+   */
+  restartRuntime(): Promise<number>;
+  /** Stops and removes everything of this check now (used between trials and before re-use of names). */
+  cleanupNow(): Promise<void>;
+  /** Fails the check with the message when cond is false (chai's expect works too). */
+  expect(cond: boolean, message: string): asserts cond;
+}

@@ -1,0 +1,96 @@
+/**
+ * Runs one check to a verdict: deadline, classification of what it threw, and teardown that always runs.
+ */
+import { CriCallError } from '../cri/errors.js';
+import { type Check, displayName } from './check.js';
+import { openCheckScope } from './check-context.js';
+import { errorMessage, isAssertion, SkipSignal } from './errors.js';
+import type { CheckResult, Verdict } from './result.js';
+import type { RunEnv } from './run-env.js';
+
+export class CheckTimeout extends Error {
+  readonly code = 'ERR_CHECK_TIMEOUT';
+  override readonly name = 'CheckTimeout';
+}
+
+export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: number): Promise<CheckResult> {
+  const started = performance.now();
+  const controller = new AbortController();
+  const onRunAbort = () => controller.abort(env.signal.reason);
+  env.signal.addEventListener('abort', onRunAbort, { once: true });
+  const timer = setTimeout(
+    () => controller.abort(new CheckTimeout(`check timed out after ${checkTimeoutMs} ms (--timeout)`)),
+    checkTimeoutMs,
+  );
+  const scope = openCheckScope(env, check, controller.signal);
+  scope.timeline.note(`start ${displayName(check)}`);
+
+  let verdict: Verdict;
+  let message: string | undefined;
+  let detail: string | undefined;
+  try {
+    await raceAbort(check.run(scope.t), controller.signal);
+    verdict = check.level === 'OBSERVE' ? 'observed' : 'passed';
+  } catch (e) {
+    ({ verdict, message, detail } = classify(e, controller.signal));
+  } finally {
+    clearTimeout(timer);
+    env.signal.removeEventListener('abort', onRunAbort);
+  }
+  const problems = await scope.teardown().catch((e: unknown) => [errorMessage(e)]);
+  if (problems.length > 0) {
+    scope.timeline.note(`cleanup: ${problems.join('; ')}`);
+    if (verdict === 'passed' || verdict === 'observed') {
+      verdict = 'error';
+      message = `the check passed, but its objects could not be cleaned up: ${problems.join('; ')}`;
+    }
+  }
+  const tally = scope.trials();
+  return {
+    id: check.id,
+    suite: check.suite,
+    title: check.title,
+    level: check.level,
+    tags: check.tags,
+    contract: check.contract,
+    verdict,
+    durationMs: Math.round(performance.now() - started),
+    ...(message !== undefined ? { message } : {}),
+    ...(detail !== undefined ? { detail } : {}),
+    observations: scope.observations,
+    ...(tally ? { trials: { run: tally.run, violated: tally.violated } } : {}),
+    timeline: scope.timeline.entries,
+    requiredWaitMs: Math.round(scope.timeline.requiredWaitMs),
+  };
+}
+
+function classify(e: unknown, signal: AbortSignal): { verdict: Verdict; message?: string; detail?: string } {
+  if (e instanceof SkipSignal) return { verdict: 'skipped', message: e.message };
+  if (signal.aborted) {
+    const reason = signal.reason;
+    return { verdict: 'error', message: reason instanceof Error ? reason.message : 'interrupted' };
+  }
+  if (isAssertion(e)) return { verdict: 'failed', message: errorMessage(e) };
+  if (e instanceof CriCallError) return { verdict: 'failed', message: e.message };
+  const err = e instanceof Error ? e : new Error(String(e));
+  return { verdict: 'error', message: err.message, ...(err.stack ? { detail: err.stack } : {}) };
+}
+
+/** Ends as soon as the check's signal aborts, even if the check is stuck in a call that ignores it. */
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

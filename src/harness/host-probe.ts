@@ -1,0 +1,139 @@
+/**
+ * What the host holds for a pod, seen from /proc, cgroupfs, /run/netns and mountinfo. Runtimes embed the
+ * sandbox and container ids in cgroup paths, shim command lines and mount paths, so ids find them without
+ * knowing which runtime this is.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import type { HostProbe } from './context.js';
+import { SkipSignal } from './errors.js';
+import {
+  cgroupDir,
+  exists,
+  inodeOf,
+  listPids,
+  mountsMentioning,
+  parseCgroupMounts,
+  readProc,
+} from './proc.js';
+import { sleep } from './waits.js';
+
+export interface PodHostSnapshot {
+  podId: string;
+  ids: string[];
+  processes: { pid: number; startTime: string; cmdline: string }[];
+  cgroupDirs: string[];
+  netnsPath?: string;
+  mounts: string[];
+}
+
+export interface HostLeak {
+  kind: 'process' | 'cgroup' | 'netns' | 'mount';
+  what: string;
+}
+
+const NETNS_DIRS = ['/run/netns', '/var/run/netns'];
+/** PID 1 here reaps slowly: look this long before calling a lingering process a leak. */
+const REAP_GRACE_MS = 2_500;
+
+export class NodeHostProbe implements HostProbe {
+  async snapshot(podId: string, containerIds: string[] = []): Promise<PodHostSnapshot> {
+    const ids = [podId, ...containerIds];
+    const processes = livingProcessesOf(ids);
+    if (processes.length === 0) {
+      throw new SkipSignal(
+        `no process of pod ${podId.slice(0, 13)} is visible on this host: run cri-conform on the runtime's node as root, or pass --node-probes off`,
+      );
+    }
+    const mounts = parseCgroupMounts(readFileSync('/proc/self/mountinfo', 'utf8'));
+    const cgroupDirs = new Set<string>();
+    for (const p of processes) {
+      for (const line of readProc(p.pid)?.cgroups ?? []) {
+        const dir = cgroupDir(line, mounts);
+        if (dir && ids.some((id) => dir.includes(id))) cgroupDirs.add(dir);
+      }
+    }
+    return {
+      podId,
+      ids,
+      processes: processes.map(({ pid, startTime, cmdline }) => ({ pid, startTime, cmdline })),
+      cgroupDirs: [...cgroupDirs],
+      netnsPath: netnsOf(processes.map((p) => p.pid)),
+      mounts: mountsMentioning(readFileSync('/proc/self/mountinfo', 'utf8'), ids),
+    };
+  }
+
+  async leftovers(snapshot: PodHostSnapshot, opts: { withinMs?: number } = {}): Promise<HostLeak[]> {
+    const endAt = Date.now() + (opts.withinMs ?? REAP_GRACE_MS);
+    for (;;) {
+      const leaks = findLeaks(snapshot);
+      if (leaks.length === 0 || Date.now() >= endAt) return leaks;
+      await sleep(100);
+    }
+  }
+
+  netnsExists(path: string): boolean {
+    return exists(path);
+  }
+}
+
+function findLeaks(s: PodHostSnapshot): HostLeak[] {
+  const leaks: HostLeak[] = [];
+  const seen = new Set<number>();
+  for (const p of s.processes) {
+    const now = readProc(p.pid);
+    if (now && now.startTime === p.startTime && now.state !== 'Z') {
+      seen.add(p.pid);
+      leaks.push({ kind: 'process', what: `pid ${p.pid} (${p.cmdline.slice(0, 80)}) is still alive` });
+    }
+  }
+  for (const p of livingProcessesOf(s.ids)) {
+    if (!seen.has(p.pid))
+      leaks.push({
+        kind: 'process',
+        what: `pid ${p.pid} (${p.cmdline.slice(0, 80)}) still references the pod`,
+      });
+  }
+  for (const dir of s.cgroupDirs)
+    if (exists(dir)) leaks.push({ kind: 'cgroup', what: `${dir} still exists` });
+  if (s.netnsPath && exists(s.netnsPath)) leaks.push({ kind: 'netns', what: `${s.netnsPath} still exists` });
+  for (const m of mountsMentioning(readFileSync('/proc/self/mountinfo', 'utf8'), s.ids)) {
+    leaks.push({ kind: 'mount', what: `${m} is still mounted` });
+  }
+  return leaks;
+}
+
+/** Processes (not zombies) whose cgroup or command line names one of the ids: workloads, pause, shims. */
+function livingProcessesOf(ids: readonly string[]) {
+  const found = [];
+  for (const pid of listPids()) {
+    if (pid === process.pid) continue;
+    const p = readProc(pid);
+    if (!p || p.state === 'Z') continue;
+    if (ids.some((id) => p.cmdline.includes(id) || p.cgroups.some((line) => line.includes(id))))
+      found.push(p);
+  }
+  return found;
+}
+
+function netnsOf(pids: readonly number[]): string | undefined {
+  const hostNet = inodeOf('/proc/1/ns/net');
+  for (const pid of pids) {
+    const inode = inodeOf(`/proc/${pid}/ns/net`);
+    if (inode === undefined || inode === hostNet) continue;
+    for (const dir of NETNS_DIRS) {
+      let names: string[] = [];
+      try {
+        names = readdirSync(dir);
+      } catch {
+        continue;
+      }
+      const name = names.find((n) => inodeOf(`${dir}/${n}`) === inode);
+      if (name) return `${dir}/${name}`;
+    }
+  }
+  return undefined;
+}
+
+export function describeLeaks(leaks: readonly HostLeak[]): string {
+  return leaks.map((l) => `${l.kind}: ${l.what}`).join('; ');
+}

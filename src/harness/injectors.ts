@@ -1,0 +1,91 @@
+/**
+ * Delay injectors that live outside NRI: a runc wrapper registered as an extra runtime handler, and a CNI
+ * wrapper. Both read their delay from a file in a control directory, so a check can set it; the runc
+ * wrapper also logs the ids it is asked to create, which is how a check learns what a timed-out call built.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Injectors, SlowCni, SlowRuntime } from './context.js';
+import { SkipSignal } from './errors.js';
+
+export interface InjectorConfig {
+  slowRuntimeHandler?: string;
+  slowRuntimeDir?: string;
+  slowCniDir?: string;
+}
+
+const DELAY_FILE = 'delay-ms';
+const CREATED_LOG = 'created.log';
+const CONTAINER_ID = /\b[0-9a-f]{64}\b/g;
+
+export class CheckInjectors implements Injectors {
+  private readonly touched = new Set<string>();
+
+  constructor(private readonly config: InjectorConfig) {}
+
+  slowRuntime(): SlowRuntime {
+    const { slowRuntimeHandler: handler, slowRuntimeDir: dir } = this.config;
+    if (!handler || !dir) {
+      throw new SkipSignal(
+        'needs a slow runtime handler: pass --slow-runtime-handler NAME --slow-runtime-dir DIR (scripts/containerd-up.sh sets up "conform-slow"; see README "Injectors")',
+      );
+    }
+    const logAtStart = readCreated(dir);
+    return {
+      handler,
+      setDelay: (ms) => this.setDelay(dir, ms),
+      createdIds: async () => {
+        const before = (await logAtStart).length;
+        return (await readCreated(dir)).slice(before);
+      },
+    };
+  }
+
+  slowCni(): SlowCni {
+    const dir = this.config.slowCniDir;
+    if (!dir) {
+      throw new SkipSignal(
+        'needs a slow CNI wrapper: pass --slow-cni-dir DIR (scripts/containerd-up.sh sets one up; see README "Injectors")',
+      );
+    }
+    return { setDelay: (ms) => this.setDelay(dir, ms) };
+  }
+
+  creationDelay(): { name: string; runtimeHandler: string; setDelay(ms: number): Promise<void> } {
+    if (this.config.slowRuntimeHandler && this.config.slowRuntimeDir) {
+      const slow = this.slowRuntime();
+      return {
+        name: `slow runtime handler "${slow.handler}"`,
+        runtimeHandler: slow.handler,
+        setDelay: slow.setDelay,
+      };
+    }
+    if (this.config.slowCniDir) {
+      const cni = this.slowCni();
+      return { name: 'slow CNI wrapper', runtimeHandler: '', setDelay: cni.setDelay };
+    }
+    throw new SkipSignal(
+      'needs a creation delay outside NRI: pass --slow-runtime-handler/--slow-runtime-dir or --slow-cni-dir (see README "Injectors")',
+    );
+  }
+
+  /** Puts every delay this check set back to zero. */
+  async reset(): Promise<void> {
+    await Promise.all([...this.touched].map((dir) => writeFile(join(dir, DELAY_FILE), '0\n')));
+    this.touched.clear();
+  }
+
+  private async setDelay(dir: string, ms: number): Promise<void> {
+    this.touched.add(dir);
+    await writeFile(join(dir, DELAY_FILE), `${Math.max(0, Math.round(ms))}\n`);
+  }
+}
+
+async function readCreated(dir: string): Promise<string[]> {
+  try {
+    const text = await readFile(join(dir, CREATED_LOG), 'utf8');
+    return [...text.matchAll(CONTAINER_ID)].map((m) => m[0]);
+  } catch {
+    return [];
+  }
+}

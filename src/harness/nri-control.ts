@@ -1,0 +1,137 @@
+/**
+ * NRI plugins that belong to one check: they see only the check's own pods, write every event to the
+ * check's timeline, and are closed (releasing every held hook) when the check ends.
+ */
+import { NriPlugin, type PluginOptions } from '../nri/plugin.js';
+import type { EventMatch, FaultSpec, NriEventName, NriEventRecord } from '../nri/types.js';
+import type { FaultHandle, NriControl, TestPlugin } from './context.js';
+import { CHECK_LABEL, RUN_LABEL } from './labels.js';
+import type { Sequence, Timeline } from './timeline.js';
+
+export interface NriControlDeps {
+  socketPath: string;
+  runId: string;
+  checkId: string;
+  sequence: Sequence;
+  timeline: Timeline;
+}
+
+export class CheckNri implements NriControl {
+  readonly available = true;
+  private readonly plugins: CheckPlugin[] = [];
+
+  constructor(private readonly deps: NriControlDeps) {}
+
+  async plugin(opts: { index: string; events: readonly NriEventName[]; name?: string }): Promise<TestPlugin> {
+    const name = opts.name ?? `cri-conform-${this.deps.checkId.toLowerCase()}`;
+    const pluginOpts: PluginOptions = {
+      socketPath: this.deps.socketPath,
+      name,
+      index: opts.index,
+      events: opts.events,
+      sequence: this.deps.sequence.next,
+      acceptsPod: (pod) =>
+        pod.labels[RUN_LABEL] === this.deps.runId && pod.labels[CHECK_LABEL] === this.deps.checkId,
+      onEvent: (e) => this.record(e),
+    };
+    const plugin = new CheckPlugin(pluginOpts, await NriPlugin.start(pluginOpts));
+    this.plugins.push(plugin);
+    this.deps.timeline.note(`NRI plugin ${plugin.label} registered for ${opts.events.join(',')}`);
+    return plugin;
+  }
+
+  events(match: EventMatch = {}): NriEventRecord[] {
+    return this.plugins.flatMap((p) => p.events(match)).sort((a, b) => a.seq - b.seq);
+  }
+
+  /** Releases every hold and disconnects every plugin of the check. */
+  async closeAll(): Promise<void> {
+    await Promise.allSettled(this.plugins.map((p) => p.close()));
+  }
+
+  private record(e: NriEventRecord): void {
+    this.deps.timeline.add(
+      {
+        kind: 'nri',
+        plugin: `${e.pluginIndex}-${e.pluginName}`,
+        event: e.event,
+        podId: e.pod.id,
+        podName: e.pod.name,
+        ...(e.container ? { containerId: e.container.id, containerName: e.container.name } : {}),
+        ...(e.fault ? { note: `fault: ${e.fault}` } : {}),
+      },
+      e.atMs,
+      e.seq,
+    );
+  }
+}
+
+class CheckPlugin implements TestPlugin {
+  private history: NriEventRecord[] = [];
+
+  constructor(
+    private readonly opts: PluginOptions,
+    private current: NriPlugin,
+  ) {}
+
+  get label(): string {
+    return `${this.opts.index}-${this.opts.name}`;
+  }
+
+  get runtime() {
+    return this.current.runtime;
+  }
+
+  get synchronized() {
+    return this.current.synchronized;
+  }
+
+  events(match: EventMatch = {}): NriEventRecord[] {
+    return [...this.history, ...this.current.events.all()].filter((e) => matches(e, match));
+  }
+
+  waitFor(match: EventMatch, opts: { withinMs: number; what: string }): Promise<NriEventRecord> {
+    const earlier = this.history.find((e) => matches(e, match));
+    if (earlier) return Promise.resolve(earlier);
+    return this.current.events.waitFor(match, opts);
+  }
+
+  fault(spec: FaultSpec): FaultHandle {
+    return this.current.addFault(spec);
+  }
+
+  isConnected(): boolean {
+    return this.current.isConnected();
+  }
+
+  async waitDisconnected(opts: { withinMs: number }): Promise<Error | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'open'>((resolve) => {
+      timer = setTimeout(() => resolve('open'), opts.withinMs);
+    });
+    const outcome = await Promise.race([this.current.closed.then((e) => e ?? new Error('closed')), timeout]);
+    clearTimeout(timer);
+    return outcome === 'open' ? undefined : outcome;
+  }
+
+  async reconnect(): Promise<void> {
+    this.history = [...this.history, ...this.current.events.all()];
+    await this.current.close();
+    this.current = await NriPlugin.start(this.opts);
+  }
+
+  close(): Promise<void> {
+    return this.current.close();
+  }
+}
+
+export function matches(e: NriEventRecord, m: EventMatch): boolean {
+  return (
+    (m.event === undefined || e.event === m.event) &&
+    (m.podId === undefined || e.pod.id === m.podId) &&
+    (m.podName === undefined || e.pod.name === m.podName) &&
+    (m.podUid === undefined || e.pod.uid === m.podUid) &&
+    (m.containerId === undefined || e.container?.id === m.containerId) &&
+    (m.containerName === undefined || e.container?.name === m.containerName)
+  );
+}

@@ -1,0 +1,109 @@
+/** Reading /proc and mountinfo. Pure parsers are exported for tests; readers tolerate vanished pids. */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+
+export interface ProcInfo {
+  pid: number;
+  state: string; // 'R', 'S', 'Z', ...
+  startTime: string; // field 22 of /proc/PID/stat: tells a reused pid from the original
+  cgroups: string[]; // raw lines of /proc/PID/cgroup
+  cmdline: string; // NUL separators replaced by spaces
+}
+
+/** Parses /proc/PID/stat; the command may contain spaces and parentheses, so split after the last ')'. */
+export function parseStat(text: string): { state: string; startTime: string } | undefined {
+  const close = text.lastIndexOf(')');
+  if (close < 0) return undefined;
+  const fields = text.slice(close + 2).split(' ');
+  const state = fields[0];
+  const startTime = fields[19];
+  return state && startTime ? { state, startTime } : undefined;
+}
+
+export function readProc(pid: number, root = '/proc'): ProcInfo | undefined {
+  try {
+    const stat = parseStat(readFileSync(`${root}/${pid}/stat`, 'utf8'));
+    if (!stat) return undefined;
+    const cgroups = readFileSync(`${root}/${pid}/cgroup`, 'utf8').split('\n').filter(Boolean);
+    const cmdline = readFileSync(`${root}/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+    return { pid, ...stat, cgroups, cmdline };
+  } catch {
+    return undefined; // the process exited while we looked
+  }
+}
+
+export function listPids(root = '/proc'): number[] {
+  return readdirSync(root)
+    .filter((n) => /^\d+$/.test(n))
+    .map(Number);
+}
+
+export interface CgroupMount {
+  mountPoint: string;
+  root: string;
+  /** v1: the controllers and name= options of the hierarchy; v2: empty. */
+  controllers: string[];
+  version: 1 | 2;
+}
+
+/** The cgroup hierarchies mounted in this mount namespace, from mountinfo text. */
+export function parseCgroupMounts(mountinfo: string): CgroupMount[] {
+  const mounts: CgroupMount[] = [];
+  for (const line of mountinfo.split('\n')) {
+    const [left, right] = line.split(' - ');
+    if (!left || !right) continue;
+    const f = left.split(' ');
+    const [fsType, , superOpts = ''] = right.split(' ');
+    const root = f[3];
+    const mountPoint = f[4];
+    if (!root || !mountPoint) continue;
+    if (fsType === 'cgroup2') mounts.push({ mountPoint, root, controllers: [], version: 2 });
+    if (fsType === 'cgroup') {
+      const controllers = superOpts
+        .split(',')
+        .filter((o) => o !== 'rw' && o !== 'ro' && !o.startsWith('release_agent'));
+      mounts.push({ mountPoint, root, controllers, version: 1 });
+    }
+  }
+  return mounts;
+}
+
+/** Maps a /proc/PID/cgroup line to its directory on this host, or undefined when no hierarchy matches. */
+export function cgroupDir(line: string, mounts: readonly CgroupMount[]): string | undefined {
+  const first = line.indexOf(':');
+  const second = line.indexOf(':', first + 1);
+  if (first < 0 || second < 0) return undefined;
+  const controllers = line.slice(first + 1, second);
+  const path = line.slice(second + 1);
+  const mount =
+    controllers === ''
+      ? mounts.find((m) => m.version === 2)
+      : mounts.find((m) => m.version === 1 && controllers.split(',').every((c) => m.controllers.includes(c)));
+  if (!mount) return undefined;
+  const relative = mount.root !== '/' && path.startsWith(mount.root) ? path.slice(mount.root.length) : path;
+  return `${mount.mountPoint}${relative === '/' ? '' : relative}`;
+}
+
+/** Mount points whose source, root or target mentions any of the ids. */
+export function mountsMentioning(mountinfo: string, ids: readonly string[]): string[] {
+  return mountinfo
+    .split('\n')
+    .filter((line) => ids.some((id) => line.includes(id)))
+    .map((line) => line.split(' ')[4] ?? line);
+}
+
+export function inodeOf(path: string): number | undefined {
+  try {
+    return statSync(path).ino;
+  } catch {
+    return undefined;
+  }
+}
+
+export function exists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

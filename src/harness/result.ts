@@ -1,0 +1,85 @@
+/**
+ * The outcome of one check, as every reporter sees it. Reporters read these records only; they never see
+ * mocha, the CRI client or the NRI plugin.
+ */
+import type { Level, SuiteName, Tag } from './check.js';
+
+export type Verdict =
+  | 'passed' // every assertion held
+  | 'failed' // an assertion of the contract did not hold
+  | 'error' // the tool could not reach a verdict (setup failed, unexpected exception, check timeout)
+  | 'skipped' // not run: a need is missing, a tag is excluded, or the run was interrupted first
+  | 'deviation' // failed, but listed in the expected-deviations file
+  | 'observed'; // OBSERVE check: recorded properties, never fails
+
+/** One line of a check's timeline. `seq` is global across CRI calls and NRI events of the run. */
+export type TimelineEntry =
+  | {
+      kind: 'cri';
+      seq: number;
+      atMs: number; // since the check started
+      method: string;
+      ids: string; // pod/container ids or names the call concerns, human-readable
+      deadlineMs: number | undefined;
+      latencyMs: number;
+      code: string; // 'OK' or a gRPC status name such as 'DEADLINE_EXCEEDED'
+      message?: string;
+    }
+  | {
+      kind: 'nri';
+      seq: number;
+      atMs: number;
+      plugin: string; // "<index>-<name>"
+      event: string;
+      podId: string;
+      podName: string;
+      containerId?: string;
+      containerName?: string;
+      note?: string; // e.g. "fault: hang", "fault: error"
+    }
+  | { kind: 'note'; seq: number; atMs: number; text: string };
+
+export interface CheckResult {
+  id: string;
+  suite: SuiteName;
+  title: string;
+  level: Level;
+  tags: readonly Tag[];
+  contract: string;
+  verdict: Verdict;
+  durationMs: number;
+  /** failed/error: what did not hold; skipped: why; deviation: the reason and link. */
+  message?: string;
+  /** error verdicts: the stack, for the JUnit <error> body. */
+  detail?: string;
+  /** OBSERVE values and per-check facts (e.g. "reservation.code": "UNKNOWN"). */
+  observations: Record<string, string>;
+  /** For trial checks: how many trials ran and how many violated the contract. */
+  trials?: { run: number; violated: number };
+  timeline: TimelineEntry[];
+  /**
+   * Time the contract itself makes the check wait: absence windows, deliberate pauses and the deadlines of
+   * calls that were meant to time out. The benchmark compares it with the wall time.
+   */
+  requiredWaitMs?: number;
+}
+
+export interface RunProperties {
+  runId: string;
+  toolVersion: string;
+  runtimeName: string;
+  runtimeVersion: string;
+  criApiVersion: string;
+  nriVersion: string; // 'absent' when no NRI socket
+  endpoint: string;
+  startedAt: string; // ISO time
+  flags: string; // the effective flags, one string
+}
+
+export interface RunOutcome {
+  properties: RunProperties;
+  results: CheckResult[];
+  durationMs: number;
+  /** Set when the run stopped early (signal, fail-fast, run timeout). */
+  interrupted?: string;
+}

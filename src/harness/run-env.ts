@@ -1,0 +1,21 @@
+/** What every check of a run shares: the connection, the run id, the sequence and what the node offers. */
+import type { CriClient } from '../cri/client.js';
+import type { HostProbe } from './context.js';
+import type { InjectorConfig } from './injectors.js';
+import type { CheckSettings } from './settings.js';
+import type { Sequence } from './timeline.js';
+
+export interface RunEnv {
+  runId: string;
+  client: CriClient;
+  sequence: Sequence;
+  settings: CheckSettings;
+  injectors: InjectorConfig;
+  /** The NRI socket, or why NRI checks cannot run. */
+  nri: { socketPath: string } | { unavailable: string };
+  /** Host probes, or why [Node] checks cannot run. */
+  host: HostProbe | { unavailable: string };
+  restart?: { command: string; timeoutMs: number };
+  /** The whole run's abort: SIGINT, run timeout, fail-fast. */
+  signal: AbortSignal;
+}

@@ -1,0 +1,155 @@
+/**
+ * A whole run: connect, prepare, run the selected checks, sweep, and hand back the outcome. Exceptions are
+ * for environment problems only; check verdicts are data.
+ */
+import { type Check, displayName } from './check.js';
+import { removeLabelledUntilGone } from './cleanup.js';
+import { applyDeviations, type Deviation, loadDeviations } from './deviations.js';
+import { connectRuntime, nodeProbeAvailability, probeNri } from './environment.js';
+import { EnvironmentError } from './errors.js';
+import { executeCheck } from './execute-check.js';
+import { ensureImage } from './images.js';
+import { newRunId } from './labels.js';
+import type { CheckResult, RunOutcome, RunProperties } from './result.js';
+import type { RunEnv } from './run-env.js';
+import { runScheduled } from './scheduler.js';
+import { staticSkipReason } from './selection.js';
+import { checkSettingsOf, type RunConfig } from './settings.js';
+import { Sequence } from './timeline.js';
+
+export interface RunListener {
+  onStart(total: number, props: RunProperties): void;
+  onCheckStart(check: Check): void;
+  onCheckEnd(result: CheckResult): void;
+  onNote(text: string): void;
+}
+
+const SWEEP_MS = 60_000;
+
+export async function runConformance(
+  config: RunConfig,
+  checks: readonly Check[],
+  listener: RunListener,
+  signal: AbortSignal,
+  toolVersion: string,
+): Promise<RunOutcome> {
+  const started = performance.now();
+  const deviations: Deviation[] = config.expectedDeviations ? loadDeviations(config.expectedDeviations) : [];
+  const client = await connectRuntime(config);
+  try {
+    const runtime = { name: client.version.runtimeName, version: client.version.runtimeVersion };
+    listener.onNote(`runtime ${runtime.name} ${runtime.version} at ${config.runtimeEndpoint}`);
+    const images = [
+      [config.testImage, '--test-image'],
+      [config.pauseImage, '--pause-image'],
+    ] as const;
+    for (const [image, flag] of images) await ensureImage(client, image, config.pull, flag);
+
+    const nri = await probeNri(config.nriSocket, 6_000);
+    if (nri.unavailable && config.requireNri && checks.some((c) => c.needs.includes('nri'))) {
+      throw new EnvironmentError(`${nri.unavailable} (--require-nri)`);
+    }
+    const host = nodeProbeAvailability(config);
+    const runId = newRunId();
+    const env: RunEnv = {
+      runId,
+      client,
+      sequence: new Sequence(),
+      settings: checkSettingsOf(config),
+      injectors: config,
+      nri: nri.socketPath
+        ? { socketPath: nri.socketPath }
+        : { unavailable: nri.unavailable ?? 'NRI unavailable' },
+      host,
+      ...(config.restartCmd
+        ? { restart: { command: config.restartCmd, timeoutMs: config.restartTimeoutMs } }
+        : {}),
+      signal,
+    };
+    const properties: RunProperties = {
+      runId,
+      toolVersion,
+      runtimeName: runtime.name,
+      runtimeVersion: runtime.version,
+      criApiVersion: client.version.runtimeApiVersion,
+      nriVersion: nri.version ?? 'absent',
+      endpoint: config.runtimeEndpoint,
+      startedAt: new Date().toISOString(),
+      flags: config.flagsText,
+    };
+    listener.onStart(checks.length, properties);
+
+    const availability = {
+      slow: config.slow,
+      ...(nri.unavailable ? { nri: nri.unavailable } : {}),
+      ...('unavailable' in host ? { node: host.unavailable } : {}),
+      ...(config.restartCmd ? {} : { restart: 'restarts the runtime: pass --restart-cmd' }),
+    };
+    let stop: string | undefined;
+    signal.addEventListener('abort', () => {
+      stop ??= signal.reason instanceof Error ? signal.reason.message : 'interrupted';
+    });
+    const results = await runScheduled(checks, config.parallel, {
+      stopReason: () => stop,
+      notRun: (check, why) => skipped(check, `not run: ${why}`),
+      run: async (check) => {
+        listener.onCheckStart(check);
+        const why = staticSkipReason(check, availability);
+        const result = why ? skipped(check, why) : await runWithFlakeAttempts(env, check, config);
+        const final = applyDeviations(result, deviations, runtime);
+        listener.onCheckEnd(final);
+        if (config.failFast && (final.verdict === 'failed' || final.verdict === 'error')) {
+          stop ??= `--fail-fast after ${check.id} ${final.verdict}`;
+        }
+        return final;
+      },
+    });
+
+    const sweep = await removeLabelledUntilGone(client, { runId }, SWEEP_MS);
+    if (sweep.pods.length + sweep.containers.length > 0) {
+      listener.onNote(
+        `final sweep removed ${sweep.pods.length} pods and ${sweep.containers.length} containers`,
+      );
+    }
+    for (const p of sweep.problems) listener.onNote(`final sweep: ${p}`);
+    return {
+      properties,
+      results,
+      durationMs: Math.round(performance.now() - started),
+      ...(stop ? { interrupted: stop } : {}),
+    };
+  } finally {
+    client.close();
+  }
+}
+
+async function runWithFlakeAttempts(env: RunEnv, check: Check, config: RunConfig): Promise<CheckResult> {
+  let result = await executeCheck(env, check, config.checkTimeoutMs);
+  // Trial checks already repeat their race; re-running them until one passes would hide a violation.
+  for (
+    let attempt = 1;
+    attempt <= config.flakeAttempts && !check.trials && result.verdict === 'failed';
+    attempt++
+  ) {
+    const first = result.message ?? '';
+    result = await executeCheck(env, check, config.checkTimeoutMs);
+    result.observations.flake = `attempt ${attempt + 1}; earlier failure: ${first}`;
+  }
+  return result;
+}
+
+function skipped(check: Check, message: string): CheckResult {
+  return {
+    id: check.id,
+    suite: check.suite,
+    title: check.title,
+    level: check.level,
+    tags: check.tags,
+    contract: check.contract,
+    verdict: 'skipped',
+    durationMs: 0,
+    message,
+    observations: {},
+    timeline: [{ kind: 'note', seq: 0, atMs: 0, text: `${displayName(check)}: ${message}` }],
+  };
+}

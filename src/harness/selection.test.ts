@@ -1,0 +1,47 @@
+import { expect } from 'chai';
+import type { Check, Level, Tag } from './check.js';
+import { selectChecks, staticSkipReason } from './selection.js';
+
+function check(id: string, level: Level, tags: Tag[] = []): Check {
+  return {
+    id,
+    suite: id.startsWith('HOOK') ? 'hooks' : 'names',
+    level,
+    tags,
+    needs: [],
+    title: `title of ${id}`,
+    contract: '',
+    trials: false,
+    run: async () => {},
+  };
+}
+
+const ALL = [
+  check('NAME-01', 'MUST'),
+  check('NAME-08', 'OBSERVE'),
+  check('HOOK-11', 'SHOULD'),
+  check('HOOK-01', 'MUST', ['Slow']),
+];
+
+describe('selection', () => {
+  it('selects MUST by default level, adds SHOULD at should, and OBSERVE at all', () => {
+    const ids = (level: 'must' | 'should' | 'all') =>
+      selectChecks(ALL, { suites: [], level }).map((c) => c.id);
+    expect(ids('must')).to.deep.equal(['NAME-01', 'HOOK-01']);
+    expect(ids('should')).to.deep.equal(['NAME-01', 'HOOK-11', 'HOOK-01']);
+    expect(ids('all')).to.have.length(4);
+  });
+
+  it('matches focus and skip against "ID title"', () => {
+    const ids = selectChecks(ALL, { suites: [], level: 'all', focus: /^HOOK/, skip: /title of HOOK-11/ }).map(
+      (c) => c.id,
+    );
+    expect(ids).to.deep.equal(['HOOK-01']);
+  });
+
+  it('skips [Slow] checks without --slow and says how to run them', () => {
+    const slow = ALL[3] as Check;
+    expect(staticSkipReason(slow, { slow: false })).to.match(/--slow/);
+    expect(staticSkipReason(slow, { slow: true })).to.equal(undefined);
+  });
+});

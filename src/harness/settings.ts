@@ -1,0 +1,74 @@
+/** The resolved configuration of a run. The CLI builds it from flags, env and files; nothing else reads those. */
+import type { SuiteName } from './check.js';
+
+export type LevelFilter = 'must' | 'should' | 'all';
+export type PullPolicy = 'never' | 'missing' | 'always';
+
+export interface RunConfig {
+  runtimeEndpoint: string;
+  imageEndpoint: string;
+  /** Default deadline of CRI calls that a check does not race on purpose. */
+  callTimeoutMs: number;
+  nriSocket: string;
+  requireNri: boolean;
+  nriRequestTimeoutMs: number;
+  runtimeHandler: string;
+  slowRuntimeHandler?: string;
+  slowRuntimeDir?: string;
+  slowCniDir?: string;
+  testImage: string;
+  pauseImage: string;
+  pull: PullPolicy;
+  restartCmd?: string;
+  restartTimeoutMs: number;
+  cacheTtlMs: number;
+  trials: number;
+  parallel: number;
+  checkTimeoutMs: number;
+  runTimeoutMs?: number;
+  failFast: boolean;
+  flakeAttempts: number;
+  focus?: RegExp;
+  skip?: RegExp;
+  suites: readonly SuiteName[];
+  level: LevelFilter;
+  slow: boolean;
+  nodeProbes: 'auto' | 'on' | 'off';
+  reportDir: string;
+  reportPrefix: string;
+  junitFile?: string;
+  jsonFile?: string;
+  expectedDeviations?: string;
+  /** The flags as the user gave them, for the report's properties. */
+  flagsText: string;
+}
+
+/** The part of the configuration a check may read. */
+export interface CheckSettings {
+  nriRequestTimeoutMs: number;
+  /** Added to bounds that come from a runtime timeout (scheduling noise, not slack for the runtime). */
+  marginMs: number;
+  trials: number;
+  cacheTtlMs: number;
+  runtimeHandler: string;
+  testImage: string;
+  pauseImage: string;
+  restartTimeoutMs: number;
+  callTimeoutMs: number;
+}
+
+export const MARGIN_MS = 3_000;
+
+export function checkSettingsOf(c: RunConfig): CheckSettings {
+  return {
+    nriRequestTimeoutMs: c.nriRequestTimeoutMs,
+    marginMs: MARGIN_MS,
+    trials: c.trials,
+    cacheTtlMs: c.cacheTtlMs,
+    runtimeHandler: c.runtimeHandler,
+    testImage: c.testImage,
+    pauseImage: c.pauseImage,
+    restartTimeoutMs: c.restartTimeoutMs,
+    callTimeoutMs: c.callTimeoutMs,
+  };
+}

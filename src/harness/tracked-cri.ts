@@ -1,0 +1,234 @@
+/**
+ * The CRI as a check sees it: every call goes to the check's timeline, every call in flight is known (so
+ * cleanup can wait for a timed-out call that is still building), and list helpers only ever see the
+ * check's own labelled objects.
+ */
+import type { CallRecord, CriClient } from '../cri/client.js';
+import { CriCallError } from '../cri/errors.js';
+import type { CriMethod, CriRequest, CriResponse, PodSandboxConfig } from '../cri/types.js';
+import type {
+  CallOpts,
+  CallResult,
+  ConfigFactory,
+  ContainerListItem,
+  PodSandboxListItem,
+  RetryOutcome,
+  RetryPolicy,
+  TrackedCri,
+} from './context.js';
+import { CHECK_LABEL, RUN_LABEL } from './labels.js';
+import { retryLikeKubelet } from './retry.js';
+import type { Timeline } from './timeline.js';
+
+export interface TrackedCriDeps {
+  client: CriClient;
+  timeline: Timeline;
+  runId: string;
+  checkId: string;
+  make: ConfigFactory;
+  runtimeHandler: string;
+  callTimeoutMs: number;
+  signal: AbortSignal;
+}
+
+export class CheckCri implements TrackedCri {
+  private readonly client: CriClient;
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(private readonly deps: TrackedCriDeps) {
+    this.client = deps.client.withObserver((r) => this.record(r));
+  }
+
+  /** Settles when every call this check started has returned (or the wait gives up). */
+  async settled(withinMs: number): Promise<boolean> {
+    const deadline = Date.now() + withinMs;
+    while (this.inFlight.size > 0 && Date.now() < deadline) {
+      const left = deadline - Date.now();
+      await Promise.race([Promise.allSettled([...this.inFlight]), delay(left)]);
+    }
+    return this.inFlight.size === 0;
+  }
+
+  call<M extends CriMethod>(method: M, request: CriRequest<M>, opts: CallOpts = {}): Promise<CriResponse<M>> {
+    const p = this.client.call(method, request, {
+      deadlineMs: opts.deadlineMs ?? this.deps.callTimeoutMs,
+      signal: opts.signal,
+    });
+    this.inFlight.add(p);
+    const forget = () => this.inFlight.delete(p);
+    p.then(forget, forget);
+    return p;
+  }
+
+  async tryCall<M extends CriMethod>(
+    method: M,
+    request: CriRequest<M>,
+    opts?: CallOpts,
+  ): Promise<CallResult<CriResponse<M>>> {
+    const started = performance.now();
+    try {
+      const value = await this.call(method, request, opts);
+      return { ok: true, value, latencyMs: performance.now() - started };
+    } catch (e) {
+      if (!(e instanceof CriCallError)) throw e;
+      return {
+        ok: false,
+        code: e.statusName,
+        codeNumber: e.status,
+        message: e.details,
+        latencyMs: performance.now() - started,
+      };
+    }
+  }
+
+  retry<M extends CriMethod>(
+    method: M,
+    request: CriRequest<M>,
+    policy: RetryPolicy,
+  ): Promise<RetryOutcome<CriResponse<M>>> {
+    return retryLikeKubelet(
+      (deadlineMs) => this.tryCall(method, request, { deadlineMs }),
+      policy,
+      this.deps.signal,
+    );
+  }
+
+  async runPod(config: PodSandboxConfig, opts: CallOpts & { runtimeHandler?: string } = {}): Promise<string> {
+    const runtimeHandler = opts.runtimeHandler ?? this.deps.runtimeHandler;
+    const reply = await this.call('RunPodSandbox', { config, runtimeHandler }, opts);
+    return reply.podSandboxId;
+  }
+
+  async stopPod(podSandboxId: string, opts?: CallOpts): Promise<void> {
+    await this.call('StopPodSandbox', { podSandboxId }, opts);
+  }
+
+  async removePod(podSandboxId: string, opts?: CallOpts): Promise<void> {
+    await this.call('RemovePodSandbox', { podSandboxId }, opts);
+  }
+
+  async podStatus(podSandboxId: string) {
+    const reply = await this.call('PodSandboxStatus', { podSandboxId, verbose: false });
+    if (!reply.status) throw new CriCallError('PodSandboxStatus', 2, 'UNKNOWN', 'reply has no status', 0, 0);
+    return reply.status;
+  }
+
+  async listPods(filter: { name?: string; state?: 'SANDBOX_READY' | 'SANDBOX_NOTREADY' } = {}) {
+    const reply = await this.call('ListPodSandbox', {
+      filter: {
+        labelSelector: this.ownLabels(),
+        state: filter.state ? { state: filter.state } : null,
+      },
+    });
+    return reply.items
+      .map(
+        (p): PodSandboxListItem => ({
+          id: p.id,
+          name: p.metadata.name,
+          attempt: p.metadata.attempt,
+          uid: p.metadata.uid,
+          state: p.state,
+          labels: p.labels,
+        }),
+      )
+      .filter((p) => filter.name === undefined || p.name === filter.name);
+  }
+
+  async createContainer(
+    podSandboxId: string,
+    config: CriRequest<'CreateContainer'>['config'],
+    sandboxConfig: PodSandboxConfig,
+    opts?: CallOpts,
+  ): Promise<string> {
+    const reply = await this.call('CreateContainer', { podSandboxId, config, sandboxConfig }, opts);
+    return reply.containerId;
+  }
+
+  async startContainer(containerId: string, opts?: CallOpts): Promise<void> {
+    await this.call('StartContainer', { containerId }, opts);
+  }
+
+  async stopContainer(containerId: string, timeoutS: number, opts?: CallOpts): Promise<void> {
+    await this.call('StopContainer', { containerId, timeout: String(timeoutS) }, opts);
+  }
+
+  async removeContainer(containerId: string, opts?: CallOpts): Promise<void> {
+    await this.call('RemoveContainer', { containerId }, opts);
+  }
+
+  async containerStatus(containerId: string) {
+    const reply = await this.call('ContainerStatus', { containerId, verbose: false });
+    if (!reply.status) throw new CriCallError('ContainerStatus', 2, 'UNKNOWN', 'reply has no status', 0, 0);
+    return reply.status;
+  }
+
+  async listContainers(filter: { podId?: string; name?: string } = {}) {
+    const reply = await this.call('ListContainers', {
+      filter: { labelSelector: this.ownLabels(), podSandboxId: filter.podId ?? '' },
+    });
+    return reply.containers
+      .map(
+        (c): ContainerListItem => ({
+          id: c.id,
+          podSandboxId: c.podSandboxId,
+          name: c.metadata.name,
+          attempt: c.metadata.attempt,
+          state: c.state,
+          labels: c.labels,
+        }),
+      )
+      .filter((c) => filter.name === undefined || c.name === filter.name);
+  }
+
+  async runPodWithContainer(
+    name: string,
+    opts: Parameters<TrackedCri['runPodWithContainer']>[1] = {},
+  ): Promise<{ podId: string; containerId: string; podConfig: PodSandboxConfig }> {
+    const podConfig = this.deps.make.pod(name, opts.pod);
+    const podId = await this.runPod(podConfig);
+    const config = this.deps.make.container('workload', { ...opts.container, command: opts.command });
+    const containerId = await this.createContainer(podId, config, podConfig);
+    await this.startContainer(containerId);
+    return { podId, containerId, podConfig };
+  }
+
+  private ownLabels(): Record<string, string> {
+    return { [RUN_LABEL]: this.deps.runId, [CHECK_LABEL]: this.deps.checkId };
+  }
+
+  private record(r: CallRecord): void {
+    this.deps.timeline.add(
+      {
+        kind: 'cri',
+        method: r.method,
+        ids: describeRequest(r.request),
+        deadlineMs: r.deadlineMs,
+        latencyMs: Math.round(r.latencyMs),
+        code: r.statusName,
+        ...(r.message ? { message: r.message } : {}),
+      },
+      r.startedAt,
+    );
+  }
+}
+
+/** The ids or names a request is about, short enough for one timeline line. */
+export function describeRequest(request: unknown): string {
+  if (typeof request !== 'object' || request === null) return '';
+  const r = request as Record<string, unknown>;
+  const parts: string[] = [];
+  for (const key of ['podSandboxId', 'containerId'] as const) {
+    const v = r[key];
+    if (typeof v === 'string' && v !== '')
+      parts.push(`${key === 'podSandboxId' ? 'pod' : 'ctr'}=${v.slice(0, 13)}`);
+  }
+  const config = r.config as { metadata?: { name?: string; attempt?: number } } | undefined;
+  if (config?.metadata?.name) parts.push(`name=${config.metadata.name}#${config.metadata.attempt ?? 0}`);
+  if (typeof r.runtimeHandler === 'string' && r.runtimeHandler !== '')
+    parts.push(`handler=${r.runtimeHandler}`);
+  return parts.join(' ');
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)).unref());
+}

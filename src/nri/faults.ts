@@ -1,0 +1,118 @@
+/**
+ * Injected plugin misbehaviour, scoped to matching events. The plugin consults the table for each
+ * recorded event (accepted pods only); the first armed fault that matches acts on it.
+ */
+import { describeMatch, EventLog, matchesEvent } from './event-log.js';
+import type { FaultSpec, NriEventRecord } from './types.js';
+
+export interface FaultHandle {
+  /** The first event this fault acted on (earlier ones included); rejects after `withinMs`. */
+  reached(opts: { withinMs: number }): Promise<NriEventRecord>;
+  /** Replies OK to every reply this fault holds now; the fault stays armed for later events. */
+  release(): void;
+  /** Disarms the fault and releases what it holds. */
+  remove(): void;
+  /** How many events it acted on. */
+  readonly hits: number;
+}
+
+/** What the plugin does instead of an immediate OK. */
+export type FaultOutcome = { reply: 'ok' } | { reply: 'error'; message: string } | { reply: 'crash' };
+
+class Fault implements FaultHandle {
+  hits = 0;
+  armed = true;
+  readonly acted = new EventLog();
+  private held = new Set<() => void>();
+
+  constructor(readonly spec: FaultSpec) {}
+
+  reached(opts: { withinMs: number }): Promise<NriEventRecord> {
+    const what = `fault ${this.spec.action.kind} on ${describeMatch(this.spec.match)}`;
+    return this.acted.waitFor({}, { withinMs: opts.withinMs, what: `${what} not reached` });
+  }
+
+  release(): void {
+    const held = [...this.held];
+    this.held.clear();
+    for (const r of held) r();
+  }
+
+  remove(): void {
+    this.armed = false;
+    this.release();
+  }
+
+  /** Resolves when released, removed, or the table is closed. */
+  hold(): Promise<void> {
+    return new Promise((resolve) => this.held.add(resolve));
+  }
+}
+
+export class FaultTable {
+  private readonly faults: Fault[] = [];
+  private readonly closing = new AbortController();
+
+  add(spec: FaultSpec): FaultHandle {
+    const f = new Fault(spec);
+    if (this.closing.signal.aborted) f.armed = false;
+    this.faults.push(f);
+    return f;
+  }
+
+  /**
+   * Picks the fault for `record`, counts the hit and sets `record.fault`; returns the action to run
+   * (after the record is published), or undefined for an immediate OK.
+   */
+  take(record: NriEventRecord): (() => Promise<FaultOutcome>) | undefined {
+    const f = this.faults.find(
+      (x) =>
+        x.armed &&
+        matchesEvent(record, x.spec.match) &&
+        (x.spec.times === undefined || x.hits < x.spec.times),
+    );
+    if (!f) return undefined;
+    f.hits++;
+    record.fault = f.spec.action.kind;
+    return async () => {
+      f.acted.record(record);
+      return this.act(f, record);
+    };
+  }
+
+  /** Releases every hold, cuts every delay short and disarms all faults (the plugin is closing). */
+  releaseAll(): void {
+    this.closing.abort();
+    for (const f of this.faults) f.remove();
+  }
+
+  private async act(f: Fault, record: NriEventRecord): Promise<FaultOutcome> {
+    const action = f.spec.action;
+    switch (action.kind) {
+      case 'error':
+        return { reply: 'error', message: action.message ?? `cri-conform injected error on ${record.event}` };
+      case 'crash':
+        return { reply: 'crash' };
+      case 'delay':
+        await this.sleep(action.ms);
+        return { reply: 'ok' };
+      case 'hang':
+        if (!this.closing.signal.aborted) await f.hold();
+        return { reply: 'ok' };
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    const signal = this.closing.signal;
+    if (signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}

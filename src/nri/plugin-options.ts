@@ -1,0 +1,45 @@
+/** Validation and defaults for NriPlugin options: one resolver, used before anything is dialed. */
+import { NriProtocolError } from './errors.js';
+import { NRI_EVENTS, type NriEventName, type NriEventRecord, type NriPod } from './types.js';
+
+export interface PluginOptions {
+  socketPath: string;
+  /** `[a-zA-Z0-9_.+-]+` (NRI v0.12 rejects anything else). */
+  name: string;
+  /** Exactly two digits; plugins are called in string order of their index. */
+  index: string;
+  /** Subscription; filtered to the events the runtime's NRI version knows. */
+  events: readonly NriEventName[];
+  /** Global sequence source shared by several plugins; default: one counter per process. */
+  sequence?: () => number;
+  /** Events of pods it refuses are answered OK at once, never recorded, never faulted. */
+  acceptsPod?: (pod: NriPod) => boolean;
+  onEvent?: (e: NriEventRecord) => void;
+  /** Bound on the whole start (register, Configure, Synchronize); default 5000. */
+  registrationTimeoutMs?: number;
+}
+
+export type ResolvedPluginOptions = Required<Omit<PluginOptions, 'acceptsPod' | 'onEvent'>> &
+  Pick<PluginOptions, 'acceptsPod' | 'onEvent'>;
+
+export const DEFAULT_REGISTRATION_TIMEOUT_MS = 5000;
+
+let processSeq = 0;
+/** The default sequence: one counter for every plugin of this process. */
+export function nextProcessSeq(): number {
+  processSeq += 1;
+  return processSeq;
+}
+
+export function resolvePluginOptions(o: PluginOptions): ResolvedPluginOptions {
+  const bad = (why: string) => new NriProtocolError('ERR_NRI_INVALID_OPTIONS', `NRI plugin options: ${why}`);
+  if (!/^\d{2}$/.test(o.index)) throw bad(`index "${o.index}" must be exactly two digits`);
+  if (!/^[a-zA-Z0-9_.+-]+$/.test(o.name)) throw bad(`name "${o.name}" must match [a-zA-Z0-9_.+-]+`);
+  if (!o.socketPath) throw bad('socketPath is empty');
+  if (o.events.length === 0) throw bad('events is empty: subscribe to at least one event');
+  const unknown = o.events.filter((e) => !(NRI_EVENTS as readonly string[]).includes(e));
+  if (unknown.length > 0) throw bad(`unknown events ${unknown.join(', ')}`);
+  const registrationTimeoutMs = o.registrationTimeoutMs ?? DEFAULT_REGISTRATION_TIMEOUT_MS;
+  if (!(registrationTimeoutMs > 0)) throw bad('registrationTimeoutMs must be > 0');
+  return { ...o, sequence: o.sequence ?? nextProcessSeq, registrationTimeoutMs };
+}

@@ -1,0 +1,127 @@
+import { expect } from 'chai';
+import type { TimelineEntry } from '../harness/result.js';
+import { createConsoleReporter } from './console.js';
+import { result, sampleOutcome, TIMELINE } from './sample-outcome.test.helper.js';
+
+const ESC = '\u001b';
+
+function capture(isTTY: boolean, color: boolean) {
+  let out = '';
+  const reporter = createConsoleReporter({ write: (s) => (out += s), isTTY }, { color });
+  return { reporter, output: () => out };
+}
+
+/** Plays a whole run through a reporter. */
+function play(isTTY: boolean, color: boolean): string {
+  const { reporter, output } = capture(isTTY, color);
+  const outcome = sampleOutcome();
+  reporter.onStart(outcome.results.length, outcome.properties);
+  for (const r of outcome.results) {
+    reporter.onCheckStart(r.id, `${r.id} ${r.title} [${r.level}]`);
+    reporter.onCheckEnd(r);
+  }
+  reporter.onEnd(outcome);
+  return output();
+}
+
+describe('console reporter', () => {
+  it('writes no escape codes with color off, on a pipe', () => {
+    const out = play(false, false);
+    expect(out).not.to.contain(ESC);
+    expect(out).not.to.contain('\r');
+  });
+
+  it('writes no escape codes with color off, even on a terminal', () => {
+    expect(play(true, false)).not.to.contain(ESC);
+  });
+
+  it('colors verdicts when color is on', () => {
+    const out = play(false, true);
+    expect(out).to.contain(`${ESC}[32m✔ PASS`);
+    expect(out).to.contain(`${ESC}[31m`);
+  });
+
+  it('prints one line per check with verdict, ID, title, level and duration', () => {
+    const lines = play(false, false).split('\n');
+    expect(lines[0]).to.equal(
+      'cri-conform 0.1.0 run r-1: 6 checks against containerd 1.7.24 (CRI v1, NRI 0.6.1) at unix:///run/containerd/containerd.sock',
+    );
+    expect(lines).to.include(
+      '✔ PASS      IDEM-01 A retried RunPodSandbox returns the same sandbox [MUST] (1.2 s)',
+    );
+    expect(lines).to.include(
+      '- SKIP      NAME-02 A retried RunPodSandbox returns the same sandbox [MUST] (1.2 s)',
+    );
+    expect(lines).to.include('    needs NRI: pass --nri-socket');
+    expect(lines).to.include('    reservation.code=UNKNOWN');
+    expect(lines).to.include('    trials: 0 of 5 violated the contract');
+  });
+
+  it('prints a failure with its message and timeline, indented under the check', () => {
+    const out = play(false, false);
+    expect(out).to.contain(
+      [
+        '✘ FAIL      IDEM-02 A retried RunPodSandbox returns the same sandbox [MUST] (1.2 s)',
+        '    expected pod-2 to equal pod-1',
+        '    timeline (last 3 of 3):',
+        '      #1 +3ms cri RunPodSandbox name=idem-01#0 deadline=2000ms latency=2001ms DEADLINE_EXCEEDED: context deadline exceeded',
+        '      #2 +15ms nri 10-cri-conform RunPodSandbox pod=idem-01(0123456789ab) [fault: hang]',
+        '      #3 +2100ms note retrying like kubelet',
+      ].join('\n'),
+    );
+  });
+
+  it('shows only the last 20 timeline lines of a long failure', () => {
+    const { reporter, output } = capture(false, false);
+    const timeline: TimelineEntry[] = Array.from({ length: 30 }, (_, i) => ({
+      kind: 'note',
+      seq: i + 1,
+      atMs: i,
+      text: `step ${i + 1}`,
+    }));
+    reporter.onCheckEnd(result({ id: 'LONG-01', verdict: 'error', message: 'boom\nsecond line', timeline }));
+    const out = output();
+    expect(out).to.contain(
+      '    boom\n    second line\n    timeline (last 20 of 30):\n      ... 10 earlier entries left out\n      #11 +10ms note step 11',
+    );
+    expect(out).not.to.contain('step 10\n');
+    expect(out).to.contain('#30 +29ms note step 30');
+  });
+
+  it('ends with a table per suite and verdict, the reason of every failure and the wall time', () => {
+    const out = play(false, false);
+    expect(out).to.contain(
+      [
+        'Summary',
+        'suite        passed  failed  error  skipped  deviation  observed',
+        'idempotency       1       1      0        0          0         0',
+        'names             0       0      1        1          0         0',
+        'hooks             0       0      0        0          1         1',
+        'total             1       1      1        1          1         1',
+        '',
+        'Failures and errors',
+        '  ✘ IDEM-02 A retried RunPodSandbox returns the same sandbox: expected pod-2 to equal pod-1',
+        '  ! NAME-01 A retried RunPodSandbox returns the same sandbox: ttrpc: bad frame',
+        '',
+        '6 checks in 1m 05s (wall time)',
+      ].join('\n'),
+    );
+  });
+
+  it('names the interruption in the summary', () => {
+    const { reporter, output } = capture(false, false);
+    reporter.onEnd({ ...sampleOutcome(), interrupted: 'SIGINT received' });
+    expect(output()).to.contain('Interrupted: SIGINT received');
+  });
+
+  it('shows running checks on a terminal in a line that later output overwrites', () => {
+    const { reporter, output } = capture(true, false);
+    reporter.onStart(2, sampleOutcome().properties);
+    reporter.onCheckStart('IDEM-01', 'IDEM-01 title [MUST]');
+    expect(output()).to.match(/… 0\/2 done, running IDEM-01 title \[MUST\]$/);
+    const before = output().length;
+    reporter.onCheckEnd(result({ id: 'IDEM-01', verdict: 'passed', timeline: TIMELINE }));
+    const after = output().slice(before);
+    expect(after).to.match(/^\r +\r✔ PASS/);
+  });
+});

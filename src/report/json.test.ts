@@ -1,0 +1,81 @@
+import { expect } from 'chai';
+import { renderJson } from './json.js';
+import { result, sampleOutcome, TIMELINE } from './sample-outcome.test.helper.js';
+
+describe('renderJson', () => {
+  it('writes the stable top-level fields and a summary per verdict', () => {
+    const report = JSON.parse(renderJson(sampleOutcome()));
+    expect(Object.keys(report)).to.deep.equal([
+      'schemaVersion',
+      'properties',
+      'durationMs',
+      'interrupted',
+      'summary',
+      'results',
+    ]);
+    expect(report.schemaVersion).to.equal(1);
+    expect(report.interrupted).to.equal(null);
+    expect(report.durationMs).to.equal(65_432);
+    expect(report.summary).to.deep.equal({
+      passed: 1,
+      failed: 1,
+      error: 1,
+      skipped: 1,
+      deviation: 1,
+      observed: 1,
+    });
+    expect(report.properties.runtimeName).to.equal('containerd');
+  });
+
+  it('gives every result the same fields, with null for what does not apply', () => {
+    const report = JSON.parse(renderJson(sampleOutcome()));
+    const [passed, failed] = report.results;
+    expect(Object.keys(passed)).to.deep.equal([
+      'id',
+      'suite',
+      'title',
+      'level',
+      'tags',
+      'contract',
+      'verdict',
+      'durationMs',
+      'message',
+      'detail',
+      'observations',
+      'trials',
+      'timeline',
+    ]);
+    expect(passed).to.include({
+      id: 'IDEM-01',
+      verdict: 'passed',
+      message: null,
+      detail: null,
+      trials: null,
+    });
+    expect(failed.timeline).to.have.length(3);
+    expect(failed.timeline[1]).to.deep.include({
+      kind: 'nri',
+      containerId: null,
+      containerName: null,
+      note: 'fault: hang',
+    });
+    expect(report.results[5].trials).to.deep.equal({ run: 5, violated: 0 });
+  });
+
+  it('keeps the interruption reason and strips ANSI codes from messages', () => {
+    const outcome = sampleOutcome();
+    outcome.interrupted = 'SIGINT';
+    outcome.results = [
+      result({
+        id: 'X-01',
+        verdict: 'failed',
+        message: '\u001b[31mexpected\u001b[39m 1',
+        timeline: [{ ...TIMELINE[0]!, kind: 'cri', deadlineMs: undefined } as (typeof TIMELINE)[number]],
+      }),
+    ];
+    const report = JSON.parse(renderJson(outcome));
+    expect(report.interrupted).to.equal('SIGINT');
+    expect(report.results[0].message).to.equal('expected 1');
+    expect(report.results[0].timeline[0].deadlineMs).to.equal(null);
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * The machine-readable report. Field names are a contract (schemaVersion 1): fields are only ever added,
+ * and every field is always present (null when it does not apply), so consumers need no existence checks.
+ */
+import type { CheckResult, RunOutcome, TimelineEntry } from '../harness/result.js';
+import { countVerdicts } from './tally.js';
+import { cleanText } from './text.js';
+
+export const JSON_SCHEMA_VERSION = 1;
+
+export function renderJson(outcome: RunOutcome): string {
+  const report = {
+    schemaVersion: JSON_SCHEMA_VERSION,
+    properties: outcome.properties,
+    durationMs: Math.round(outcome.durationMs),
+    interrupted: outcome.interrupted ?? null,
+    summary: countVerdicts(outcome.results),
+    results: outcome.results.map(resultJson),
+  };
+  return `${JSON.stringify(report, null, 2)}\n`;
+}
+
+function resultJson(r: CheckResult) {
+  return {
+    id: r.id,
+    suite: r.suite,
+    title: r.title,
+    level: r.level,
+    tags: [...r.tags],
+    contract: r.contract,
+    verdict: r.verdict,
+    durationMs: Math.round(r.durationMs),
+    message: r.message === undefined ? null : cleanText(r.message),
+    detail: r.detail === undefined ? null : cleanText(r.detail),
+    observations: r.observations,
+    trials: r.trials ?? null,
+    timeline: r.timeline.map(entryJson),
+  };
+}
+
+/** Absent optional timeline fields become null; message text loses ANSI codes. */
+function entryJson(e: TimelineEntry) {
+  switch (e.kind) {
+    case 'cri':
+      return {
+        ...e,
+        deadlineMs: e.deadlineMs ?? null,
+        message: e.message === undefined ? null : cleanText(e.message),
+      };
+    case 'nri':
+      return {
+        ...e,
+        containerId: e.containerId ?? null,
+        containerName: e.containerName ?? null,
+        note: e.note ?? null,
+      };
+    case 'note':
+      return { ...e, text: cleanText(e.text) };
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Plain-text pieces every reporter shares: one line per timeline entry, durations for people, and the
+ * clean-up of text that came from elsewhere (runtime messages, assertion diffs) before it is printed or
+ * embedded in XML/JSON.
+ */
+import type { TimelineEntry } from '../harness/result.js';
+
+/** CSI sequences (colors, cursor moves) and OSC sequences (hyperlinks, titles). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding escape sequences is this regex's job
+const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
+/** Characters XML 1.0 cannot carry, even escaped: C0 controls except tab/LF/CR, and U+FFFE/U+FFFF. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this regex's job
+const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
+/** Half of a surrogate pair without the other half: not a character, so not valid XML (or UTF-8). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+export function stripAnsi(s: string): string {
+  return s.replace(ANSI, '');
+}
+
+/** Text safe for any report: no ANSI codes, no characters XML rejects. Newlines and tabs stay. */
+export function cleanText(s: string): string {
+  return stripAnsi(s).replace(NOT_XML, '').replace(LONE_SURROGATE, '');
+}
+
+/** "850 ms", "12.3 s", "2m 05s". */
+export function formatMs(ms: number): string {
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1_000).toFixed(1)} s`;
+  const s = Math.round(ms / 1_000);
+  return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
+}
+
+/**
+ * One timeline entry as one line: `#<seq> +<ms>ms`, then for CRI calls the method, ids, deadline, latency
+ * and status; for NRI events the plugin, event, pod and container; for notes the text.
+ */
+export function formatTimelineEntry(e: TimelineEntry): string {
+  const head = `#${e.seq} +${Math.round(e.atMs)}ms`;
+  switch (e.kind) {
+    case 'cri': {
+      const deadline = e.deadlineMs === undefined ? 'deadline=none' : `deadline=${e.deadlineMs}ms`;
+      const ids = e.ids ? ` ${e.ids}` : '';
+      const msg = e.message ? `: ${e.message}` : '';
+      return oneLine(
+        `${head} cri ${e.method}${ids} ${deadline} latency=${Math.round(e.latencyMs)}ms ${e.code}${msg}`,
+      );
+    }
+    case 'nri': {
+      const ctr =
+        e.containerId || e.containerName ? ` ctr=${e.containerName ?? ''}(${short(e.containerId)})` : '';
+      const note = e.note ? ` [${e.note}]` : '';
+      return oneLine(`${head} nri ${e.plugin} ${e.event} pod=${e.podName}(${short(e.podId)})${ctr}${note}`);
+    }
+    case 'note':
+      return oneLine(`${head} note ${e.text}`);
+  }
+}
+
+/** The last `max` timeline lines, preceded by a marker when earlier ones were left out. */
+export function timelineTail(entries: readonly TimelineEntry[], max: number): string[] {
+  const lines = entries.slice(-max).map(formatTimelineEntry);
+  if (entries.length > max) lines.unshift(`... ${entries.length - max} earlier entries left out`);
+  return lines;
+}
+
+function short(id: string | undefined): string {
+  return (id ?? '').slice(0, 12);
+}
+
+function oneLine(s: string): string {
+  return cleanText(s).replace(/[\r\n]+/g, ' ');
+}

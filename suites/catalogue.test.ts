@@ -1,0 +1,62 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import { ALL_CHECKS } from './index.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const catalogue = resolve(root, '../shared/checks.md');
+
+describe('the check catalogue', () => {
+  it('has unique IDs of the form ABCD-NN', () => {
+    const ids = ALL_CHECKS.map((c) => c.id);
+    expect(new Set(ids).size).to.equal(ids.length);
+    for (const id of ids) expect(id).to.match(/^[A-Z]{3,5}-\d{2}$/);
+  });
+
+  it('keeps each check in a file named after its lower-cased ID', () => {
+    for (const c of ALL_CHECKS) {
+      expect(existsSync(join(root, 'suites', c.suite, `${c.id.toLowerCase()}.ts`)), `${c.id}`).to.equal(true);
+    }
+  });
+
+  it('lists every check of ../shared/checks.md with its level and tags', function () {
+    if (!existsSync(catalogue)) {
+      if (process.env.CI === 'true') throw new Error(`${catalogue} is missing`);
+      this.skip();
+    }
+    const rows = [
+      ...readFileSync(catalogue, 'utf8').matchAll(
+        /^\| ([A-Z]+-\d{2}) \| (MUST|SHOULD|OBSERVE) \| (.*) \|$/gm,
+      ),
+    ];
+    for (const [, id, level, text] of rows) {
+      const c = ALL_CHECKS.find((x) => x.id === id);
+      expect(c, `${id} is not implemented`).to.not.equal(undefined);
+      expect(c?.level, `${id} level`).to.equal(level);
+      for (const tag of ['Slow', 'Node', 'Restart'] as const) {
+        expect(c?.tags.includes(tag), `${id} tag [${tag}]`).to.equal((text ?? '').includes(`[${tag}]`));
+      }
+    }
+  });
+
+  it('names, for every MUST and SHOULD check without [Node], a mutation of the reference runtime that must kill it', () => {
+    const table = readFileSync(join(root, 'fixtures/MUTATIONS.md'), 'utf8');
+    const killed = new Set(
+      [...table.matchAll(/^\|[^|]+\|[^|]+\|([^|]+)\|$/gm)].flatMap(
+        (m) => (m[1] ?? '').match(/[A-Z]+-\d{2}/g) ?? [],
+      ),
+    );
+    const unproven = ALL_CHECKS.filter(
+      (c) => c.level !== 'OBSERVE' && !c.tags.includes('Node') && !killed.has(c.id),
+    ).map((c) => c.id);
+    expect(unproven).to.deep.equal([]);
+  });
+
+  it('cites a contract source and states the assertion as its title', () => {
+    for (const c of ALL_CHECKS) {
+      expect(c.contract.length, `${c.id} contract`).to.be.greaterThan(10);
+      expect(c.title.length, `${c.id} title`).to.be.greaterThan(10);
+    }
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * Holding a hook while the CRI call that triggered it is in flight (cri-tools' hookReached/hookBlocking
+ * shape): arm a hang for one pod only, send the call without awaiting it, wait until the plugin has the
+ * event. The caller looks at the runtime, then releases and awaits the reply.
+ */
+import type { CallResult, CheckContext, FaultHandle, TestPlugin } from '../../src/harness/context.js';
+import type { EventMatch, EventName, NriEvent, PodConfig } from './events.js';
+import { deliveryWithinMs } from './timing.js';
+
+export interface HeldCall<T> {
+  /** The event as the plugin got it, while its reply is held. */
+  held: NriEvent;
+  hold: FaultHandle;
+  /** The CRI reply; settles after release (or after the runtime timed the hook out). */
+  reply: Promise<CallResult<T>>;
+}
+
+/** The call answered before `plugin` ever saw the hook: the reply, and nothing is held. */
+export interface Unreached<T> {
+  unreached: CallResult<T>;
+}
+
+/**
+ * Sends `call` with a hang armed on `event` for `match`, and resolves once the hook is reached, or once
+ * the call answers without the hook having reached `plugin` (then the hang is disarmed).
+ */
+export async function tryHoldDuring<T>(
+  t: CheckContext,
+  plugin: TestPlugin,
+  event: EventName,
+  match: EventMatch,
+  call: () => Promise<CallResult<T>>,
+): Promise<HeldCall<T> | Unreached<T>> {
+  const hold = plugin.fault({ match: { ...match, event }, action: { kind: 'hang' } });
+  const reply = call();
+  // If the hook is never reached the check fails below; the reply must not become an unhandled rejection.
+  void reply.catch(() => undefined);
+  const first = await Promise.race([
+    hold.reached({ withinMs: deliveryWithinMs(t) }).then((held) => ({ held })),
+    reply.then((r) => ({ unreached: r })),
+  ]);
+  if ('unreached' in first) {
+    hold.remove();
+    return first;
+  }
+  return { held: first.held, hold, reply };
+}
+
+/** As tryHoldDuring, but a call that answers without reaching the hook fails the check. */
+export async function holdDuring<T>(
+  t: CheckContext,
+  plugin: TestPlugin,
+  event: EventName,
+  match: EventMatch,
+  call: () => Promise<CallResult<T>>,
+): Promise<HeldCall<T>> {
+  const attempt = await tryHoldDuring(t, plugin, event, match, call);
+  t.expect(
+    !('unreached' in attempt),
+    `the call answered (${'unreached' in attempt ? describeCall(attempt.unreached) : ''}) before plugin ${plugin.label} got its ${event} hook`,
+  );
+  return attempt;
+}
+
+function describeCall(r: CallResult<unknown>): string {
+  return r.ok ? 'OK' : `${r.code}: ${r.message}`;
+}
+
+/** RunPodSandbox of `config` with its RunPodSandbox hook held at `plugin` (matched by the pod name: no id yet). */
+export function holdRunPodSandbox(
+  t: CheckContext,
+  plugin: TestPlugin,
+  config: PodConfig,
+): Promise<HeldCall<{ podSandboxId: string }>> {
+  t.step(`hold the RunPodSandbox hook of ${config.metadata.name} at plugin ${plugin.label}`);
+  return holdDuring(t, plugin, 'RunPodSandbox', { podName: config.metadata.name }, () =>
+    t.cri.tryCall('RunPodSandbox', { config, runtimeHandler: t.settings.runtimeHandler }),
+  );
+}
+
+/** A fresh pod whose RunPodSandbox is in flight with its hook held by a new plugin 10 (HOOK-03/04). */
+export async function runPodWithHeldRunHook(t: CheckContext, name: string) {
+  const plugin = await t.nri.plugin({ index: '10', events: ['RunPodSandbox'] });
+  const config = t.make.pod(name);
+  return { config, ...(await holdRunPodSandbox(t, plugin, config)) };
+}

@@ -1,0 +1,54 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import {
+  describeEvents,
+  duplicates,
+  missingMessage,
+  orderViolation,
+  POD_EVENTS,
+  receivedBy,
+} from './events.js';
+import { deliveryWithinMs } from './timing.js';
+
+export const check = defineCheck({
+  id: 'HOOK-01',
+  level: 'MUST',
+  needs: ['nri'],
+  title:
+    'Pod events arrive once each, in the order RunPodSandbox, StopPodSandbox, RemovePodSandbox, with the metadata of the request',
+  contract:
+    'NRI pod-sandbox lifecycle contract (containerd/nri PR 286, docs/pod-sandbox-lifecycle.md): each pod gets RunPodSandbox, StopPodSandbox and RemovePodSandbox in lifecycle order',
+  async run(t: CheckContext) {
+    const plugin = await t.nri.plugin({ index: '10', events: POD_EVENTS });
+    const config = t.make.pod('hook-01');
+    t.step('run, stop and remove one pod');
+    const podId = await t.cri.runPod(config);
+    await t.cri.stopPod(podId);
+    await t.cri.removePod(podId);
+
+    const got = await receivedBy(plugin, { podId }, POD_EVENTS, deliveryWithinMs(t));
+    const missing = missingMessage(plugin, got, POD_EVENTS);
+    t.expect(missing === '', missing);
+    const twice = duplicates(got);
+    t.expect(
+      twice.length === 0,
+      `plugin 10 got ${describeEvents(got)}: ${twice.join(', ')}; expected each once`,
+    );
+    const order = orderViolation(plugin, got, POD_EVENTS);
+    t.expect(order === '', order);
+
+    for (const e of got) {
+      const { name, uid, namespace } = e.pod;
+      const want = config.metadata;
+      t.expect(
+        name === want.name && uid === want.uid && namespace === want.namespace,
+        `${e.event}#${e.seq} carried name=${name} uid=${uid} namespace=${namespace}; the request had name=${want.name} uid=${want.uid} namespace=${want.namespace}`,
+      );
+      const lost = Object.entries(config.labels).filter(([k, v]) => e.pod.labels[k] !== v);
+      t.expect(
+        lost.length === 0,
+        `${e.event}#${e.seq} lacks request labels ${lost.map(([k, v]) => `${k}=${v}`).join(', ')}`,
+      );
+    }
+  },
+});

@@ -1,0 +1,59 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import {
+  CONTAINER_EVENTS,
+  describeEvents,
+  type EventName,
+  missingMessage,
+  orderViolation,
+  POD_EVENTS,
+  receivedBy,
+} from './events.js';
+import { deliveryWithinMs } from './timing.js';
+
+/** The lifecycle chain for a pod with one container that the runtime stops and removes with the pod. */
+const CHAIN: readonly EventName[] = [
+  'RunPodSandbox',
+  'CreateContainer',
+  'StartContainer',
+  'StopContainer',
+  'StopPodSandbox',
+  'RemovePodSandbox',
+];
+
+export const check = defineCheck({
+  id: 'HOOK-02',
+  level: 'MUST',
+  needs: ['nri'],
+  title:
+    'With a container, events arrive as RunPodSandbox < CreateContainer < StartContainer < StopContainer < StopPodSandbox < RemovePodSandbox, RemoveContainer after StopContainer, with consistent ids',
+  contract:
+    'NRI pod-sandbox lifecycle contract (containerd/nri PR 286): at StopPodSandbox the workload containers are stopped; cri-api v0.32.3 api.proto StopPodSandbox/RemovePodSandbox: running containers "must be forcibly terminated" (and removed)',
+  async run(t: CheckContext) {
+    const plugin = await t.nri.plugin({ index: '10', events: [...POD_EVENTS, ...CONTAINER_EVENTS] });
+    const { podId, containerId } = await t.cri.runPodWithContainer('hook-02');
+    t.step(
+      'stop and remove the pod while its container runs: the runtime stops and removes the container itself',
+    );
+    await t.cri.stopPod(podId);
+    await t.cri.removePod(podId);
+
+    const got = await receivedBy(plugin, { podId }, [...CHAIN, 'RemoveContainer'], deliveryWithinMs(t));
+    const missing = missingMessage(plugin, got, [...CHAIN, 'RemoveContainer']);
+    t.expect(missing === '', missing);
+    const order = orderViolation(plugin, got, CHAIN);
+    t.expect(order === '', order);
+    const removeAfterStop = orderViolation(plugin, got, ['StopContainer', 'RemoveContainer']);
+    t.expect(removeAfterStop === '', removeAfterStop);
+
+    const foreign = got.filter(
+      (e) =>
+        e.pod.id !== podId ||
+        (e.container && (e.container.id !== containerId || e.container.podSandboxId !== podId)),
+    );
+    t.expect(
+      foreign.length === 0,
+      `events ${describeEvents(foreign)} name pod/container ${foreign.map((e) => `${e.pod.id.slice(0, 13)}/${e.container?.id.slice(0, 13) ?? '-'} (sandbox ${e.container?.podSandboxId.slice(0, 13) ?? '-'})`).join(', ')}; expected pod ${podId.slice(0, 13)}, container ${containerId.slice(0, 13)}`,
+    );
+  },
+});

@@ -1,0 +1,55 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { holdDuring } from './holds.js';
+import { deliveryWithinMs, probeWhileHeldMs } from './timing.js';
+
+export const check = defineCheck({
+  id: 'HOOK-05',
+  level: 'MUST',
+  needs: ['nri'],
+  title:
+    'At StopPodSandbox hook time every workload container is EXITED while the sandbox infrastructure still exists: its netns is present and PodSandboxStatus answers',
+  contract:
+    'NRI pod-sandbox lifecycle contract (containerd/nri PR 286) "Sandbox State Contract": at StopPodSandbox workload containers are stopped; the network namespace and pod resources are not removed until the hook completes',
+  async run(t: CheckContext) {
+    const plugin = await t.nri.plugin({ index: '10', events: ['RunPodSandbox', 'StopPodSandbox'] });
+    const { podId, containerId } = await t.cri.runPodWithContainer('hook-05');
+    // Stop events carry no netns on some runtimes (containerd 1.7): take the path from the Run event,
+    // else from the host while the pod still runs.
+    const run = await plugin.waitFor(
+      { event: 'RunPodSandbox', podId },
+      { withinMs: deliveryWithinMs(t), what: 'the RunPodSandbox event of the pod' },
+    );
+    const netns = run.pod.netnsPath || ((await t.host.snapshot(podId, [containerId])).netnsPath ?? '');
+
+    t.step('hold the StopPodSandbox hook and look at the containers, the status and the netns');
+    const { held, hold, reply } = await holdDuring(t, plugin, 'StopPodSandbox', { podId }, () =>
+      t.cri.tryCall('StopPodSandbox', { podSandboxId: podId }),
+    );
+    const deadlineMs = probeWhileHeldMs(t, held);
+    const ctr = await t.cri.tryCall('ContainerStatus', { containerId, verbose: false }, { deadlineMs });
+    const pod = await t.cri.tryCall(
+      'PodSandboxStatus',
+      { podSandboxId: podId, verbose: false },
+      { deadlineMs },
+    );
+    const netnsPresent = netns !== '' && t.host.netnsExists(netns);
+    hold.release();
+    const done = await reply;
+
+    t.expect(
+      ctr.ok && ctr.value.status?.state === 'CONTAINER_EXITED',
+      `at StopPodSandbox#${held.seq} container ${containerId.slice(0, 13)} was ${ctr.ok ? ctr.value.status?.state : `unreadable (${ctr.code}: ${ctr.message})`}, not CONTAINER_EXITED`,
+    );
+    t.expect(
+      pod.ok,
+      `at StopPodSandbox#${held.seq} PodSandboxStatus failed: ${pod.ok ? '' : `${pod.code}: ${pod.message}`}`,
+    );
+    t.expect(netns !== '', 'neither the RunPodSandbox event nor the host named the pod network namespace');
+    t.expect(netnsPresent, `at StopPodSandbox#${held.seq} the pod netns ${netns} was already gone`);
+    t.expect(
+      done.ok,
+      `after release StopPodSandbox failed: ${done.ok ? '' : `${done.code}: ${done.message}`}`,
+    );
+  },
+});

@@ -1,0 +1,38 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { describeEvents } from './events.js';
+import { deliveryWithinMs, quietWindowMs } from './timing.js';
+
+export const check = defineCheck({
+  id: 'HOOK-06',
+  level: 'MUST',
+  needs: ['nri'],
+  title: 'A second StopPodSandbox succeeds and delivers no second StopPodSandbox event',
+  contract:
+    'cri-api v0.32.3 api.proto StopPodSandbox: "This call is idempotent, and must not return an error if all relevant resources have already been reclaimed"; NRI lifecycle contract (PR 286): one StopPodSandbox per pod',
+  async run(t: CheckContext) {
+    const plugin = await t.nri.plugin({ index: '10', events: ['StopPodSandbox'] });
+    const podId = await t.cri.runPod(t.make.pod('hook-06'));
+    await t.cri.stopPod(podId);
+    await plugin.waitFor(
+      { event: 'StopPodSandbox', podId },
+      { withinMs: deliveryWithinMs(t), what: 'the StopPodSandbox event of the first stop' },
+    );
+    t.step('stop the stopped pod again');
+    await t.cri.stopPod(podId);
+    const once = await t
+      .holdsFor(
+        () => plugin.events({ event: 'StopPodSandbox', podId }).length === 1,
+        quietWindowMs(t),
+        'one Stop event',
+      )
+      .then(
+        () => true,
+        () => false,
+      );
+    t.expect(
+      once,
+      `plugin 10 got ${describeEvents(plugin.events({ podId }))}: the second StopPodSandbox call delivered another StopPodSandbox event`,
+    );
+  },
+});

@@ -1,0 +1,30 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { expectInOrder } from './events.js';
+import { deliveryWithinMs } from './timing.js';
+
+export const check = defineCheck({
+  id: 'HOOK-09',
+  level: 'MUST',
+  needs: ['nri'],
+  title: 'A container that exits by itself gets StopContainer before RemoveContainer',
+  contract:
+    'NRI lifecycle (containerd/nri README "Container events": StopContainer precedes RemoveContainer for every container; lifecycle contract PR 286)',
+  async run(t: CheckContext) {
+    const plugin = await t.nri.plugin({ index: '10', events: ['StopContainer', 'RemoveContainer'] });
+    const { containerId } = await t.cri.runPodWithContainer('hook-09', { command: ['sh', '-c', 'exit 3'] });
+    await t.poll(async () => (await t.cri.containerStatus(containerId)).state === 'CONTAINER_EXITED', {
+      withinMs: t.settings.callTimeoutMs,
+      what: 'the container to exit by itself',
+    });
+    t.step('remove the exited container without stopping it, as the kubelet does before a restart');
+    await t.cri.removeContainer(containerId);
+    await expectInOrder(
+      t,
+      plugin,
+      { containerId },
+      ['StopContainer', 'RemoveContainer'],
+      deliveryWithinMs(t),
+    );
+  },
+});

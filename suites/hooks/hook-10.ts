@@ -1,0 +1,22 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { expectCreateRefusedUnseen } from './refused-create.js';
+
+export const check = defineCheck({
+  id: 'HOOK-10',
+  level: 'MUST',
+  needs: ['nri'],
+  title: 'CreateContainer into a missing sandbox fails and reaches no plugin',
+  contract:
+    'NRI lifecycle contract (PR 286): plugins see only containers of existing sandboxes; cri-api v0.32.3 api.proto CreateContainer "creates a new container in specified PodSandbox"',
+  async run(t: CheckContext) {
+    const watcher = await t.nri.plugin({ index: '10', events: ['CreateContainer'] });
+    const gone = t.make.pod('hook-10');
+    const removedId = await t.cri.runPod(gone);
+    await t.cri.removePod(removedId);
+    await expectCreateRefusedUnseen(t, watcher, gone, [
+      { what: 'a removed sandbox', podSandboxId: removedId },
+      { what: 'a sandbox id that never existed', podSandboxId: [...removedId].reverse().join('') },
+    ]);
+  },
+});

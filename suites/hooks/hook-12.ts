@@ -1,0 +1,44 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { POD_EVENTS, receivedBy } from './events.js';
+import { quietWindowMs } from './timing.js';
+
+export const check = defineCheck({
+  id: 'HOOK-12',
+  level: 'OBSERVE',
+  needs: ['nri'],
+  title:
+    'After a RunPodSandbox hook error, whether plugins that accepted the pod get StopPodSandbox/RemovePodSandbox for it',
+  contract:
+    'NRI lifecycle contract (PR 286) leaves the undo of a failed RunPodSandbox open; recorded so plugin authors know whether to expect it',
+  async run(t: CheckContext) {
+    const accepting = await t.nri.plugin({ index: '10', events: POD_EVENTS });
+    const failing = await t.nri.plugin({ index: '20', events: POD_EVENTS });
+    const config = t.make.pod('hook-12');
+    failing.fault({
+      match: { event: 'RunPodSandbox', podName: config.metadata.name },
+      action: { kind: 'error', message: 'cri-conform HOOK-12: refusing the pod' },
+    });
+    t.step('plugin 10 accepts RunPodSandbox, plugin 20 fails it');
+    const reply = await t.cri.tryCall('RunPodSandbox', { config, runtimeHandler: t.settings.runtimeHandler });
+    t.observe('run-reply', reply.ok ? 'OK' : `${reply.code} (${reply.codeNumber}): ${reply.message}`);
+    const match = { podName: config.metadata.name };
+    const undo = ['StopPodSandbox', 'RemovePodSandbox'] as const;
+    const byAccepting = await receivedBy(accepting, match, undo, quietWindowMs(t));
+    const byFailing = failing.events(match);
+    for (const event of undo) {
+      t.observe(
+        `accepting-plugin-got-${event}`,
+        byAccepting.some((e) => e.event === event),
+      );
+      t.observe(
+        `failing-plugin-got-${event}`,
+        byFailing.some((e) => e.event === event),
+      );
+    }
+    t.observe(
+      'accepting-plugin-got-RunPodSandbox',
+      byAccepting.some((e) => e.event === 'RunPodSandbox'),
+    );
+  },
+});

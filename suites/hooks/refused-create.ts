@@ -1,0 +1,38 @@
+/**
+ * HOOK-10/11: a CreateContainer the runtime must refuse (the sandbox is missing or stopped) fails and never
+ * reaches a plugin.
+ */
+import type { CheckContext, ConfigFactory, TestPlugin } from '../../src/harness/context.js';
+import { describeEvents, noneArrive } from './events.js';
+import { quietWindowMs } from './timing.js';
+
+export interface RefusedTarget {
+  /** How messages name the sandbox: "a removed sandbox". */
+  what: string;
+  podSandboxId: string;
+}
+
+export async function expectCreateRefusedUnseen(
+  t: CheckContext,
+  plugin: TestPlugin,
+  sandboxConfig: ReturnType<ConfigFactory['pod']>,
+  targets: readonly RefusedTarget[],
+): Promise<void> {
+  for (const [i, target] of targets.entries()) {
+    t.step(`CreateContainer into ${target.what}`);
+    const reply = await t.cri.tryCall('CreateContainer', {
+      podSandboxId: target.podSandboxId,
+      config: t.make.container(`refused-${i}`),
+      sandboxConfig,
+    });
+    t.expect(
+      !reply.ok,
+      `CreateContainer into ${target.what} (${target.podSandboxId.slice(0, 13)}) succeeded: container ${reply.ok ? reply.value.containerId.slice(0, 13) : ''}`,
+    );
+  }
+  const quiet = await noneArrive(t, plugin, { event: 'CreateContainer' }, quietWindowMs(t));
+  t.expect(
+    quiet,
+    `plugin ${plugin.label} got ${describeEvents(plugin.events({ event: 'CreateContainer' }))} for CreateContainer calls into ${targets.map((x) => x.what).join(' and ')}`,
+  );
+}

@@ -1,0 +1,26 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { short } from './census.js';
+import { runPodAfterTimeout } from './scenarios.js';
+
+export const check = defineCheck({
+  id: 'IDEM-01',
+  level: 'MUST',
+  needs: ['exclusive'],
+  trials: true,
+  title:
+    'A RunPodSandbox that timed out while the runtime was building it converges under identical kubelet-like retries, and the sandbox returned is READY',
+  contract:
+    'kubelet: a RunPodSandbox that fails (deadline included) is sent again with the same metadata on the next pod sync; cri-api v0.32.3 api.proto RunPodSandbox "Runtimes must ensure the sandbox is in the ready state on success"; CRI-O issue 4221 (ResourceCache)',
+  async run(t: CheckContext) {
+    const delay = t.inject.creationDelay();
+    await t.trials(async () => {
+      const { podId, evidence } = await runPodAfterTimeout(t, 'idem-01', delay);
+      const status = await t.cri.podStatus(podId);
+      t.expect(
+        status.state === 'SANDBOX_READY',
+        `the converged RunPodSandbox returned ${short(podId)}, which is ${status.state} (${evidence})`,
+      );
+    });
+  },
+});

@@ -1,0 +1,18 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { expectOnePod } from './census.js';
+import { runPodAfterTimeout } from './scenarios.js';
+
+export const check = defineCheck({
+  id: 'IDEM-02',
+  level: 'MUST',
+  needs: ['exclusive'],
+  title:
+    'After a timed-out RunPodSandbox converges, exactly one sandbox with its metadata exists and nothing half-made is left',
+  contract:
+    'kubelet: retries a timed-out RunPodSandbox with the same metadata and manages exactly one sandbox per pod attempt (a second one with the same metadata is an orphan it has to kill); CRI-O issue 4221 (ResourceCache)',
+  async run(t: CheckContext) {
+    const { config, evidence } = await runPodAfterTimeout(t, 'idem-02', t.inject.creationDelay());
+    await expectOnePod(t, config.metadata.name, `after the retries converged (${evidence})`);
+  },
+});

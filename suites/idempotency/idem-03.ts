@@ -1,0 +1,19 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { expectReused, runPodAfterTimeout, slowHandlerDelay } from './scenarios.js';
+
+export const check = defineCheck({
+  id: 'IDEM-03',
+  level: 'SHOULD',
+  needs: ['exclusive'],
+  title: 'The retry of a timed-out RunPodSandbox is served the sandbox that the timed-out request built',
+  contract:
+    'CRI-O issue 4221 (ResourceCache): a sandbox whose request timed out is kept and handed to the identical retry instead of being rebuilt; seen through the slow runtime handler, which logs the pause container id (= sandbox id) of every create',
+  async run(t: CheckContext) {
+    // The delay sits in the OCI runtime, and this check registers no NRI plugin: a runtime runs NRI hooks
+    // under the request's context, so a plugin on the path could make a caching runtime roll back.
+    const slow = t.inject.slowRuntime();
+    const { podId, evidence } = await runPodAfterTimeout(t, 'idem-03', slowHandlerDelay(slow));
+    expectReused(t, await slow.createdIds(), podId, 'sandboxes', evidence);
+  },
+});

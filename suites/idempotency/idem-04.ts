@@ -1,0 +1,39 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { short } from './census.js';
+import { DELAY_MS, timeOutOnSlowHandler } from './scenarios.js';
+
+export const check = defineCheck({
+  id: 'IDEM-04',
+  level: 'SHOULD',
+  needs: ['exclusive'],
+  title:
+    'A timed-out sandbox held for reuse is neither reported READY by ListPodSandbox or PodSandboxStatus nor usable by CreateContainer',
+  contract:
+    'CRI-O issue 4221 (ResourceCache): a cached sandbox is not published until the retry claims it; the kubelet treats a READY sandbox it never got an id for as an orphan, and a container created in it would run in a pod nobody owns',
+  async run(t: CheckContext) {
+    const timedOut = await timeOutOnSlowHandler(t, 'idem-04');
+    const heldId = timedOut.builtId;
+    const name = timedOut.config.metadata.name;
+    const notReady = async () => {
+      const listed = await t.cri.listPods({ name, state: 'SANDBOX_READY' });
+      const status = await t.cri.tryCall('PodSandboxStatus', { podSandboxId: heldId, verbose: false });
+      return listed.length === 0 && !(status.ok && status.value.status?.state === 'SANDBOX_READY');
+    };
+    // From the timeout until well after the build finished: the held sandbox never shows READY.
+    await t.holdsFor(
+      notReady,
+      DELAY_MS,
+      `the timed-out sandbox ${short(heldId)} (or any sandbox named ${name}) to stay un-READY while nobody claimed it`,
+    );
+    const create = await t.cri.tryCall('CreateContainer', {
+      podSandboxId: heldId,
+      config: t.make.container('intruder'),
+      sandboxConfig: timedOut.config,
+    });
+    t.expect(
+      !create.ok,
+      `CreateContainer into the unclaimed timed-out sandbox ${short(heldId)} succeeded (container ${create.ok ? short(create.value.containerId) : ''})`,
+    );
+  },
+});

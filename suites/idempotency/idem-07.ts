@@ -1,0 +1,25 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { createContainerAfterTimeout, expectReused, slowHandlerCreateDelay } from './scenarios.js';
+
+export const check = defineCheck({
+  id: 'IDEM-07',
+  level: 'SHOULD',
+  needs: ['exclusive'],
+  title:
+    'The retry of a timed-out CreateContainer is served the container that the timed-out request created',
+  contract:
+    'CRI-O issue 4221 (ResourceCache): a container whose request timed out is kept and handed to the identical retry; seen through the slow runtime handler, which logs the id of every OCI create',
+  async run(t: CheckContext) {
+    // No NRI plugin on the path (see IDEM-03); the delay sits in the OCI runtime's create.
+    const slow = t.inject.slowRuntime();
+    const done = await createContainerAfterTimeout(t, 'idem-07', slowHandlerCreateDelay(slow), {
+      notHeld: (why) =>
+        t.skip(
+          `${why}: this runtime creates the OCI container at StartContainer, so nothing outside NRI can hold CreateContainer (IDEM-05/06 cover convergence through an NRI hook)`,
+        ),
+    });
+    const built = (await slow.createdIds()).filter((id) => id !== done.podId);
+    expectReused(t, built, done.containerId, 'containers', done.evidence);
+  },
+});

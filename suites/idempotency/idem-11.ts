@@ -1,0 +1,44 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CallResult, CheckContext } from '../../src/harness/context.js';
+import { short } from './census.js';
+
+export const check = defineCheck({
+  id: 'IDEM-11',
+  level: 'MUST',
+  title:
+    'StopContainer, RemoveContainer, StopPodSandbox and RemovePodSandbox return OK when repeated and when the object is already stopped or removed',
+  contract:
+    'cri-api v0.32.3 api.proto: StopContainer "must not return an error if the container has already been stopped"; RemoveContainer "must not return an error if the container has already been removed"; StopPodSandbox "must not return an error if all relevant resources have already been reclaimed ... multiple StopPodSandbox calls are expected"; RemovePodSandbox "must not return an error if the sandbox has already been removed"',
+  async run(t: CheckContext) {
+    const { podId, containerId } = await t.cri.runPodWithContainer('idem-11');
+    const ctr = { containerId };
+    const pod = { podSandboxId: podId };
+    const steps: [string, () => Promise<CallResult<unknown>>][] = [
+      ['StopContainer', () => t.cri.tryCall('StopContainer', { ...ctr, timeout: '0' })],
+      [
+        'StopContainer on the stopped container',
+        () => t.cri.tryCall('StopContainer', { ...ctr, timeout: '0' }),
+      ],
+      ['RemoveContainer', () => t.cri.tryCall('RemoveContainer', ctr)],
+      ['RemoveContainer on the removed container', () => t.cri.tryCall('RemoveContainer', ctr)],
+      ['StopPodSandbox', () => t.cri.tryCall('StopPodSandbox', pod)],
+      ['StopPodSandbox on the stopped sandbox', () => t.cri.tryCall('StopPodSandbox', pod)],
+      ['RemovePodSandbox', () => t.cri.tryCall('RemovePodSandbox', pod)],
+      ['RemovePodSandbox on the removed sandbox', () => t.cri.tryCall('RemovePodSandbox', pod)],
+      ['StopPodSandbox on the removed sandbox', () => t.cri.tryCall('StopPodSandbox', pod)],
+    ];
+    const errors: string[] = [];
+    for (const [what, call] of steps) {
+      t.step(what);
+      const reply = await call();
+      if (!reply.ok) errors.push(`${what}: ${reply.code} "${reply.message}"`);
+    }
+    // The proto promises nothing for stopping a container that is gone: recorded, not judged.
+    const late = await t.cri.tryCall('StopContainer', { ...ctr, timeout: '0' });
+    t.observe('StopContainer on a removed container', late.ok ? 'OK' : `${late.code} (${late.codeNumber})`);
+    t.expect(
+      errors.length === 0,
+      `pod ${short(podId)}, container ${short(containerId)}: ${errors.join('; ')}`,
+    );
+  },
+});

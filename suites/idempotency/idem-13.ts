@@ -1,0 +1,27 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { expectOnePod } from './census.js';
+import { DELAY_MS, retryRunPod, timeOutRunPod } from './scenarios.js';
+
+export const check = defineCheck({
+  id: 'IDEM-13',
+  level: 'SHOULD',
+  tags: ['Restart'],
+  needs: ['exclusive'],
+  title:
+    'After a runtime restart with a timed-out sandbox in existence, the runtime is healthy and an identical RunPodSandbox yields exactly one sandbox',
+  contract:
+    'kubelet: keeps retrying the identical RunPodSandbox across runtime restarts; CRI-O issue 4221 (ResourceCache): what the cache held must not turn into an orphan or a permanent "name is reserved" after a restart',
+  async run(t: CheckContext) {
+    // The timed-out build is left to finish: the restart then meets whatever the runtime keeps of it.
+    const timedOut = await timeOutRunPod(t, 'idem-13', t.inject.creationDelay());
+    await t.pause(
+      DELAY_MS,
+      'let the timed-out build finish, so the runtime holds its result when it restarts',
+    );
+    const tookMs = await t.restartRuntime();
+    t.observe('restart took ms', tookMs);
+    const { evidence } = await retryRunPod(t, timedOut);
+    await expectOnePod(t, timedOut.config.metadata.name, `after the restart and the retries (${evidence})`);
+  },
+});

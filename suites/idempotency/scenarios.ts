@@ -1,0 +1,311 @@
+/**
+ * The kubelet's timeout-and-retry pattern as the idempotency checks drive it: a creation delay holds the
+ * first request past its client deadline (or past a client cancel), the delay is lifted, and the identical
+ * request is sent again with back-off until it succeeds or the budget is spent.
+ *
+ * The delay is lifted after the first attempt because the slowness the kubelet meets is transient: a
+ * runtime that builds every request anew can only converge once it is fast again, while a runtime that
+ * keeps the timed-out build serves it to the retry (IDEM-03). Only the first attempt races the delay.
+ */
+import type {
+  CallOpts,
+  CallResult,
+  CheckContext,
+  RetryOutcome,
+  RetryPolicy,
+  SlowRuntime,
+} from '../../src/harness/context.js';
+import { describeAttempts } from '../../src/harness/retry.js';
+import { short } from './census.js';
+
+export type PodConfig = ReturnType<CheckContext['make']['pod']>;
+export type ContainerConfig = ReturnType<CheckContext['make']['container']>;
+
+/** The injected creation delay: well above the first attempt's deadline, so the deadline expires mid-build. */
+export const DELAY_MS = 1_500;
+export const FIRST_DEADLINE_MS = 500;
+/** The explicit client cancel of IDEM-12 comes this long after the call started (the build is under way). */
+export const CANCEL_AFTER_MS = 400;
+/**
+ * A retry may be held until the timed-out build ends (a caching runtime hands that build over): its
+ * deadline outlasts the delay, so a held retry is not cut off at the very moment the build completes.
+ */
+const RETRY_DEADLINE_MS = DELAY_MS + 500;
+
+/** How the first attempt ends: its own deadline, or the client cancelling it (IDEM-12). */
+export type Ending = 'deadline' | 'cancel';
+
+/** A delay that holds sandbox creation: the slow runtime handler or the slow CNI wrapper. */
+export interface Delay {
+  name: string;
+  /** The handler the request must name for the delay to act ('' = the run's default handler). */
+  runtimeHandler: string;
+  setDelay(ms: number): Promise<void>;
+}
+
+/** The slow runtime handler as a Delay, for checks that also need its record of created ids. */
+export function slowHandlerDelay(slow: SlowRuntime): Delay {
+  return {
+    name: `slow runtime handler "${slow.handler}"`,
+    runtimeHandler: slow.handler,
+    setDelay: slow.setDelay,
+  };
+}
+
+/** Kubelet-like retries: the identical request, back-off from 100 ms, within the delay plus the margin. */
+export function kubeletRetry(t: CheckContext): RetryPolicy {
+  return {
+    attemptDeadlineMs: RETRY_DEADLINE_MS,
+    budgetMs: DELAY_MS + t.settings.marginMs,
+    backoffMs: 100,
+    maxBackoffMs: 800,
+  };
+}
+
+/** One line of evidence: how the first attempt ended and what each retry got. */
+export function evidence(first: CallResult<unknown>, outcome?: RetryOutcome<unknown>): string {
+  const head = first.ok
+    ? `first OK ${Math.round(first.latencyMs)}ms`
+    : `first ${first.code} ${Math.round(first.latencyMs)}ms`;
+  return outcome ? `${head}; retries: ${describeAttempts(outcome.attempts) || 'none'}` : head;
+}
+
+/**
+ * Sends the first attempt with the delay set and ends it by deadline or cancel, then lifts the delay.
+ * When the delay did not hold the request, `notHeld` decides: by default an error (the injector is broken).
+ */
+async function firstAttempt<T>(
+  t: CheckContext,
+  what: string,
+  delay: { name: string; setDelay(ms: number): Promise<void> },
+  ending: Ending,
+  send: (opts: CallOpts) => Promise<CallResult<T>>,
+  notHeld: (why: string) => never = (why) => {
+    throw new Error(why);
+  },
+): Promise<CallResult<T>> {
+  await delay.setDelay(DELAY_MS);
+  const opts: CallOpts =
+    ending === 'deadline'
+      ? { deadlineMs: FIRST_DEADLINE_MS }
+      : { signal: AbortSignal.timeout(CANCEL_AFTER_MS) };
+  t.step(
+    `${what} with the ${delay.name} holding it ${DELAY_MS} ms; the client ends it by ${
+      ending === 'deadline' ? `its ${FIRST_DEADLINE_MS} ms deadline` : `a cancel after ${CANCEL_AFTER_MS} ms`
+    }`,
+  );
+  const first = await send(opts);
+  await delay.setDelay(0);
+  const expected = ending === 'deadline' ? 'DEADLINE_EXCEEDED' : 'CANCELLED';
+  if (first.ok)
+    notHeld(`the ${delay.name} did not hold ${what}: it returned OK after ${Math.round(first.latencyMs)} ms`);
+  if (first.code !== expected) {
+    throw new Error(
+      `${what} was expected to end ${expected}, but the runtime answered ${first.code}: ${first.message}`,
+    );
+  }
+  return first;
+}
+
+export interface TimedOutPod {
+  config: PodConfig;
+  request: { config: PodConfig; runtimeHandler: string };
+  first: CallResult<{ podSandboxId: string }>;
+}
+
+/** A RunPodSandbox whose client gave up while the runtime was still building it. */
+export async function timeOutRunPod(
+  t: CheckContext,
+  name: string,
+  delay: Delay,
+  ending: Ending = 'deadline',
+): Promise<TimedOutPod> {
+  const config = t.make.pod(name);
+  const request = { config, runtimeHandler: delay.runtimeHandler || t.settings.runtimeHandler };
+  const first = await firstAttempt(t, `RunPodSandbox ${config.metadata.name}`, delay, ending, (opts) =>
+    t.cri.tryCall('RunPodSandbox', request, opts),
+  );
+  return { config, request, first };
+}
+
+/**
+ * Sends `what` again and again through `send` (kubelet-like policy) and asserts that it converges.
+ * The evidence line tells how the first attempt ended and what every retry got.
+ */
+export async function converge<T>(
+  t: CheckContext,
+  what: string,
+  first: CallResult<unknown>,
+  send: (policy: RetryPolicy) => Promise<RetryOutcome<T>>,
+): Promise<{ value: T; evidence: string }> {
+  t.step(`${what}, kubelet-like retries`);
+  const policy = kubeletRetry(t);
+  const outcome = await send(policy);
+  const line = evidence(first, outcome);
+  t.expect(outcome.value !== undefined, `${what} did not converge within ${policy.budgetMs} ms: ${line}`);
+  return { value: outcome.value, evidence: line };
+}
+
+/**
+ * A RunPodSandbox timed out on the slow runtime handler, with the id the timed-out call built (the
+ * handler logs every create; a sandbox's id is its pause container's id). The request is not retried.
+ */
+export async function timeOutOnSlowHandler(
+  t: CheckContext,
+  name: string,
+): Promise<TimedOutPod & { builtId: string }> {
+  const slow = t.inject.slowRuntime();
+  const timedOut = await timeOutRunPod(t, name, slowHandlerDelay(slow));
+  return { ...timedOut, builtId: await timedOutId(t, slow) };
+}
+
+/** Retries the identical RunPodSandbox like the kubelet and asserts that it converges; returns its id. */
+export async function retryRunPod(
+  t: CheckContext,
+  timedOut: TimedOutPod,
+): Promise<{ podId: string; evidence: string }> {
+  const what = `the identical RunPodSandbox ${timedOut.config.metadata.name}`;
+  const done = await converge(t, what, timedOut.first, (p) =>
+    t.cri.retry('RunPodSandbox', timedOut.request, p),
+  );
+  return { podId: done.value.podSandboxId, evidence: done.evidence };
+}
+
+/** IDEM-01's scenario: time out, retry until it converges. */
+export async function runPodAfterTimeout(
+  t: CheckContext,
+  name: string,
+  delay: Delay,
+  ending: Ending = 'deadline',
+): Promise<TimedOutPod & { podId: string; evidence: string }> {
+  const timedOut = await timeOutRunPod(t, name, delay, ending);
+  return { ...timedOut, ...(await retryRunPod(t, timedOut)) };
+}
+
+/** A delay that holds CreateContainer of one named container in one sandbox. */
+export interface ContainerDelay {
+  name: string;
+  /** The handler the sandbox must run with for the delay to act. */
+  runtimeHandler: string;
+  arm(podId: string, containerName: string): Promise<void>;
+  disarm(): Promise<void>;
+}
+
+/**
+ * Holds CreateContainer in this check's NRI plugin (a delay on the CreateContainer hook, for one
+ * container only, shorter than the runtime's plugin request timeout). Every NRI runtime calls the hook
+ * inside CreateContainer; use it where only convergence and duplicates matter, never for reuse (IDEM-07).
+ */
+export async function nriCreateDelay(t: CheckContext): Promise<ContainerDelay> {
+  const holdMs = Math.min(DELAY_MS, t.settings.nriRequestTimeoutMs - 500);
+  if (holdMs < FIRST_DEADLINE_MS + 300) {
+    t.skip(
+      `--nri-request-timeout ${t.settings.nriRequestTimeoutMs} ms is too short to hold CreateContainer past a ${FIRST_DEADLINE_MS} ms deadline`,
+    );
+  }
+  const plugin = await t.nri.plugin({ index: '10', events: ['CreateContainer'] });
+  let removeFault = () => {};
+  return {
+    name: `NRI CreateContainer hook delay (${holdMs} ms)`,
+    runtimeHandler: '',
+    arm: async (podId, containerName) => {
+      const fault = plugin.fault({
+        match: { event: 'CreateContainer', podId, containerName },
+        action: { kind: 'delay', ms: holdMs },
+        times: 1,
+      });
+      removeFault = () => fault.remove();
+    },
+    disarm: async () => removeFault(),
+  };
+}
+
+/** The slow runtime handler as a CreateContainer delay: acts where the runtime creates the OCI container there. */
+export function slowHandlerCreateDelay(slow: SlowRuntime): ContainerDelay {
+  return {
+    name: `slow runtime handler "${slow.handler}"`,
+    runtimeHandler: slow.handler,
+    arm: () => slow.setDelay(DELAY_MS),
+    disarm: () => slow.setDelay(0),
+  };
+}
+
+export interface TimedOutContainer {
+  podId: string;
+  podConfig: PodConfig;
+  config: ContainerConfig;
+  request: { podSandboxId: string; config: ContainerConfig; sandboxConfig: PodConfig };
+  first: CallResult<{ containerId: string }>;
+}
+
+/** A CreateContainer whose client gave up while the runtime was still creating it, in a fresh sandbox. */
+export async function timeOutCreateContainer(
+  t: CheckContext,
+  name: string,
+  delay: ContainerDelay,
+  opts: { ending?: Ending; notHeld?: (why: string) => never; podId?: string; podConfig?: PodConfig } = {},
+): Promise<TimedOutContainer> {
+  const podConfig = opts.podConfig ?? t.make.pod(name);
+  const podId =
+    opts.podId ?? (await t.cri.runPod(podConfig, { runtimeHandler: delay.runtimeHandler || undefined }));
+  const config = t.make.container('workload');
+  const request = { podSandboxId: podId, config, sandboxConfig: podConfig };
+  const first = await firstAttempt(
+    t,
+    `CreateContainer workload in ${short(podId)}`,
+    { name: delay.name, setDelay: (ms) => (ms > 0 ? delay.arm(podId, 'workload') : delay.disarm()) },
+    opts.ending ?? 'deadline',
+    (callOpts) => t.cri.tryCall('CreateContainer', request, callOpts),
+    opts.notHeld,
+  );
+  return { podId, podConfig, config, request, first };
+}
+
+/** IDEM-05's scenario: time out a CreateContainer in a fresh sandbox, retry until it converges. */
+export async function createContainerAfterTimeout(
+  t: CheckContext,
+  name: string,
+  delay: ContainerDelay,
+  opts: Parameters<typeof timeOutCreateContainer>[3] = {},
+): Promise<TimedOutContainer & { containerId: string; evidence: string }> {
+  const timedOut = await timeOutCreateContainer(t, name, delay, opts);
+  const { value, evidence } = await converge(
+    t,
+    `the identical CreateContainer in ${short(timedOut.podId)}`,
+    timedOut.first,
+    (p) => t.cri.retry('CreateContainer', timedOut.request, p),
+  );
+  return { ...timedOut, containerId: value.containerId, evidence };
+}
+
+/** The id the slow runtime handler logged first since the check started: what the timed-out call built. */
+export function timedOutId(t: CheckContext, slow: SlowRuntime): Promise<string> {
+  return t.poll(async () => (await slow.createdIds())[0], {
+    withinMs: 1_000,
+    what: 'the slow runtime handler to log the id the timed-out request built',
+  });
+}
+
+/**
+ * Asserts that the runtime built exactly one object for the logical request (per the slow handler's log)
+ * and served it to the retry.
+ */
+export function expectReused(
+  t: CheckContext,
+  built: readonly string[],
+  served: string,
+  kind: string,
+  line: string,
+): void {
+  const first = built[0];
+  t.expect(
+    first !== undefined,
+    `the slow runtime handler logged no create for the timed-out request (${line})`,
+  );
+  t.expect(
+    first === served && built.length === 1,
+    `timed-out call built ${short(first)}, retry got ${short(served)}; the runtime built ${built.length} ${kind} (${built
+      .map(short)
+      .join(', ')}) for one logical request instead of reusing the first (${line})`,
+  );
+}

@@ -1,0 +1,25 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { short } from '../idempotency/census.js';
+import { describeReply, podReply } from './reservation.js';
+
+export const check = defineCheck({
+  id: 'NAME-03',
+  level: 'MUST',
+  title: 'After RemovePodSandbox the name is free: an identical RunPodSandbox succeeds at once',
+  contract:
+    'cri-api v0.32.3 api.proto RemovePodSandbox "removes the sandbox"; kubelet: recreates a pod with the same metadata after removing its sandbox; containerd CRI releases the name reservation on removal',
+  async run(t: CheckContext) {
+    const config = t.make.pod('name-03');
+    const request = { config, runtimeHandler: t.settings.runtimeHandler };
+    const podId = await t.cri.runPod(config);
+    await t.cri.stopPod(podId);
+    await t.cri.removePod(podId);
+    t.step('the identical RunPodSandbox right after the removal');
+    const again = podReply(await t.cri.tryCall('RunPodSandbox', request));
+    t.expect(
+      again.ok,
+      `identical RunPodSandbox right after removing ${short(podId)}: ${describeReply(again)}; the removed sandbox kept its name`,
+    );
+  },
+});

@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { short } from '../idempotency/census.js';
+import { DELAY_MS, type PodConfig } from '../idempotency/scenarios.js';
+import { describeReply, type IdReply, podReply } from './reservation.js';
+
+/** The same pod name with other key fields, on the host network and default handler: no injector slows it. */
+function variant(config: PodConfig, change: { attempt?: number; uid?: string }): PodConfig {
+  const uid = change.uid ?? config.metadata.uid;
+  const namespaces = config.linux?.securityContext?.namespaceOptions;
+  return {
+    ...config,
+    metadata: { ...config.metadata, uid, attempt: change.attempt ?? config.metadata.attempt },
+    labels: { ...config.labels, 'io.kubernetes.pod.uid': uid },
+    hostname: '',
+    linux: { ...config.linux, securityContext: { namespaceOptions: { ...namespaces, network: 'NODE' } } },
+  };
+}
+
+export const check = defineCheck({
+  id: 'NAME-04',
+  level: 'MUST',
+  needs: ['exclusive'],
+  title:
+    'A RunPodSandbox with another attempt or uid is not blocked by the reservation of an in-flight request',
+  contract:
+    'cri-api v0.32.3 api.proto PodSandboxMetadata: attempt and uid are part of the sandbox identity; containerd CRI reserves name_namespace_uid_attempt; kubelet sends attempt+1 when it gives up on a sandbox that is still being built',
+  async run(t: CheckContext) {
+    // Held outside NRI: runtimes deliver NRI hooks one at a time across all pods, so a hook hold would
+    // delay the other requests too and say nothing about reservations.
+    const delay = t.inject.creationDelay();
+    const config = t.make.pod('name-04');
+    const handler = t.settings.runtimeHandler;
+    await delay.setDelay(DELAY_MS);
+    t.step(`RunPodSandbox ${config.metadata.name} attempt 0, held ${DELAY_MS} ms by the ${delay.name}`);
+    let heldDoneAt = Number.POSITIVE_INFINITY;
+    const held = t.cri
+      .tryCall(
+        'RunPodSandbox',
+        { config, runtimeHandler: delay.runtimeHandler || handler },
+        { deadlineMs: DELAY_MS + t.settings.marginMs },
+      )
+      .then((r) => {
+        heldDoneAt = performance.now();
+        return podReply(r);
+      });
+    await t.pause(200, 'let the held request take its reservation');
+    const others: [string, PodConfig][] = [
+      [`attempt ${config.metadata.attempt + 1}`, variant(config, { attempt: config.metadata.attempt + 1 })],
+      ['another uid', variant(config, { uid: randomUUID() })],
+    ];
+    t.step('the same name with another attempt, and with another uid, while the first is held');
+    const replies = await Promise.all(
+      others.map(async ([what, other]): Promise<[string, IdReply, number]> => {
+        const reply = podReply(
+          await t.cri.tryCall('RunPodSandbox', { config: other, runtimeHandler: handler }),
+        );
+        return [what, reply, performance.now()];
+      }),
+    );
+    const first = await held;
+    await delay.setDelay(0);
+    const problems = replies.flatMap(([what, reply, at]) => {
+      if (!reply.ok) return [`${what}: ${describeReply(reply)}`];
+      if (first.ok && reply.value === first.value)
+        return [`${what}: answered with the held sandbox ${short(first.value)}`];
+      return at > heldDoneAt
+        ? [`${what}: waited until the held request finished (${describeReply(reply)})`]
+        : [];
+    });
+    t.expect(
+      problems.length === 0,
+      `while attempt 0 of ${config.metadata.name} was in flight: ${problems.join('; ')} (held request: ${describeReply(first)})`,
+    );
+  },
+});

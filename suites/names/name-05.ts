@@ -1,0 +1,41 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { podReply, releasedAfterFailure } from './reservation.js';
+
+const NO_SUCH_HANDLER = 'cri-conform-no-such-handler';
+
+export const check = defineCheck({
+  id: 'NAME-05',
+  level: 'MUST',
+  title:
+    'A RunPodSandbox that failed for a non-timeout reason (unknown runtime handler, NRI Run hook error) releases the name at once',
+  contract:
+    'kubelet: after a failed RunPodSandbox the next pod sync sends the same metadata again; containerd CRI releases the name reservation when RunPodSandbox fails; NRI: a plugin error on RunPodSandbox fails the request',
+  async run(t: CheckContext) {
+    const handler = t.settings.runtimeHandler;
+    const config = t.make.pod('name-05');
+    const problems = [
+      await releasedAfterFailure(
+        t,
+        'unknown runtime handler',
+        async () =>
+          podReply(await t.cri.tryCall('RunPodSandbox', { config, runtimeHandler: NO_SUCH_HANDLER })),
+        async () => podReply(await t.cri.tryCall('RunPodSandbox', { config, runtimeHandler: handler })),
+      ),
+    ];
+    if (t.nri.available) {
+      const plugin = await t.nri.plugin({ index: '10', events: ['RunPodSandbox'] });
+      const hooked = t.make.pod('name-05-hook');
+      plugin.fault({
+        match: { event: 'RunPodSandbox', podName: hooked.metadata.name },
+        action: { kind: 'error', message: 'cri-conform NAME-05: injected RunPodSandbox hook error' },
+        times: 1,
+      });
+      const send = async () =>
+        podReply(await t.cri.tryCall('RunPodSandbox', { config: hooked, runtimeHandler: handler }));
+      problems.push(await releasedAfterFailure(t, 'NRI RunPodSandbox hook error', send, send));
+    }
+    const found = problems.filter((p) => p !== '');
+    t.expect(found.length === 0, found.join('; '));
+  },
+});

@@ -1,0 +1,51 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { expectOneContainer } from '../idempotency/census.js';
+import { containerReply, describeReply, identicalReplyViolation, observeReply } from './reservation.js';
+
+export const check = defineCheck({
+  id: 'NAME-06',
+  level: 'MUST',
+  needs: ['nri'],
+  title:
+    'Identical CreateContainer requests in one sandbox, in flight at once or after the first succeeded, never yield two containers',
+  contract:
+    'kubelet: a CreateContainer retry can overlap or follow the first request; containerd CRI reserves the container name (name_sandbox_namespace_uid_attempt) for the whole CreateContainer and while the container exists; CRI-O issue 4221',
+  async run(t: CheckContext) {
+    const plugin = await t.nri.plugin({ index: '10', events: ['CreateContainer'] });
+    const podConfig = t.make.pod('name-06');
+    const podId = await t.cri.runPod(podConfig);
+    const config = t.make.container('workload');
+    const request = { podSandboxId: podId, config, sandboxConfig: podConfig };
+    const deadlineMs = t.settings.nriRequestTimeoutMs + t.settings.marginMs;
+    const hold = plugin.fault({
+      match: { event: 'CreateContainer', podId, containerName: config.metadata.name },
+      action: { kind: 'hang' },
+      times: 1,
+    });
+    t.step('CreateContainer workload, held in the CreateContainer hook');
+    const first = t.cri.tryCall('CreateContainer', request, { deadlineMs }).then(containerReply);
+    await hold.reached({ withinMs: 5_000 });
+    t.step('the identical CreateContainer while the first is held');
+    const second = t.cri.tryCall('CreateContainer', request, { deadlineMs }).then(containerReply);
+    await t.pause(300, 'give the identical request time to be refused, or to queue behind the held hook');
+    hold.release();
+    const [holder, concurrent] = await Promise.all([first, second]);
+    t.expect(holder.ok, `the first CreateContainer did not succeed: ${describeReply(holder)}`);
+    observeReply(t, 'concurrent', concurrent, holder.value);
+    const inFlight = identicalReplyViolation(concurrent, holder.value, true);
+    t.expect(inFlight === '', `identical CreateContainer while the first was in flight: ${inFlight}`);
+    await expectOneContainer(t, podId, 'workload', `after two identical requests in flight`);
+
+    t.step('the identical CreateContainer after the first succeeded');
+    const later = containerReply(await t.cri.tryCall('CreateContainer', request));
+    const after = identicalReplyViolation(later, holder.value, false);
+    t.expect(after === '', `identical CreateContainer after the first succeeded: ${after}`);
+    await expectOneContainer(
+      t,
+      podId,
+      'workload',
+      `after a third identical request (${describeReply(later)})`,
+    );
+  },
+});

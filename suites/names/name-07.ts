@@ -1,0 +1,65 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { short } from '../idempotency/census.js';
+import { containerReply, describeReply, releasedAfterFailure } from './reservation.js';
+
+const MISSING_IMAGE = 'registry.invalid/cri-conform/no-such-image:0';
+
+export const check = defineCheck({
+  id: 'NAME-07',
+  level: 'MUST',
+  title:
+    'A removed container, or one whose CreateContainer failed (missing image, NRI hook error), releases its name: an identical CreateContainer succeeds at once',
+  contract:
+    'cri-api v0.32.3 api.proto RemoveContainer "removes the container"; kubelet: recreates a container with the same metadata after removing it or after a failed create; containerd CRI releases the container name on removal and on a failed create',
+  async run(t: CheckContext) {
+    const podConfig = t.make.pod('name-07');
+    const podId = await t.cri.runPod(podConfig);
+    const create = async (config: ReturnType<typeof t.make.container>) =>
+      containerReply(
+        await t.cri.tryCall('CreateContainer', { podSandboxId: podId, config, sandboxConfig: podConfig }),
+      );
+
+    const removed = t.make.container('removed');
+    const containerId = await t.cri.createContainer(podId, removed, podConfig);
+    await t.cri.removeContainer(containerId);
+    t.step('the identical CreateContainer right after the removal');
+    const again = await create(removed);
+    const problems = [
+      again.ok
+        ? ''
+        : `after removing ${short(containerId)}: ${describeReply(again)}; the removed container kept its name`,
+    ];
+
+    const valid = t.make.container('bad-image');
+    const broken = { ...valid, image: { image: MISSING_IMAGE, userSpecifiedImage: MISSING_IMAGE } };
+    problems.push(
+      await releasedAfterFailure(
+        t,
+        'missing image',
+        () => create(broken),
+        () => create(valid),
+      ),
+    );
+
+    if (t.nri.available) {
+      const plugin = await t.nri.plugin({ index: '10', events: ['CreateContainer'] });
+      const hooked = t.make.container('hook-error');
+      plugin.fault({
+        match: { event: 'CreateContainer', podId, containerName: hooked.metadata.name },
+        action: { kind: 'error', message: 'cri-conform NAME-07: injected CreateContainer hook error' },
+        times: 1,
+      });
+      problems.push(
+        await releasedAfterFailure(
+          t,
+          'NRI CreateContainer hook error',
+          () => create(hooked),
+          () => create(hooked),
+        ),
+      );
+    }
+    const found = problems.filter((p) => p !== '');
+    t.expect(found.length === 0, found.join('; '));
+  },
+});

@@ -1,0 +1,86 @@
+/**
+ * What an identical request may get while (or after) another request holds the name: the holder's id, an
+ * error that names the reservation, or (while the holder is still being built) its own deadline.
+ * The gRPC code differs between runtimes (2, 5 or 9 for the same condition), so the condition is matched
+ * by the message and the code is only recorded.
+ */
+import type { CallResult, CheckContext } from '../../src/harness/context.js';
+import { idsIn, namesReservation, short } from '../idempotency/census.js';
+
+/** The reply of a create call, reduced to the id it returned. */
+export type IdReply = CallResult<string>;
+
+export function podReply(r: CallResult<{ podSandboxId: string }>): IdReply {
+  return r.ok ? { ...r, value: r.value.podSandboxId } : r;
+}
+
+export function containerReply(r: CallResult<{ containerId: string }>): IdReply {
+  return r.ok ? { ...r, value: r.value.containerId } : r;
+}
+
+export function describeReply(r: IdReply): string {
+  const ms = Math.round(r.latencyMs);
+  return r.ok
+    ? `OK ${short(r.value)} after ${ms} ms`
+    : `${r.code} (${r.codeNumber}) after ${ms} ms: "${r.message}"`;
+}
+
+/**
+ * Judges the reply to an identical request while `holderId` holds the name. Returns the violation, or ''.
+ * `ownDeadlineOk`: the request was in flight with the holder, so being held until its deadline is allowed.
+ */
+export function identicalReplyViolation(reply: IdReply, holderId: string, ownDeadlineOk: boolean): string {
+  if (reply.ok) {
+    return reply.value === holderId
+      ? ''
+      : `it built a second one, ${short(reply.value)}, beside ${short(holderId)}`;
+  }
+  if (namesReservation(reply.message)) return '';
+  if (ownDeadlineOk && reply.code === 'DEADLINE_EXCEEDED') return '';
+  return `it failed with an error that does not name the reservation: ${describeReply(reply)}`;
+}
+
+/** Records how a runtime answers an identical request (NAME-08, NAME-01). */
+export function observeReply(t: CheckContext, prefix: string, reply: IdReply, holderId: string): void {
+  t.observe(`${prefix}.latencyMs`, Math.round(reply.latencyMs));
+  if (reply.ok) {
+    t.observe(`${prefix}.outcome`, reply.value === holderId ? 'OK, the holder id' : 'OK, another id');
+    return;
+  }
+  const named = idsIn(reply.message);
+  t.observe(`${prefix}.outcome`, namesReservation(reply.message) ? 'reservation error' : 'other error');
+  t.observe(`${prefix}.code`, `${reply.code} (${reply.codeNumber})`);
+  t.observe(`${prefix}.message`, reply.message.slice(0, 300));
+  t.observe(
+    `${prefix}.namesHolder`,
+    named.length === 0
+      ? 'no id in message'
+      : named.includes(holderId)
+        ? 'yes'
+        : `no: ${named.map(short).join(', ')}`,
+  );
+}
+
+/**
+ * A create that fails for a non-timeout reason, then the valid request with the same metadata at once.
+ * Returns the violation ('' when the name was released). When the runtime accepted the request meant to
+ * fail, nothing was tested: that is recorded, and the valid request is not sent (it would meet the name).
+ */
+export async function releasedAfterFailure(
+  t: CheckContext,
+  what: string,
+  failing: () => Promise<IdReply>,
+  valid: () => Promise<IdReply>,
+): Promise<string> {
+  t.step(`${what}: a failing request, then the valid one with the same metadata`);
+  const failed = await failing();
+  t.observe(
+    `${what}.failure`,
+    failed.ok ? 'accepted (inconclusive)' : `${failed.code} (${failed.codeNumber})`,
+  );
+  if (failed.ok) return '';
+  const retry = await valid();
+  return retry.ok
+    ? ''
+    : `${what}: the failure (${failed.code}) kept the name: the valid retry got ${describeReply(retry)}`;
+}

@@ -1,0 +1,194 @@
+/**
+ * The shared scenario of the teardown suite: one pod with a running container, a plugin at index 10 that
+ * misbehaves (error, hang or crash) on chosen teardown events of that pod only, optionally a well-behaved
+ * witness plugin at index 20, and the teardown calls made one by one. It records each call's reply, how
+ * often the fault acted, and what the pod and container look like afterwards; the checks assert on that.
+ * After a hang or a crash the runtime has dropped plugin 10, so it registers again before the next step.
+ */
+import type { CallResult, CheckContext, FaultHandle, TestPlugin } from '../../src/harness/context.js';
+import type { EventName, FaultAction, PodConfig } from '../hooks/events.js';
+import { CONTAINER_EVENTS, describeEvents, POD_EVENTS, receivedBy } from '../hooks/events.js';
+import { boundedCallDeadlineMs, deliveryWithinMs, teardownBoundMs } from '../hooks/timing.js';
+
+/** The teardown calls in the order the kubelet reaches them for a pod with one container. */
+export const TEARDOWN_EVENTS = [
+  'StopContainer',
+  'RemoveContainer',
+  'StopPodSandbox',
+  'RemovePodSandbox',
+] as const;
+export type TeardownEvent = (typeof TEARDOWN_EVENTS)[number];
+
+export interface FaultyTeardownSpec {
+  /** Part of the pod name, and how failure messages name the scenario. */
+  name: string;
+  /** What plugin 10 does on each event in faultOn, for this pod only. */
+  action: FaultAction;
+  faultOn: readonly TeardownEvent[];
+  /** The CRI calls made, in order. */
+  steps: readonly TeardownEvent[];
+  /** Also register plugin 20, which only records. */
+  witness?: boolean;
+  /** Repeat a call once when it fails (what the kubelet would do next). */
+  retryOnError?: boolean;
+}
+
+export interface LivePod {
+  podId: string;
+  containerId: string;
+}
+
+export interface StepOutcome {
+  event: TeardownEvent;
+  reply: CallResult<unknown>;
+  retry?: CallResult<unknown>;
+  /** How often plugin 10's fault acted on this step's event (0: the runtime never delivered it). */
+  faultHits: number;
+  /** From the lists right after the step: a CRI state name, or 'gone'. */
+  podState: string;
+  containerState: string;
+}
+
+export interface FaultyTeardown<T> extends LivePod {
+  podConfig: PodConfig;
+  faulty: TestPlugin;
+  witness?: TestPlugin;
+  steps: StepOutcome[];
+  /** What onLive returned (taken while the pod ran, before any teardown). */
+  live: T | undefined;
+}
+
+const TEARDOWN_SUBSCRIPTION: readonly EventName[] = [...POD_EVENTS, ...CONTAINER_EVENTS];
+
+export async function tearDownWithFaultyPlugin<T = undefined>(
+  t: CheckContext,
+  spec: FaultyTeardownSpec,
+  onLive?: (pod: LivePod) => Promise<T>,
+): Promise<FaultyTeardown<T>> {
+  const faulty = await t.nri.plugin({ index: '10', events: TEARDOWN_SUBSCRIPTION });
+  const witness = spec.witness
+    ? await t.nri.plugin({ index: '20', events: TEARDOWN_SUBSCRIPTION })
+    : undefined;
+  const { podId, containerId, podConfig } = await t.cri.runPodWithContainer(spec.name);
+  const live = onLive ? await onLive({ podId, containerId }) : undefined;
+  const steps: StepOutcome[] = [];
+  for (const event of spec.steps) {
+    const target = event.endsWith('Container') ? { containerId } : { podId };
+    let fault: FaultHandle | undefined;
+    if (spec.faultOn.includes(event)) {
+      t.step(`plugin 10 will ${spec.action.kind} on ${event}`);
+      fault = faulty.fault({ match: { ...target, event }, action: spec.action });
+    }
+    const reply = await teardownCall(t, event, { podId, containerId });
+    const retry =
+      !reply.ok && spec.retryOnError ? await teardownCall(t, event, { podId, containerId }) : undefined;
+    const faultHits = fault?.hits ?? 0;
+    fault?.remove();
+    if (fault && (spec.action.kind === 'hang' || spec.action.kind === 'crash')) {
+      t.step(`plugin 10 registers again after its ${spec.action.kind}`);
+      await faulty.reconnect();
+    }
+    steps.push({
+      event,
+      reply,
+      ...(retry ? { retry } : {}),
+      faultHits,
+      ...(await statesOf(t, { podId, containerId })),
+    });
+  }
+  return { podId, containerId, podConfig, faulty, ...(witness ? { witness } : {}), steps, live };
+}
+
+/** One teardown call with a deadline just past TEAR-04's bound, so a blocked call fails fast. */
+export function teardownCall(
+  t: CheckContext,
+  event: TeardownEvent,
+  pod: LivePod,
+): Promise<CallResult<unknown>> {
+  const opts = { deadlineMs: boundedCallDeadlineMs(t) };
+  switch (event) {
+    case 'StopContainer':
+      return t.cri.tryCall('StopContainer', { containerId: pod.containerId, timeout: '1' }, opts);
+    case 'RemoveContainer':
+      return t.cri.tryCall('RemoveContainer', { containerId: pod.containerId }, opts);
+    case 'StopPodSandbox':
+      return t.cri.tryCall('StopPodSandbox', { podSandboxId: pod.podId }, opts);
+    case 'RemovePodSandbox':
+      return t.cri.tryCall('RemovePodSandbox', { podSandboxId: pod.podId }, opts);
+  }
+}
+
+async function statesOf(
+  t: CheckContext,
+  pod: LivePod,
+): Promise<{ podState: string; containerState: string }> {
+  const podState = (await t.cri.listPods()).find((p) => p.id === pod.podId)?.state ?? 'gone';
+  const containerState =
+    (await t.cri.listContainers({ podId: pod.podId })).find((c) => c.id === pod.containerId)?.state ?? 'gone';
+  return { podState, containerState };
+}
+
+/** "OK in 12 ms" or "UNKNOWN (2) in 15 ms: plugin says no" */
+export function describeReply(r: CallResult<unknown>): string {
+  const ms = Math.round(r.latencyMs);
+  return r.ok ? `OK in ${ms} ms` : `${r.code} (${r.codeNumber}) in ${ms} ms: ${r.message}`;
+}
+
+/** The reply, plus the retry's when there was one: "UNKNOWN (2) in 15 ms: ...; retry OK in 9 ms". */
+export function describeStep(s: StepOutcome): string {
+  return `${s.event} ${describeReply(s.reply)}${s.retry ? `; retry ${describeReply(s.retry)}` : ''}`;
+}
+
+/** Steps whose event plugin 10 was set to fail but never received: the scenario could not test them. */
+export function unreachedFaults(spec: FaultyTeardownSpec, steps: readonly StepOutcome[]): string[] {
+  return steps.filter((s) => spec.faultOn.includes(s.event) && s.faultHits === 0).map((s) => s.event);
+}
+
+/**
+ * What the witness (plugin 20) missed of the events plugin 10 misbehaved on, as a failure message, or ''.
+ * "plugin 20 got [...]; missing StopPodSandbox (plugin 10 answered it with hang)"
+ */
+export async function witnessGap<T>(
+  t: CheckContext,
+  spec: FaultyTeardownSpec,
+  o: FaultyTeardown<T>,
+): Promise<string> {
+  const { witness } = o;
+  if (!witness) return `scenario ${spec.name} has no witness plugin`;
+  const missing: string[] = [];
+  for (const s of o.steps.filter((step) => spec.faultOn.includes(step.event))) {
+    const target = s.event.endsWith('Container') ? { containerId: o.containerId } : { podId: o.podId };
+    const got = await receivedBy(witness, target, [s.event], deliveryWithinMs(t));
+    if (!got.some((e) => e.event === s.event)) missing.push(s.event);
+  }
+  if (missing.length === 0) return '';
+  return `plugin 20 got ${describeEvents(witness.events({ podId: o.podId }))}; missing ${missing.join(', ')} (plugin 10 answered each with ${spec.action.kind})`;
+}
+
+/** Steps that took longer than TEAR-04's bound, as a failure message, or ''. */
+export function overBound(t: CheckContext, spec: FaultyTeardownSpec, steps: readonly StepOutcome[]): string {
+  const boundMs = teardownBoundMs(t);
+  const slow = steps.filter((s) => s.reply.latencyMs > boundMs);
+  if (slow.length === 0) return '';
+  return `with plugin 10 answering with ${spec.action.kind}, ${slow.map(describeStep).join('; ')}: over the bound of ${boundMs} ms (request timeout ${t.settings.nriRequestTimeoutMs} ms + margin ${t.settings.marginMs} ms)`;
+}
+
+/** The outcome of the step that made `event`'s call; fails the check when the scenario made none. */
+export function stepOf(t: CheckContext, steps: readonly StepOutcome[], event: TeardownEvent): StepOutcome {
+  const step = steps.find((s) => s.event === event);
+  t.expect(step !== undefined, `the scenario made no ${event} call`);
+  return step;
+}
+
+/** Fails when plugin 10 never got an event it was set to misbehave on: that part of the scenario tested nothing. */
+export function expectFaultsReached(
+  t: CheckContext,
+  spec: FaultyTeardownSpec,
+  steps: readonly StepOutcome[],
+): void {
+  const unreached = unreachedFaults(spec, steps);
+  t.expect(
+    unreached.length === 0,
+    `plugin 10 never got ${unreached.join(', ')}, so its ${spec.action.kind} there was never exercised`,
+  );
+}

@@ -1,0 +1,24 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { describeStep, expectFaultsReached, stepOf, tearDownWithFaultyPlugin } from './faulty-teardown.js';
+import { STOP_POD_REFUSED } from './scenarios.js';
+
+export const check = defineCheck({
+  id: 'TEAR-01',
+  level: 'MUST',
+  needs: ['nri'],
+  title:
+    'A plugin error on StopPodSandbox does not keep the sandbox from stopping: afterwards it is NOTREADY',
+  contract:
+    'NRI pod-sandbox lifecycle contract (containerd/nri PR 286): StopPodSandbox is a notification, plugin errors must not block teardown; cri-api v0.32.3 api.proto StopPodSandbox "stops any running process that is part of the sandbox"',
+  async run(t: CheckContext) {
+    const { steps } = await tearDownWithFaultyPlugin(t, STOP_POD_REFUSED);
+    expectFaultsReached(t, STOP_POD_REFUSED, steps);
+    const stop = stepOf(t, steps, 'StopPodSandbox');
+    t.observe('stop-reply', describeStep(stop));
+    t.expect(
+      stop.podState === 'SANDBOX_NOTREADY',
+      `with plugin 10 failing its StopPodSandbox hook, the sandbox is ${stop.podState} after ${describeStep(stop)}`,
+    );
+  },
+});

@@ -1,0 +1,39 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import {
+  describeReply,
+  describeStep,
+  expectFaultsReached,
+  stepOf,
+  tearDownWithFaultyPlugin,
+} from './faulty-teardown.js';
+import { REMOVE_POD_REFUSED } from './scenarios.js';
+
+export const check = defineCheck({
+  id: 'TEAR-02',
+  level: 'MUST',
+  needs: ['nri'],
+  title:
+    'A plugin error on RemovePodSandbox does not block removal: the sandbox is gone and its name reusable',
+  contract:
+    'NRI pod-sandbox lifecycle contract (containerd/nri PR 286): plugin errors must not block teardown; cri-api v0.32.3 api.proto RemovePodSandbox "removes the sandbox"',
+  async run(t: CheckContext) {
+    const { steps, podId, podConfig } = await tearDownWithFaultyPlugin(t, REMOVE_POD_REFUSED);
+    expectFaultsReached(t, REMOVE_POD_REFUSED, steps);
+    const remove = stepOf(t, steps, 'RemovePodSandbox');
+    t.observe('remove-reply', describeStep(remove));
+    t.expect(
+      remove.podState === 'gone',
+      `with plugin 10 failing its RemovePodSandbox hook, sandbox ${podId.slice(0, 13)} is still listed (${remove.podState}) after ${describeStep(remove)}`,
+    );
+    t.step('run a pod with the identical metadata: the name must be free');
+    const again = await t.cri.tryCall('RunPodSandbox', {
+      config: podConfig,
+      runtimeHandler: t.settings.runtimeHandler,
+    });
+    t.expect(
+      again.ok,
+      `RunPodSandbox with the removed sandbox's name ${podConfig.metadata.name} failed: ${describeReply(again)}`,
+    );
+  },
+});

@@ -1,0 +1,31 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { describeStep, expectFaultsReached, stepOf, tearDownWithFaultyPlugin } from './faulty-teardown.js';
+import { CONTAINER_TEARDOWN_REFUSED } from './scenarios.js';
+
+export const check = defineCheck({
+  id: 'TEAR-03',
+  level: 'MUST',
+  needs: ['nri'],
+  title:
+    'Plugin errors on StopContainer and RemoveContainer do not block them: the container exits, then is gone',
+  contract:
+    'NRI lifecycle contract (containerd/nri PR 286): teardown events are notifications that plugins cannot veto; cri-api v0.32.3 api.proto StopContainer "stops a running container", RemoveContainer "removes the container"',
+  async run(t: CheckContext) {
+    const { steps, containerId } = await tearDownWithFaultyPlugin(t, CONTAINER_TEARDOWN_REFUSED);
+    expectFaultsReached(t, CONTAINER_TEARDOWN_REFUSED, steps);
+    const stop = stepOf(t, steps, 'StopContainer');
+    const remove = stepOf(t, steps, 'RemoveContainer');
+    t.observe('stop-reply', describeStep(stop));
+    t.observe('remove-reply', describeStep(remove));
+    const id = containerId.slice(0, 13);
+    t.expect(
+      stop.containerState === 'CONTAINER_EXITED',
+      `with plugin 10 failing its StopContainer hook, container ${id} is ${stop.containerState} after ${describeStep(stop)}`,
+    );
+    t.expect(
+      remove.containerState === 'gone',
+      `with plugin 10 failing its RemoveContainer hook, container ${id} is still listed (${remove.containerState}) after ${describeStep(remove)}`,
+    );
+  },
+});

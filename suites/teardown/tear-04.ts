@@ -1,0 +1,20 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { expectFaultsReached, overBound, tearDownWithFaultyPlugin } from './faulty-teardown.js';
+import { EVERY_TEARDOWN_HOOK_HANGS } from './scenarios.js';
+
+export const check = defineCheck({
+  id: 'TEAR-04',
+  level: 'MUST',
+  needs: ['nri'],
+  title:
+    "A plugin that hangs in a teardown hook delays StopContainer, RemoveContainer, StopPodSandbox and RemovePodSandbox by at most the runtime's plugin request timeout plus a margin",
+  contract:
+    'containerd/nri pkg/adaptation: every plugin request runs under the plugin request timeout, and a timed-out plugin is closed and skipped; NRI lifecycle contract (PR 286): teardown is never blocked by a plugin',
+  async run(t: CheckContext) {
+    const { steps } = await tearDownWithFaultyPlugin(t, EVERY_TEARDOWN_HOOK_HANGS);
+    expectFaultsReached(t, EVERY_TEARDOWN_HOOK_HANGS, steps);
+    const slow = overBound(t, EVERY_TEARDOWN_HOOK_HANGS, steps);
+    t.expect(slow === '', slow);
+  },
+});

@@ -1,0 +1,20 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { expectFaultsReached, tearDownWithFaultyPlugin, witnessGap } from './faulty-teardown.js';
+import { LOWER_PLUGIN_REFUSES } from './scenarios.js';
+
+export const check = defineCheck({
+  id: 'TEAR-05',
+  level: 'MUST',
+  needs: ['nri'],
+  title:
+    'When plugin 10 fails a teardown event (StopContainer, RemoveContainer, StopPodSandbox, RemovePodSandbox), plugin 20 still receives it',
+  contract:
+    'NRI pod-sandbox lifecycle contract (containerd/nri PR 286), multi-plugin delivery: a teardown event reaches every subscribed plugin even when an earlier one fails it',
+  async run(t: CheckContext) {
+    const outcome = await tearDownWithFaultyPlugin(t, LOWER_PLUGIN_REFUSES);
+    expectFaultsReached(t, LOWER_PLUGIN_REFUSES, outcome.steps);
+    const gap = await witnessGap(t, LOWER_PLUGIN_REFUSES, outcome);
+    t.expect(gap === '', gap);
+  },
+});

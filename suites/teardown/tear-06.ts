@@ -1,0 +1,29 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { expectFaultsReached, overBound, tearDownWithFaultyPlugin, witnessGap } from './faulty-teardown.js';
+import { LOWER_PLUGIN_CRASHES, LOWER_PLUGIN_HANGS } from './scenarios.js';
+
+export const check = defineCheck({
+  id: 'TEAR-06',
+  level: 'MUST',
+  needs: ['nri'],
+  title:
+    'When plugin 10 hangs or crashes in a teardown hook, plugin 20 still receives the event and the CRI call returns within the plugin request timeout plus a margin',
+  contract:
+    'NRI pod-sandbox lifecycle contract (containerd/nri PR 286), multi-plugin delivery; containerd/nri pkg/adaptation: a timed-out or closed plugin is dropped and the event goes on to the next plugin',
+  async run(t: CheckContext) {
+    const problems: string[] = [];
+    for (const [i, spec] of [LOWER_PLUGIN_HANGS, LOWER_PLUGIN_CRASHES].entries()) {
+      // Fresh plugins for each scenario: the first scenario's pair would otherwise see the second pod too.
+      if (i > 0) await t.cleanupNow();
+      t.step(`plugin 10 answers every teardown event with ${spec.action.kind}`);
+      const outcome = await tearDownWithFaultyPlugin(t, spec);
+      expectFaultsReached(t, spec, outcome.steps);
+      const slow = overBound(t, spec, outcome.steps);
+      if (slow !== '') problems.push(slow);
+      const gap = await witnessGap(t, spec, outcome);
+      if (gap !== '') problems.push(gap);
+    }
+    t.expect(problems.length === 0, problems.join('; '));
+  },
+});

@@ -1,0 +1,44 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { describeEvents, type FaultAction, POD_EVENTS, receivedBy } from '../hooks/events.js';
+import { boundedCallDeadlineMs, deliveryWithinMs, teardownBoundMs } from '../hooks/timing.js';
+
+const WAYS_TO_BE_DROPPED: readonly FaultAction[] = [{ kind: 'hang' }, { kind: 'crash' }];
+
+export const check = defineCheck({
+  id: 'TEAR-07',
+  level: 'MUST',
+  needs: ['nri'],
+  title:
+    'A plugin the runtime disconnected (after a hang or a crash) can register again and then receives the events of new pods',
+  contract:
+    'containerd/nri pkg/adaptation: external plugins connect to the NRI socket at any time and are registered, configured and synchronized on connect; NRI lifecycle contract (PR 286)',
+  async run(t: CheckContext) {
+    const plugin = await t.nri.plugin({ index: '10', events: POD_EVENTS });
+    for (const action of WAYS_TO_BE_DROPPED) {
+      const podId = await t.cri.runPod(t.make.pod(`tear-07-${action.kind}`));
+      plugin.fault({ match: { event: 'StopPodSandbox', podId }, action });
+      t.step(`plugin 10 answers StopPodSandbox with ${action.kind}`);
+      await t.cri.tryCall(
+        'StopPodSandbox',
+        { podSandboxId: podId },
+        { deadlineMs: boundedCallDeadlineMs(t) },
+      );
+      const cause = await plugin.waitDisconnected({ withinMs: teardownBoundMs(t) });
+      t.observe(`disconnected-after-${action.kind}`, cause ? cause.message : 'no');
+
+      t.step('plugin 10 registers again');
+      const refused = await plugin.reconnect().then(
+        () => '',
+        (e: unknown) => (e instanceof Error ? e.message : String(e)),
+      );
+      t.expect(refused === '', `after its ${action.kind}, plugin 10 could not register again: ${refused}`);
+      const next = await t.cri.runPod(t.make.pod(`tear-07-after-${action.kind}`));
+      const got = await receivedBy(plugin, { podId: next }, ['RunPodSandbox'], deliveryWithinMs(t));
+      t.expect(
+        got.length > 0,
+        `after its ${action.kind} and registering again, plugin 10 got ${describeEvents(plugin.events())}; missing RunPodSandbox of the new pod ${next.slice(0, 13)}`,
+      );
+    }
+  },
+});

@@ -1,0 +1,37 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { describeReply } from './faulty-teardown.js';
+
+/** Ignores TERM in any pid namespace mode: the trap is inherited by every `sleep` the loop starts. */
+const TERM_IGNORING = ['sh', '-c', 'trap "" TERM; while :; do sleep 1; done'];
+const STOP_TIMEOUT_S = 1;
+
+export const check = defineCheck({
+  id: 'TEAR-10',
+  level: 'MUST',
+  title:
+    'StopContainer on a container that ignores SIGTERM returns within its timeout plus a margin, and the container is EXITED',
+  contract:
+    'cri-api v0.32.3 api.proto StopContainer: "stops a running container with a grace period (i.e., timeout) ... forcibly kill the container after the grace period"',
+  async run(t: CheckContext) {
+    const { containerId } = await t.cri.runPodWithContainer('tear-10', { command: TERM_IGNORING });
+    const boundMs = STOP_TIMEOUT_S * 1_000 + t.settings.marginMs;
+    t.step(`StopContainer with timeout ${STOP_TIMEOUT_S} s`);
+    const reply = await t.cri.tryCall(
+      'StopContainer',
+      { containerId, timeout: String(STOP_TIMEOUT_S) },
+      { deadlineMs: boundMs + t.settings.marginMs },
+    );
+    t.observe('stop-latency-ms', Math.round(reply.latencyMs));
+    t.expect(
+      reply.ok && reply.latencyMs <= boundMs,
+      `StopContainer(timeout ${STOP_TIMEOUT_S} s) on a TERM-ignoring container: ${describeReply(reply)}; bound ${boundMs} ms`,
+    );
+    const status = await t.cri.containerStatus(containerId);
+    t.observe('exit-code', status.exitCode);
+    t.expect(
+      status.state === 'CONTAINER_EXITED',
+      `after StopContainer returned, the container is ${status.state}, not CONTAINER_EXITED`,
+    );
+  },
+});

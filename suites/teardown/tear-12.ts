@@ -1,0 +1,39 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { expectReclaimed } from './leaks.js';
+
+/**
+ * Ignores TERM, double-forks an orphan (`sleep 3601`, re-parented to the pid namespace's init) and turns
+ * into a process that never reaps its child (`sleep 0` stays a zombie under `sleep 3602`). The odd
+ * durations tell these processes from the pause image's own sleeps.
+ */
+const UNRULY = ['sh', '-c', 'trap "" TERM; (sleep 3601 &); sleep 0 & exec sleep 3602'];
+
+export const check = defineCheck({
+  id: 'TEAR-12',
+  level: 'MUST',
+  tags: ['Node'],
+  title:
+    'A container that ignores SIGTERM, leaves an orphan and a zombie child still tears down completely: the host holds nothing of the pod',
+  contract:
+    'kubelet PodResourcesAreReclaimed (pkg/kubelet/kubelet_pods.go); cri-api v0.32.3 api.proto StopContainer "forcibly kill the container after the grace period", StopPodSandbox "stops any running process that is part of the sandbox"',
+  async run(t: CheckContext) {
+    const { podId, containerId } = await t.cri.runPodWithContainer('tear-12', { command: UNRULY });
+    // One plain look first: off the node this skips the check instead of timing out the poll below.
+    await t.host.snapshot(podId, [containerId]);
+    const snapshot = await t.poll(
+      async () => {
+        const s = await t.host.snapshot(podId, [containerId]);
+        const cmds = s.processes.map((p) => p.cmdline);
+        return cmds.some((c) => c.includes('sleep 3601')) && cmds.some((c) => c.includes('sleep 3602')) && s;
+      },
+      {
+        withinMs: t.settings.callTimeoutMs,
+        what: 'the orphan (sleep 3601) and the non-reaping parent (sleep 3602) to run',
+      },
+    );
+    t.step('StopContainer with a 1 s grace period, then StopPodSandbox and RemovePodSandbox');
+    await t.cri.tryCall('StopContainer', { containerId, timeout: '1' });
+    await expectReclaimed(t, snapshot, 'after StopContainer, StopPodSandbox and RemovePodSandbox');
+  },
+});

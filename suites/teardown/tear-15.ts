@@ -1,0 +1,23 @@
+import { defineCheck } from '../../src/harness/check.js';
+import type { CheckContext } from '../../src/harness/context.js';
+import { describeStep, expectFaultsReached, tearDownWithFaultyPlugin } from './faulty-teardown.js';
+import { ONLY_A_PLUGIN_FAILS } from './scenarios.js';
+
+export const check = defineCheck({
+  id: 'TEAR-15',
+  level: 'SHOULD',
+  needs: ['nri'],
+  title:
+    'When only a plugin failed, StopContainer, RemoveContainer, StopPodSandbox and RemovePodSandbox themselves return OK, so the kubelet has nothing to retry',
+  contract:
+    'NRI pod-sandbox lifecycle contract (containerd/nri PR 286): teardown events are notifications and plugin errors are logged; cri-api v0.32.3 api.proto: StopPodSandbox/RemovePodSandbox "must not return an error if all relevant resources have already been reclaimed"',
+  async run(t: CheckContext) {
+    const { steps } = await tearDownWithFaultyPlugin(t, ONLY_A_PLUGIN_FAILS);
+    expectFaultsReached(t, ONLY_A_PLUGIN_FAILS, steps);
+    const failed = steps.filter((s) => !s.reply.ok);
+    t.expect(
+      failed.length === 0,
+      `with only plugin 10 failing its hooks: ${failed.map(describeStep).join('; ')}`,
+    );
+  },
+});
