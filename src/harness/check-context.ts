@@ -46,6 +46,7 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
     runtimeHandler: env.settings.runtimeHandler,
     callTimeoutMs: env.settings.callTimeoutMs,
     signal,
+    ...(env.beforeCall ? { beforeCall: env.beforeCall } : {}),
   });
   const nri =
     'socketPath' in env.nri

@@ -1,5 +1,6 @@
 /** What every check of a run shares: the connection, the run id, the sequence and what the node offers. */
 import type { CriClient } from '../cri/client.js';
+import type { CriMethod } from '../cri/types.js';
 import type { HostProbe } from './context.js';
 import type { InjectorConfig } from './injectors.js';
 import type { CheckSettings } from './settings.js';
@@ -18,4 +19,9 @@ export interface RunEnv {
   restart?: { command: string; timeoutMs: number };
   /** The whole run's abort: SIGINT, run timeout, fail-fast. */
   signal: AbortSignal;
+  /**
+   * Called before every CRI call a check makes. Tests use it to sabotage a real runtime at a chosen step,
+   * which is how the [Node] checks are shown able to fail.
+   */
+  beforeCall?: (method: CriMethod, request: unknown) => Promise<void>;
 }

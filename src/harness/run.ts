@@ -32,6 +32,7 @@ export async function runConformance(
   listener: RunListener,
   signal: AbortSignal,
   toolVersion: string,
+  hooks: Pick<RunEnv, 'beforeCall'> = {},
 ): Promise<RunOutcome> {
   const started = performance.now();
   const deviations: Deviation[] = config.expectedDeviations ? loadDeviations(config.expectedDeviations) : [];
@@ -65,6 +66,7 @@ export async function runConformance(
         ? { restart: { command: config.restartCmd, timeoutMs: config.restartTimeoutMs } }
         : {}),
       signal,
+      ...hooks,
     };
     const properties: RunProperties = {
       runId,

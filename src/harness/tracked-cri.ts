@@ -29,6 +29,7 @@ export interface TrackedCriDeps {
   runtimeHandler: string;
   callTimeoutMs: number;
   signal: AbortSignal;
+  beforeCall?: (method: CriMethod, request: unknown) => Promise<void>;
 }
 
 export class CheckCri implements TrackedCri {
@@ -50,10 +51,13 @@ export class CheckCri implements TrackedCri {
   }
 
   call<M extends CriMethod>(method: M, request: CriRequest<M>, opts: CallOpts = {}): Promise<CriResponse<M>> {
-    const p = this.client.call(method, request, {
-      deadlineMs: opts.deadlineMs ?? this.deps.callTimeoutMs,
-      signal: opts.signal,
-    });
+    const send = () =>
+      this.client.call(method, request, {
+        deadlineMs: opts.deadlineMs ?? this.deps.callTimeoutMs,
+        signal: opts.signal,
+      });
+    const before = this.deps.beforeCall;
+    const p = before ? before(method, request).then(send) : send();
     this.inFlight.add(p);
     const forget = () => this.inFlight.delete(p);
     p.then(forget, forget);

@@ -19,8 +19,8 @@ export const check = defineCheck({
   contract:
     'NRI pod-sandbox lifecycle contract (containerd/nri PR 286, docs/pod-sandbox-lifecycle.md): each pod gets RunPodSandbox, StopPodSandbox and RemovePodSandbox in lifecycle order',
   async run(t: CheckContext) {
-    const plugin = await t.nri.plugin({ index: '10', events: POD_EVENTS });
     const config = t.make.pod('hook-01');
+    const plugin = await t.nri.plugin({ index: '10', events: POD_EVENTS });
     t.step('run, stop and remove one pod');
     const podId = await t.cri.runPod(config);
     await t.cri.stopPod(podId);

@@ -6,6 +6,7 @@ import {
   missingMessage,
   type NriEvent,
   POD_EVENTS,
+  pluginIndex,
   receivedBy,
 } from './events.js';
 import { deliveryWithinMs } from './timing.js';
@@ -34,11 +35,12 @@ export const check = defineCheck({
       t.expect(missing === '', missing);
       received.set(p, got);
     }
-    const ascending = [...plugins].sort((a, b) => a.label.localeCompare(b.label));
+    // The runtime orders plugins by comparing their index strings.
+    const ascending = [...plugins].sort((a, b) => pluginIndex(a).localeCompare(pluginIndex(b)));
     for (const event of EVENTS) {
       const walk = ascending.map((p) => {
         const e = received.get(p)?.find((x) => x.event === event);
-        return { index: p.label.split('-', 1)[0] ?? p.label, seq: e?.seq ?? Number.NaN };
+        return { index: pluginIndex(p), seq: e?.seq ?? Number.NaN };
       });
       const inOrder = walk.every((w, i) => i === 0 || (walk[i - 1]?.seq ?? Number.NaN) < w.seq);
       const bySeq = [...walk].sort((a, b) => a.seq - b.seq);

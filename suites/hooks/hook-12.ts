@@ -12,6 +12,7 @@ export const check = defineCheck({
   contract:
     'NRI lifecycle contract (PR 286) leaves the undo of a failed RunPodSandbox open; recorded so plugin authors know whether to expect it',
   async run(t: CheckContext) {
+    t.step('plugin 10 accepts RunPodSandbox, plugin 20 fails it');
     const accepting = await t.nri.plugin({ index: '10', events: POD_EVENTS });
     const failing = await t.nri.plugin({ index: '20', events: POD_EVENTS });
     const config = t.make.pod('hook-12');
@@ -19,7 +20,6 @@ export const check = defineCheck({
       match: { event: 'RunPodSandbox', podName: config.metadata.name },
       action: { kind: 'error', message: 'cri-conform HOOK-12: refusing the pod' },
     });
-    t.step('plugin 10 accepts RunPodSandbox, plugin 20 fails it');
     const reply = await t.cri.tryCall('RunPodSandbox', { config, runtimeHandler: t.settings.runtimeHandler });
     t.observe('run-reply', reply.ok ? 'OK' : `${reply.code} (${reply.codeNumber}): ${reply.message}`);
     const match = { podName: config.metadata.name };

@@ -179,7 +179,20 @@ export async function runPodAfterTimeout(
   ending: Ending = 'deadline',
 ): Promise<TimedOutPod & { podId: string; evidence: string }> {
   const timedOut = await timeOutRunPod(t, name, delay, ending);
+  await kubeletBackoff(t, timedOut.first);
   return { ...timedOut, ...(await retryRunPod(t, timedOut)) };
+}
+
+/**
+ * The kubelet does not retry at once: the pod worker backs off (seconds) before the next sync, and by then
+ * the timed-out build has usually ended. Waiting that out makes the retry meet what the runtime did with
+ * the finished build (kept, rolled back, or published and forgotten: a duplicate), not only the build
+ * in progress (NAME-01 covers requests that overlap).
+ */
+export async function kubeletBackoff(t: CheckContext, first: CallResult<unknown>): Promise<void> {
+  const leftMs = Math.round(DELAY_MS + 100 - first.latencyMs);
+  if (leftMs > 0)
+    await t.pause(leftMs, 'kubelet-like back-off: the first retry comes after the timed-out build has ended');
 }
 
 /** A delay that holds CreateContainer of one named container in one sandbox. */
@@ -269,6 +282,7 @@ export async function createContainerAfterTimeout(
   opts: Parameters<typeof timeOutCreateContainer>[3] = {},
 ): Promise<TimedOutContainer & { containerId: string; evidence: string }> {
   const timedOut = await timeOutCreateContainer(t, name, delay, opts);
+  await kubeletBackoff(t, timedOut.first);
   const { value, evidence } = await converge(
     t,
     `the identical CreateContainer in ${short(timedOut.podId)}`,

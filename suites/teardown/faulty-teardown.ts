@@ -85,8 +85,7 @@ export async function tearDownWithFaultyPlugin<T = undefined>(
     const faultHits = fault?.hits ?? 0;
     fault?.remove();
     if (fault && (spec.action.kind === 'hang' || spec.action.kind === 'crash')) {
-      t.step(`plugin 10 registers again after its ${spec.action.kind}`);
-      await faulty.reconnect();
+      await registerAgain(t, faulty, `its ${spec.action.kind} on ${event}`);
     }
     steps.push({
       event,
@@ -148,17 +147,15 @@ export function unreachedFaults(spec: FaultyTeardownSpec, steps: readonly StepOu
  * What the witness (plugin 20) missed of the events plugin 10 misbehaved on, as a failure message, or ''.
  * "plugin 20 got [...]; missing StopPodSandbox (plugin 10 answered it with hang)"
  */
-export async function witnessGap<T>(
-  t: CheckContext,
-  spec: FaultyTeardownSpec,
-  o: FaultyTeardown<T>,
-): Promise<string> {
+export async function witnessGap<T>(t: CheckContext, spec: FaultyTeardownSpec, o: FaultyTeardown<T>): Promise<string> {
   const { witness } = o;
   if (!witness) return `scenario ${spec.name} has no witness plugin`;
   const missing: string[] = [];
+  // One window for all of them: the calls have returned, so every event is owed already.
+  const endAt = Date.now() + deliveryWithinMs(t);
   for (const s of o.steps.filter((step) => spec.faultOn.includes(step.event))) {
     const target = s.event.endsWith('Container') ? { containerId: o.containerId } : { podId: o.podId };
-    const got = await receivedBy(witness, target, [s.event], deliveryWithinMs(t));
+    const got = await receivedBy(witness, target, [s.event], Math.max(0, endAt - Date.now()));
     if (!got.some((e) => e.event === s.event)) missing.push(s.event);
   }
   if (missing.length === 0) return '';
@@ -191,4 +188,14 @@ export function expectFaultsReached(
     unreached.length === 0,
     `plugin 10 never got ${unreached.join(', ')}, so its ${spec.action.kind} there was never exercised`,
   );
+}
+
+/** Registers a plugin again after the runtime dropped it; a refused registration fails the check (TEAR-07). */
+export async function registerAgain(t: CheckContext, plugin: TestPlugin, after: string): Promise<void> {
+  t.step(`plugin ${plugin.label} registers again after ${after}`);
+  const refused = await plugin.reconnect().then(
+    () => '',
+    (e: unknown) => (e instanceof Error ? e.message : String(e)),
+  );
+  t.expect(refused === '', `after ${after}, plugin ${plugin.label} could not register again: ${refused}`);
 }

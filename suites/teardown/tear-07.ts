@@ -2,6 +2,7 @@ import { defineCheck } from '../../src/harness/check.js';
 import type { CheckContext } from '../../src/harness/context.js';
 import { describeEvents, type FaultAction, POD_EVENTS, receivedBy } from '../hooks/events.js';
 import { boundedCallDeadlineMs, deliveryWithinMs, teardownBoundMs } from '../hooks/timing.js';
+import { registerAgain } from './faulty-teardown.js';
 
 const WAYS_TO_BE_DROPPED: readonly FaultAction[] = [{ kind: 'hang' }, { kind: 'crash' }];
 
@@ -27,12 +28,7 @@ export const check = defineCheck({
       const cause = await plugin.waitDisconnected({ withinMs: teardownBoundMs(t) });
       t.observe(`disconnected-after-${action.kind}`, cause ? cause.message : 'no');
 
-      t.step('plugin 10 registers again');
-      const refused = await plugin.reconnect().then(
-        () => '',
-        (e: unknown) => (e instanceof Error ? e.message : String(e)),
-      );
-      t.expect(refused === '', `after its ${action.kind}, plugin 10 could not register again: ${refused}`);
+      await registerAgain(t, plugin, `its ${action.kind} on StopPodSandbox`);
       const next = await t.cri.runPod(t.make.pod(`tear-07-after-${action.kind}`));
       const got = await receivedBy(plugin, { podId: next }, ['RunPodSandbox'], deliveryWithinMs(t));
       t.expect(

@@ -2,8 +2,14 @@ import { defineCheck } from '../../src/harness/check.js';
 import type { CheckContext } from '../../src/harness/context.js';
 import { describeReply } from './faulty-teardown.js';
 
-/** Ignores TERM in any pid namespace mode: the trap is inherited by every `sleep` the loop starts. */
-const TERM_IGNORING = ['sh', '-c', 'trap "" TERM; while :; do sleep 1; done'];
+/**
+ * Ignores TERM in any pid namespace mode (the trap is inherited by every `sleep` the loop starts), and
+ * says so with a marker file once the trap is in place: a stop sent before that would kill the shell.
+ */
+const MARKER = '/tmp/term-ignored';
+const TERM_IGNORING = ['sh', '-c', `trap "" TERM; : > ${MARKER}; while :; do sleep 1; done`];
+/** The exit code of a process killed by SIGKILL (128 + 9): what a TERM-ignoring workload must end with. */
+const KILLED = 137;
 const STOP_TIMEOUT_S = 1;
 
 export const check = defineCheck({
@@ -15,6 +21,11 @@ export const check = defineCheck({
     'cri-api v0.32.3 api.proto StopContainer: "stops a running container with a grace period (i.e., timeout) ... forcibly kill the container after the grace period"',
   async run(t: CheckContext) {
     const { containerId } = await t.cri.runPodWithContainer('tear-10', { command: TERM_IGNORING });
+    await t.poll(
+      async () =>
+        (await t.cri.call('ExecSync', { containerId, cmd: ['test', '-e', MARKER], timeout: '5' })).exitCode === 0,
+      { withinMs: t.settings.callTimeoutMs, what: `the workload to ignore TERM (${MARKER})` },
+    );
     const boundMs = STOP_TIMEOUT_S * 1_000 + t.settings.marginMs;
     t.step(`StopContainer with timeout ${STOP_TIMEOUT_S} s`);
     const reply = await t.cri.tryCall(
@@ -32,6 +43,10 @@ export const check = defineCheck({
     t.expect(
       status.state === 'CONTAINER_EXITED',
       `after StopContainer returned, the container is ${status.state}, not CONTAINER_EXITED`,
+    );
+    t.expect(
+      status.exitCode === KILLED,
+      `the container exited with ${status.exitCode}, not ${KILLED} (SIGKILL): it did not ignore TERM, so the check tested nothing`,
     );
   },
 });

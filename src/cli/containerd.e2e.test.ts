@@ -1,0 +1,83 @@
+/**
+ * End to end against real containerd (1.7 and 2.1 on CI): the shape of a run, not one runtime's verdicts.
+ * Every selected check reaches a real verdict, nothing labelled is left, a run can be repeated, and SIGINT
+ * mid-check cleans up and exits 2.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { labelledLeft, runCli, runtimesUnderTest } from './e2e-env.test.helper.js';
+
+interface JsonResult {
+  id: string;
+  verdict: string;
+  message: string | null;
+  tags: string[];
+}
+
+for (const runtime of runtimesUnderTest()) {
+  describe(`cri-conform against ${runtime.name}`, function () {
+    this.timeout(15 * 60_000);
+    const endpoint = runtime.env.CONTAINER_RUNTIME_ENDPOINT ?? '';
+
+    it('doctor finds the runtime, NRI, the images and the injectors ready', async () => {
+      const run = await runCli(['doctor'], runtime.env);
+      expect(run.code, run.stdout + run.stderr).to.equal(0);
+      expect(run.stdout).to.match(/ok {3}NRI v0\.\d/);
+    });
+
+    it('gives every check of every suite a real verdict and leaves nothing labelled behind', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'cc-e2e-'));
+      const run = await runCli(['run', '--level', 'all', '--trials', '2', '--report-dir', dir], runtime.env);
+      expect(run.code, run.stderr).to.be.oneOf([0, 1]);
+      const report = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as { results: JsonResult[] };
+      const toolErrors = report.results
+        .filter((r) => r.verdict === 'error')
+        .map((r) => `${r.id}: ${r.message}`);
+      expect(toolErrors, 'checks that reached no verdict').to.deep.equal([]);
+      const unexpectedSkips = report.results
+        .filter((r) => r.verdict === 'skipped' && !r.tags.includes('Slow'))
+        .map((r) => `${r.id}: ${r.message}`);
+      expect(unexpectedSkips, 'only [Slow] checks may skip on a fully provisioned containerd').to.deep.equal(
+        [],
+      );
+      expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).to.match(/<testsuite /);
+      expect(await labelledLeft(endpoint)).to.deep.equal({ pods: [], containers: [] });
+    });
+
+    it('runs again right after, with the same result shape', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'cc-e2e-'));
+      const run = await runCli(
+        ['run', '--focus', '^(IDEM-11|TEAR-09|HOOK-01) ', '--report-dir', dir],
+        runtime.env,
+      );
+      expect(run.code, run.stdout + run.stderr).to.equal(0);
+      expect(await labelledLeft(endpoint)).to.deep.equal({ pods: [], containers: [] });
+    });
+
+    it('on SIGINT mid-check releases the held hook, removes what it made, writes the partial report and exits 2', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'cc-e2e-'));
+      let interrupt: ((signal: NodeJS.Signals) => void) | undefined;
+      const running = runCli(['run', '--focus', '^TEAR-04 ', '--report-dir', dir], runtime.env, {
+        onSpawn: (kill) => {
+          interrupt = kill;
+        },
+      });
+      // Interrupt once the check has made a pod: then there is something to clean up.
+      const deadline = Date.now() + 60_000;
+      while ((await labelledLeft(endpoint)).pods.length === 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      interrupt?.('SIGINT');
+      const run = await running;
+      expect(run.code, run.stdout + run.stderr).to.equal(2);
+      expect(run.stderr).to.match(/SIGINT/);
+      const report = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as {
+        interrupted: string | null;
+      };
+      expect(report.interrupted).to.match(/SIGINT/);
+      expect(await labelledLeft(endpoint)).to.deep.equal({ pods: [], containers: [] });
+    });
+  });
+}
