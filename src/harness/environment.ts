@@ -71,13 +71,13 @@ export function nodeProbeAvailability(
   config: Pick<RunConfig, 'nodeProbes' | 'runtimeEndpoint'>,
 ): NodeHostProbe | { unavailable: string } {
   if (config.nodeProbes === 'off') return { unavailable: 'host probes are off (--node-probes off)' };
-  if (config.nodeProbes === 'on') return new NodeHostProbe();
+  if (config.nodeProbes === 'on') return new NodeHostProbe(config.runtimeEndpoint);
   if (process.platform !== 'linux') return { unavailable: 'host probes need Linux' };
   if (process.getuid?.() !== 0)
     return { unavailable: 'host probes read /proc and cgroups of the runtime: run as root on the node' };
   if (/^(tcp|https?):/.test(config.runtimeEndpoint))
     return { unavailable: 'the runtime endpoint is remote: run cri-conform on the node' };
-  return new NodeHostProbe();
+  return new NodeHostProbe(config.runtimeEndpoint);
 }
 
 export function describeRuntime(v: VersionResponse): string {

@@ -47,12 +47,7 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
   }
   const tally = scope.trials();
   return {
-    id: check.id,
-    suite: check.suite,
-    title: check.title,
-    level: check.level,
-    tags: check.tags,
-    contract: check.contract,
+    ...identityOf(check),
     verdict,
     durationMs: Math.round(performance.now() - started),
     ...(message !== undefined ? { message } : {}),
@@ -62,6 +57,14 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
     timeline: scope.timeline.entries,
     requiredWaitMs: Math.round(scope.timeline.requiredWaitMs),
   };
+}
+
+/** The fields of a result that come from the check itself. */
+export function identityOf(
+  check: Check,
+): Pick<CheckResult, 'id' | 'suite' | 'title' | 'level' | 'tags' | 'contract'> {
+  const { id, suite, title, level, tags, contract } = check;
+  return { id, suite, title, level, tags, contract };
 }
 
 function classify(e: unknown, signal: AbortSignal): { verdict: Verdict; message?: string; detail?: string } {

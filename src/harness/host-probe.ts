@@ -4,6 +4,7 @@
  * knowing which runtime this is.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { listContainerdRecords } from '../cri/containerd-native.js';
 import type { HostProbe } from './context.js';
 import { SkipSignal } from './errors.js';
 import {
@@ -27,7 +28,7 @@ export interface PodHostSnapshot {
 }
 
 export interface HostLeak {
-  kind: 'process' | 'cgroup' | 'netns' | 'mount';
+  kind: 'process' | 'cgroup' | 'netns' | 'mount' | 'runtime-record';
   what: string;
 }
 
@@ -36,6 +37,9 @@ const NETNS_DIRS = ['/run/netns', '/var/run/netns'];
 const REAP_GRACE_MS = 2_500;
 
 export class NodeHostProbe implements HostProbe {
+  /** @param endpoint the CRI endpoint; when it also serves containerd's own API, its records are probed too. */
+  constructor(private readonly endpoint?: string) {}
+
   async snapshot(podId: string, containerIds: string[] = []): Promise<PodHostSnapshot> {
     const ids = [podId, ...containerIds];
     const processes = livingProcessesOf(ids);
@@ -65,7 +69,7 @@ export class NodeHostProbe implements HostProbe {
   async leftovers(snapshot: PodHostSnapshot, opts: { withinMs?: number } = {}): Promise<HostLeak[]> {
     const endAt = Date.now() + (opts.withinMs ?? REAP_GRACE_MS);
     for (;;) {
-      const leaks = findLeaks(snapshot);
+      const leaks = [...findLeaks(snapshot), ...(await this.runtimeRecordsOf(snapshot.ids))];
       if (leaks.length === 0 || Date.now() >= endAt) return leaks;
       await sleep(100);
     }
@@ -73,6 +77,32 @@ export class NodeHostProbe implements HostProbe {
 
   netnsExists(path: string): boolean {
     return exists(path);
+  }
+
+  /** Containers and tasks the runtime still keeps for the ids, though the CRI no longer shows them. */
+  private async runtimeRecordsOf(ids: readonly string[]): Promise<HostLeak[]> {
+    if (!this.endpoint) return [];
+    const records = await listContainerdRecords(this.endpoint, { deadlineMs: 2_000 }).catch(() => undefined);
+    if (!records) return [];
+    const mine = (id: string) => ids.includes(id);
+    return [
+      ...records.tasks
+        .filter((t) => mine(t.containerId))
+        .map(
+          (t): HostLeak => ({
+            kind: 'runtime-record',
+            what: `containerd task ${t.containerId.slice(0, 13)} (pid ${t.pid}) is still there`,
+          }),
+        ),
+      ...records.containers
+        .filter((c) => mine(c.id))
+        .map(
+          (c): HostLeak => ({
+            kind: 'runtime-record',
+            what: `containerd container ${c.id.slice(0, 13)} is still there`,
+          }),
+        ),
+    ];
   }
 }
 

@@ -2,6 +2,7 @@
  * NRI plugins that belong to one check: they see only the check's own pods, write every event to the
  * check's timeline, and are closed (releasing every held hook) when the check ends.
  */
+import { matchesEvent } from '../nri/event-log.js';
 import { NriPlugin, type PluginOptions } from '../nri/plugin.js';
 import type { EventMatch, FaultSpec, NriEventName, NriEventRecord } from '../nri/types.js';
 import type { FaultHandle, NriControl, TestPlugin } from './context.js';
@@ -87,11 +88,11 @@ class CheckPlugin implements TestPlugin {
   }
 
   events(match: EventMatch = {}): NriEventRecord[] {
-    return [...this.history, ...this.current.events.all()].filter((e) => matches(e, match));
+    return [...this.history, ...this.current.events.all()].filter((e) => matchesEvent(e, match));
   }
 
   waitFor(match: EventMatch, opts: { withinMs: number; what: string }): Promise<NriEventRecord> {
-    const earlier = this.history.find((e) => matches(e, match));
+    const earlier = this.history.find((e) => matchesEvent(e, match));
     if (earlier) return Promise.resolve(earlier);
     return this.current.events.waitFor(match, opts);
   }
@@ -123,15 +124,4 @@ class CheckPlugin implements TestPlugin {
   close(): Promise<void> {
     return this.current.close();
   }
-}
-
-export function matches(e: NriEventRecord, m: EventMatch): boolean {
-  return (
-    (m.event === undefined || e.event === m.event) &&
-    (m.podId === undefined || e.pod.id === m.podId) &&
-    (m.podName === undefined || e.pod.name === m.podName) &&
-    (m.podUid === undefined || e.pod.uid === m.podUid) &&
-    (m.containerId === undefined || e.container?.id === m.containerId) &&
-    (m.containerName === undefined || e.container?.name === m.containerName)
-  );
 }

@@ -3,6 +3,7 @@
  * with exponential back-off, until it succeeds or the budget is spent. Every attempt is kept as evidence.
  */
 import type { CallResult, RetryAttempt, RetryOutcome, RetryPolicy } from './context.js';
+import { sleep } from './waits.js';
 
 export async function retryLikeKubelet<T>(
   attempt: (deadlineMs: number) => Promise<CallResult<T>>,
@@ -28,22 +29,11 @@ export async function retryLikeKubelet<T>(
       latencyMs: Math.round(result.latencyMs),
     });
     if (endAt - Date.now() <= backoffMs) break;
-    await sleep(backoffMs, signal);
+    // An aborted check ends the loop through the signal check above, not through an exception here.
+    await sleep(backoffMs, signal).catch(() => undefined);
     backoffMs = Math.min(backoffMs * 2, maxBackoffMs);
   }
   return { attempts };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** One line per attempt, for failure messages. */

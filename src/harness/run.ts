@@ -7,7 +7,7 @@ import { removeLabelledUntilGone } from './cleanup.js';
 import { applyDeviations, type Deviation, loadDeviations } from './deviations.js';
 import { connectRuntime, nodeProbeAvailability, probeNri } from './environment.js';
 import { EnvironmentError } from './errors.js';
-import { executeCheck } from './execute-check.js';
+import { executeCheck, identityOf } from './execute-check.js';
 import { ensureImage } from './images.js';
 import { newRunId } from './labels.js';
 import type { CheckResult, RunOutcome, RunProperties } from './result.js';
@@ -142,12 +142,7 @@ async function runWithFlakeAttempts(env: RunEnv, check: Check, config: RunConfig
 
 function skipped(check: Check, message: string): CheckResult {
   return {
-    id: check.id,
-    suite: check.suite,
-    title: check.title,
-    level: check.level,
-    tags: check.tags,
-    contract: check.contract,
+    ...identityOf(check),
     verdict: 'skipped',
     durationMs: 0,
     message,

@@ -43,6 +43,7 @@ describe('renderJson', () => {
       'detail',
       'observations',
       'trials',
+      'requiredWaitMs',
       'timeline',
     ]);
     expect(passed).to.include({

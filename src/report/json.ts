@@ -34,6 +34,7 @@ function resultJson(r: CheckResult) {
     detail: r.detail === undefined ? null : cleanText(r.detail),
     observations: r.observations,
     trials: r.trials ?? null,
+    requiredWaitMs: r.requiredWaitMs ?? null,
     timeline: r.timeline.map(entryJson),
   };
 }

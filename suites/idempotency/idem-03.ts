@@ -10,6 +10,9 @@ export const check = defineCheck({
   contract:
     'CRI-O issue 4221 (ResourceCache): a sandbox whose request timed out is kept and handed to the identical retry instead of being rebuilt; seen through the slow runtime handler, which logs the pause container id (= sandbox id) of every create',
   async run(t: CheckContext) {
+    t.step(
+      'time out a RunPodSandbox on the slow runtime handler, retry, and compare what was built with what was served',
+    );
     // The delay sits in the OCI runtime, and this check registers no NRI plugin: a runtime runs NRI hooks
     // under the request's context, so a plugin on the path could make a caching runtime roll back.
     const slow = t.inject.slowRuntime();

@@ -14,6 +14,7 @@ export const check = defineCheck({
   contract:
     'cri-api v0.32.3 api.proto RunPodSandboxRequest: the sandbox is created from "config", labels included; CRI-O issue 4221 (ResourceCache): a cached resource is handed out only to an identical request',
   async run(t: CheckContext) {
+    t.step('time out a RunPodSandbox, then send one with the same metadata and other labels');
     const timedOut = await timeOutRunPod(t, 'idem-10', t.inject.creationDelay());
     const { config } = timedOut;
     const other = {

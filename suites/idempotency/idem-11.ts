@@ -10,6 +10,7 @@ export const check = defineCheck({
   contract:
     'cri-api v0.32.3 api.proto: StopContainer "must not return an error if the container has already been stopped"; RemoveContainer "must not return an error if the container has already been removed"; StopPodSandbox "must not return an error if all relevant resources have already been reclaimed ... multiple StopPodSandbox calls are expected"; RemovePodSandbox "must not return an error if the sandbox has already been removed"',
   async run(t: CheckContext) {
+    t.step('stop and remove a container and its pod, each call twice, then once more on the removed ids');
     const { podId, containerId } = await t.cri.runPodWithContainer('idem-11');
     const ctr = { containerId };
     const pod = { podSandboxId: podId };

@@ -13,6 +13,7 @@ export const check = defineCheck({
   contract:
     'kubelet: keeps retrying the identical RunPodSandbox across runtime restarts; CRI-O issue 4221 (ResourceCache): what the cache held must not turn into an orphan or a permanent "name is reserved" after a restart',
   async run(t: CheckContext) {
+    t.step('time out a RunPodSandbox, restart the runtime, then retry it');
     // The timed-out build is left to finish: the restart then meets whatever the runtime keeps of it.
     const timedOut = await timeOutRunPod(t, 'idem-13', t.inject.creationDelay());
     await t.pause(

@@ -12,6 +12,7 @@ export const check = defineCheck({
   contract:
     'kubelet: a RunPodSandbox retry can overlap the first request still running in the runtime; containerd CRI reserves the sandbox name (name_namespace_uid_attempt) for the whole RunPodSandbox ("name is reserved for"); CRI-O issue 4221',
   async run(t: CheckContext) {
+    t.step('two identical RunPodSandbox requests while the creation delay holds the first');
     const delay = t.inject.creationDelay();
     const config = t.make.pod('name-01');
     const request = { config, runtimeHandler: delay.runtimeHandler || t.settings.runtimeHandler };

@@ -11,6 +11,7 @@ export const check = defineCheck({
   contract:
     'kubelet: a RunPodSandbox whose reply was lost is sent again with the same metadata; containerd CRI keeps the sandbox name reserved while the sandbox exists ("name is reserved for"); CRI-O issue 4221',
   async run(t: CheckContext) {
+    t.step('run a pod, then send its RunPodSandbox again unchanged');
     const config = t.make.pod('name-02');
     const request = { config, runtimeHandler: t.settings.runtimeHandler };
     const podId = await t.cri.runPod(config);

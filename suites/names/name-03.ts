@@ -10,6 +10,7 @@ export const check = defineCheck({
   contract:
     'cri-api v0.32.3 api.proto RemovePodSandbox "removes the sandbox"; kubelet: recreates a pod with the same metadata after removing its sandbox; containerd CRI releases the name reservation on removal',
   async run(t: CheckContext) {
+    t.step('run, stop and remove a pod, then send its RunPodSandbox again unchanged');
     const config = t.make.pod('name-03');
     const request = { config, runtimeHandler: t.settings.runtimeHandler };
     const podId = await t.cri.runPod(config);

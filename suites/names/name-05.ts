@@ -12,6 +12,7 @@ export const check = defineCheck({
   contract:
     'kubelet: after a failed RunPodSandbox the next pod sync sends the same metadata again; containerd CRI releases the name reservation when RunPodSandbox fails; NRI: a plugin error on RunPodSandbox fails the request',
   async run(t: CheckContext) {
+    t.step('fail a RunPodSandbox on purpose, then send the valid request with the same metadata');
     const handler = t.settings.runtimeHandler;
     const config = t.make.pod('name-05');
     const problems = [

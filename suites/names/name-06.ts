@@ -12,6 +12,7 @@ export const check = defineCheck({
   contract:
     'kubelet: a CreateContainer retry can overlap or follow the first request; containerd CRI reserves the container name (name_sandbox_namespace_uid_attempt) for the whole CreateContainer and while the container exists; CRI-O issue 4221',
   async run(t: CheckContext) {
+    t.step('hold one CreateContainer in its NRI hook and send it again; then once more after it succeeded');
     const plugin = await t.nri.plugin({ index: '10', events: ['CreateContainer'] });
     const podConfig = t.make.pod('name-06');
     const podId = await t.cri.runPod(podConfig);

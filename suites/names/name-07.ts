@@ -13,6 +13,7 @@ export const check = defineCheck({
   contract:
     'cri-api v0.32.3 api.proto RemoveContainer "removes the container"; kubelet: recreates a container with the same metadata after removing it or after a failed create; containerd CRI releases the container name on removal and on a failed create',
   async run(t: CheckContext) {
+    t.step('free a container name by removal and by failed creates; each time create the same name again');
     const podConfig = t.make.pod('name-07');
     const podId = await t.cri.runPod(podConfig);
     const create = async (config: ReturnType<typeof t.make.container>) =>

@@ -147,7 +147,11 @@ export function unreachedFaults(spec: FaultyTeardownSpec, steps: readonly StepOu
  * What the witness (plugin 20) missed of the events plugin 10 misbehaved on, as a failure message, or ''.
  * "plugin 20 got [...]; missing StopPodSandbox (plugin 10 answered it with hang)"
  */
-export async function witnessGap<T>(t: CheckContext, spec: FaultyTeardownSpec, o: FaultyTeardown<T>): Promise<string> {
+export async function witnessGap<T>(
+  t: CheckContext,
+  spec: FaultyTeardownSpec,
+  o: FaultyTeardown<T>,
+): Promise<string> {
   const { witness } = o;
   if (!witness) return `scenario ${spec.name} has no witness plugin`;
   const missing: string[] = [];

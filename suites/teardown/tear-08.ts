@@ -1,11 +1,21 @@
 import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
+import type { CallResult, CheckContext } from '../../src/harness/context.js';
 import { describeEvents, receivedBy } from '../hooks/events.js';
 import { deliveryWithinMs } from '../hooks/timing.js';
 import { describeReply } from './faulty-teardown.js';
 
-/** Client-deadline attempts per trial. */
-const DEADLINE_ATTEMPTS = [1, 2] as const;
+/**
+ * Keeps this process busy until `untilMs` (Date.now() clock), so that its gRPC client cannot send the
+ * cancel of an expired call before then. The runtime got the deadline in the request (grpc-timeout) and
+ * fires its own copy on time: with the cancel held back, the runtime sees its own deadline expire, every
+ * time, instead of a race between its timer and the client's cancel. A kubelet under CPU pressure cancels
+ * late in the same way. Nothing else a check does blocks like this.
+ */
+function holdBackClientCancel(untilMs: number): void {
+  while (Date.now() < untilMs) {
+    // spin: no timer may run here, that is the point
+  }
+}
 
 export const check = defineCheck({
   id: 'TEAR-08',
@@ -18,67 +28,75 @@ export const check = defineCheck({
     'containerd/nri pkg/adaptation isFatalError: only a plugin timeout or a closed connection drops a plugin; NRI lifecycle contract (PR 286): a plugin within its request timeout is well-behaved',
   async run(t: CheckContext) {
     // The hook takes a quarter of the plugin timeout; the client gives up at half of that.
-    const hookMs = Math.max(2, Math.floor(t.settings.nriRequestTimeoutMs / 4));
+    const hookMs = Math.max(4, Math.floor(t.settings.nriRequestTimeoutMs / 4));
     const clientDeadlineMs = Math.floor(hookMs / 2);
     await t.trials(async (trial) => {
       const plugin = await t.nri.plugin({ index: '10', events: ['RemovePodSandbox'] });
-      const pods: string[] = [];
-      for (const name of [...DEADLINE_ATTEMPTS.map((n) => `deadline-${n}`), 'cancel', 'after']) {
+      const podOf = async (name: string) => {
         const podId = await t.cri.runPod(t.make.pod(`tear-08-${trial}-${name}`, { hostNetwork: true }));
         await t.cri.stopPod(podId);
-        pods.push(podId);
-      }
-      const [cancelPod = '', afterPod = ''] = pods.slice(DEADLINE_ATTEMPTS.length);
-
-      // Where the client's deadline lands in the runtime (its own deadline, or the client's cancel) is a
-      // race: try it more than once per trial so one lucky landing does not pass a trial.
-      for (const deadlinePod of pods.slice(0, DEADLINE_ATTEMPTS.length)) {
-        t.step(`RemovePodSandbox with a ${clientDeadlineMs} ms deadline while the hook takes ${hookMs} ms`);
-        plugin.fault({
-          match: { event: 'RemovePodSandbox', podId: deadlinePod },
+        return podId;
+      };
+      const [racePod, latePod, cancelPod, afterPod] = [
+        await podOf('deadline'),
+        await podOf('late-cancel'),
+        await podOf('cancel'),
+        await podOf('after'),
+      ];
+      /** RemovePodSandbox of `podId` whose hook takes hookMs; `during` runs once the hook is running. */
+      const removeDuringHook = async (
+        podId: string,
+        opts: { deadlineMs?: number; signal?: AbortSignal },
+        during: () => void,
+      ) => {
+        const slow = plugin.fault({
+          match: { event: 'RemovePodSandbox', podId },
           action: { kind: 'delay', ms: hookMs },
         });
-        const expired = await t.cri.tryCall(
-          'RemovePodSandbox',
-          { podSandboxId: deadlinePod },
-          { deadlineMs: clientDeadlineMs },
-        );
+        const reply = t.cri.tryCall('RemovePodSandbox', { podSandboxId: podId }, opts);
+        const reached = await Promise.race([
+          slow.reached({ withinMs: deliveryWithinMs(t) }).then(() => true),
+          reply.then(() => false),
+        ]);
+        if (reached) during();
+        const done = await reply;
         t.expect(
-          plugin.events({ event: 'RemovePodSandbox', podId: deadlinePod }).length > 0,
-          `the RemovePodSandbox hook was not running when the client deadline expired (${describeReply(expired)}): the trial tested nothing`,
+          reached,
+          `RemovePodSandbox answered (${describeReply(done)}) before its hook ran: the trial tested nothing`,
         );
-        const afterDeadline = await plugin.waitDisconnected({ withinMs: hookMs });
+        return done;
+      };
+      const expectStillConnected = async (after: string, reply: CallResult<unknown>) => {
+        const cause = await plugin.waitDisconnected({ withinMs: hookMs });
         t.expect(
-          afterDeadline === undefined,
-          `plugin 10 was disconnected after the client deadline expired during its ${hookMs} ms hook (reply: ${describeReply(expired)}): ${afterDeadline?.message ?? ''}`,
+          cause === undefined,
+          `plugin 10 was disconnected after ${after} during its ${hookMs} ms hook (reply: ${describeReply(reply)}): ${cause?.message ?? ''}`,
         );
-      }
+      };
+
+      t.step(`RemovePodSandbox with a ${clientDeadlineMs} ms deadline while the hook takes ${hookMs} ms`);
+      const raced = await removeDuringHook(racePod, { deadlineMs: clientDeadlineMs }, () => undefined);
+      await expectStillConnected('the client deadline expired', raced);
+
+      t.step(
+        `the same, with the client's cancel held back until ${Math.floor(hookMs / 4)} ms after the deadline`,
+      );
+      const startedAt = Date.now();
+      const late = await removeDuringHook(latePod, { deadlineMs: clientDeadlineMs }, () =>
+        holdBackClientCancel(startedAt + clientDeadlineMs + Math.floor(hookMs / 4)),
+      );
+      await expectStillConnected("the runtime's copy of the client deadline expired", late);
 
       t.step('RemovePodSandbox cancelled by the client while the hook runs');
-      const slow = plugin.fault({
-        match: { event: 'RemovePodSandbox', podId: cancelPod },
-        action: { kind: 'delay', ms: hookMs },
-      });
       const abort = new AbortController();
-      const cancelled = t.cri.tryCall(
-        'RemovePodSandbox',
-        { podSandboxId: cancelPod },
-        { signal: abort.signal },
-      );
-      await slow.reached({ withinMs: deliveryWithinMs(t) });
-      abort.abort();
-      const reply = await cancelled;
-      const afterCancel = await plugin.waitDisconnected({ withinMs: hookMs });
-      t.expect(
-        afterCancel === undefined,
-        `plugin 10 was disconnected after the client cancelled during its hook (reply: ${describeReply(reply)}): ${afterCancel?.message ?? ''}`,
-      );
+      const cancelled = await removeDuringHook(cancelPod, { signal: abort.signal }, () => abort.abort());
+      await expectStillConnected('the client cancelled', cancelled);
 
       await t.cri.tryCall('RemovePodSandbox', { podSandboxId: afterPod });
       const got = await receivedBy(plugin, { podId: afterPod }, ['RemovePodSandbox'], deliveryWithinMs(t));
       t.expect(
         got.length > 0,
-        `after a client deadline and a cancel during its hooks, plugin 10 got ${describeEvents(plugin.events())}; missing RemovePodSandbox of a later pod: the runtime no longer delivers to it`,
+        `after client deadlines and a cancel during its hooks, plugin 10 got ${describeEvents(plugin.events())}; missing RemovePodSandbox of a later pod: the runtime no longer delivers to it`,
       );
     });
   },

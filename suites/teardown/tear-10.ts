@@ -23,7 +23,8 @@ export const check = defineCheck({
     const { containerId } = await t.cri.runPodWithContainer('tear-10', { command: TERM_IGNORING });
     await t.poll(
       async () =>
-        (await t.cri.call('ExecSync', { containerId, cmd: ['test', '-e', MARKER], timeout: '5' })).exitCode === 0,
+        (await t.cri.call('ExecSync', { containerId, cmd: ['test', '-e', MARKER], timeout: '5' }))
+          .exitCode === 0,
       { withinMs: t.settings.callTimeoutMs, what: `the workload to ignore TERM (${MARKER})` },
     );
     const boundMs = STOP_TIMEOUT_S * 1_000 + t.settings.marginMs;
