@@ -29,7 +29,7 @@ fi
 for pid in $(pgrep -f -- "-address $sock" || true); do kill -KILL "$pid" 2>/dev/null || true; done
 
 # Network namespaces with an address in this instance's subnet.
-prefix=$(subnet_of "$version" | sed 's/0\/24$//')
+prefix=$(subnet_of "$version" "$dir" | sed 's/0\/24$//')
 for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
   if ip -n "$ns" -4 -o addr show 2>/dev/null | grep -q " inet ${prefix//./\\.}"; then
     ip netns delete "$ns" 2>/dev/null || true
@@ -41,6 +41,6 @@ if [ -d "$dir" ]; then
   awk -v d="$dir/" 'index($5, d) == 1 { print length($5), $5 }' /proc/self/mountinfo | sort -rn | cut -d' ' -f2- |
     while read -r m; do umount -l "$m" 2>/dev/null || true; done
 fi
-ip link del "$(bridge_of "$version")" 2>/dev/null || true
+ip link del "$(bridge_of "$version" "$dir")" 2>/dev/null || true
 rm -rf "$dir"
 say "containerd $version in $dir is gone"

@@ -14,8 +14,8 @@ parse_common_args "$@"
 [ "$(id -u)" = "0" ] || die "needs root (it starts containerd and configures a bridge): sudo $0"
 
 bash "$here/install-deps.sh"
-bridge=$(bridge_of "$version")
-subnet=$(subnet_of "$version")
+bridge=$(bridge_of "$version" "$dir")
+subnet=$(subnet_of "$version" "$dir")
 if [ "$version" = 2.1 ]; then bin="$CC_CONTAINERD21_DIR/usr/bin"; else bin=/usr/bin; fi
 
 write_env() {

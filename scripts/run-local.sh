@@ -31,7 +31,7 @@ npx tsc -b
 
 echo "==> provisioning a throwaway containerd $version"
 bash scripts/containerd-up.sh --version "$version" >/dev/null
-env_file="/tmp/cri-conform/containerd-$version/env"
+env_file="${CRI_CONFORM_STATE:-/tmp/cri-conform}/containerd-$version/env"
 stop() {
   if [ "$keep" = false ]; then
     echo "==> removing the throwaway containerd $version"

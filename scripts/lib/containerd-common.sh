@@ -26,9 +26,16 @@ parse_common_args() {
   [ "${#dir}" -lt 70 ] || die "--dir $dir is too long: unix socket paths must stay under 107 bytes"
 }
 
-# The bridge and subnet of a version, so 1.7 and 2.1 run side by side.
-bridge_of() { echo "cc-br${1//./}"; }
-subnet_of() { echo "10.88.${1//./}.0/24"; }
+# The bridge and subnet of an instance: per version in the default place, so 1.7 and 2.1 run side by
+# side; derived from the dir otherwise, so a second instance of a version never shares a bridge or subnet.
+instance_number() { # version dir -> 17 or 21 by default; otherwise 100-149 (1.7) or 150-199 (2.1)
+  if [ "$2" = "$CC_STATE_ROOT/containerd-$1" ] && [ -z "${CRI_CONFORM_STATE:-}" ]; then echo "${1//./}"; return; fi
+  local base=100
+  [ "$1" = 2.1 ] && base=150
+  echo $((base + $(printf '%s' "$2" | cksum | cut -d' ' -f1) % 50))
+}
+bridge_of() { echo "cc-br$(instance_number "$1" "$2")"; }
+subnet_of() { echo "10.88.$(instance_number "$1" "$2").0/24"; }
 
 # The pid of the containerd serving $1 (a dir), if it runs: checked by pid file and command line.
 running_pid() {
