@@ -37,6 +37,8 @@ for (const [name, [os, cpu, libc]] of Object.entries(platforms)) {
   };
   added++;
 }
-lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+lock.packages = Object.fromEntries(
+  Object.entries(lock.packages).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+);
 writeFileSync(path, `${JSON.stringify(lock, null, 2)}\n`);
 process.stdout.write(`lock-platforms: added ${added} optional @biomejs/cli-* entries\n`);
