@@ -56,6 +56,7 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
           checkId: check.id,
           sequence: env.sequence,
           timeline,
+          signal,
         })
       : undefined;
   const injectors = new CheckInjectors(env.injectors);

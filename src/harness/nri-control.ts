@@ -15,6 +15,8 @@ export interface NriControlDeps {
   checkId: string;
   sequence: Sequence;
   timeline: Timeline;
+  /** The check's signal: once it aborts, no plugin of the check may connect any more. */
+  signal: AbortSignal;
 }
 
 export class CheckNri implements NriControl {
@@ -35,7 +37,11 @@ export class CheckNri implements NriControl {
         pod.labels[RUN_LABEL] === this.deps.runId && pod.labels[CHECK_LABEL] === this.deps.checkId,
       onEvent: (e) => this.record(e),
     };
-    const plugin = new CheckPlugin(pluginOpts, await NriPlugin.start(pluginOpts));
+    const plugin = new CheckPlugin(
+      pluginOpts,
+      await startWhileLive(pluginOpts, this.deps.signal),
+      this.deps.signal,
+    );
     this.plugins.push(plugin);
     this.deps.timeline.note(`NRI plugin ${plugin.label} registered for ${opts.events.join(',')}`);
     return plugin;
@@ -73,6 +79,7 @@ class CheckPlugin implements TestPlugin {
   constructor(
     private readonly opts: PluginOptions,
     private current: NriPlugin,
+    private readonly signal: AbortSignal,
   ) {}
 
   get label(): string {
@@ -118,10 +125,24 @@ class CheckPlugin implements TestPlugin {
   async reconnect(): Promise<void> {
     this.history = [...this.history, ...this.current.events.all()];
     await this.current.close();
-    this.current = await NriPlugin.start(this.opts);
+    this.current = await startWhileLive(this.opts, this.signal);
   }
 
   close(): Promise<void> {
     return this.current.close();
   }
+}
+
+/**
+ * Starts a plugin unless the check has ended; one that finishes registering after the check ended is
+ * closed at once, so abandoned check code can never leave a plugin (or a held hook) behind.
+ */
+async function startWhileLive(opts: PluginOptions, signal: AbortSignal): Promise<NriPlugin> {
+  signal.throwIfAborted();
+  const plugin = await NriPlugin.start(opts);
+  if (signal.aborted) {
+    await plugin.close();
+    signal.throwIfAborted();
+  }
+  return plugin;
 }

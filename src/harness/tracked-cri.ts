@@ -51,11 +51,12 @@ export class CheckCri implements TrackedCri {
   }
 
   call<M extends CriMethod>(method: M, request: CriRequest<M>, opts: CallOpts = {}): Promise<CriResponse<M>> {
+    // Once the check has ended, code it abandoned must not reach the runtime, and calls in flight are cancelled.
+    const checkSignal = this.deps.signal;
+    if (checkSignal.aborted) return Promise.reject(checkSignal.reason);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, checkSignal]) : checkSignal;
     const send = () =>
-      this.client.call(method, request, {
-        deadlineMs: opts.deadlineMs ?? this.deps.callTimeoutMs,
-        signal: opts.signal,
-      });
+      this.client.call(method, request, { deadlineMs: opts.deadlineMs ?? this.deps.callTimeoutMs, signal });
     const before = this.deps.beforeCall;
     const p = before ? before(method, request).then(send) : send();
     this.inFlight.add(p);

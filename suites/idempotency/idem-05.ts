@@ -1,7 +1,7 @@
 import { defineCheck } from '../../src/harness/check.js';
 import type { CheckContext } from '../../src/harness/context.js';
 import { short } from './census.js';
-import { createContainerAfterTimeout, nriCreateDelay } from './scenarios.js';
+import { createContainerAfterTimeout, nriCreateDelay } from './container-scenarios.js';
 
 export const check = defineCheck({
   id: 'IDEM-05',

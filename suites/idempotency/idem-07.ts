@@ -1,6 +1,7 @@
 import { defineCheck } from '../../src/harness/check.js';
 import type { CheckContext } from '../../src/harness/context.js';
-import { createContainerAfterTimeout, expectReused, slowHandlerCreateDelay } from './scenarios.js';
+import { createContainerAfterTimeout, slowHandlerCreateDelay } from './container-scenarios.js';
+import { expectReused } from './scenarios.js';
 
 export const check = defineCheck({
   id: 'IDEM-07',

@@ -2,17 +2,16 @@ import { defineCheck } from '../../src/harness/check.js';
 import type { CheckContext } from '../../src/harness/context.js';
 import { describeLeaks } from '../../src/harness/host-probe.js';
 import { short } from './census.js';
+import { nriCreateDelay, timeOutCreateContainer } from './container-scenarios.js';
 import {
   DELAY_MS,
   type Ending,
   evidence,
   kubeletBackoff,
   kubeletRetry,
-  nriCreateDelay,
   runPodAfterTimeout,
   slowHandlerDelay,
   type TimedOutPod,
-  timeOutCreateContainer,
 } from './scenarios.js';
 
 /**

@@ -1,6 +1,24 @@
 import { defineCheck } from '../../src/harness/check.js';
 import type { CheckContext } from '../../src/harness/context.js';
-import { containerReply, observeReply, podReply } from './reservation.js';
+import { containerReply, describeReply, type IdReply, observeReply, podReply } from './reservation.js';
+
+/**
+ * Sends a create, then the identical one, and records how the second was answered. A first request that
+ * fails is recorded too: an OBSERVE check never fails. Returns the id the first request got.
+ */
+async function sendTwice(
+  t: CheckContext,
+  method: string,
+  send: () => Promise<IdReply>,
+): Promise<string | undefined> {
+  const first = await send();
+  if (!first.ok) {
+    t.observe(`${method}.setup`, `the first request failed: ${describeReply(first)}`);
+    return undefined;
+  }
+  observeReply(t, method, await send(), first.value);
+  return first.value;
+}
 
 export const check = defineCheck({
   id: 'NAME-08',
@@ -11,20 +29,14 @@ export const check = defineCheck({
   async run(t: CheckContext) {
     t.step('send an identical RunPodSandbox and CreateContainer after the first ones succeeded');
     const podConfig = t.make.pod('name-08');
-    const podId = await t.cri.runPod(podConfig);
-    const pod = podReply(
-      await t.cri.tryCall('RunPodSandbox', { config: podConfig, runtimeHandler: t.settings.runtimeHandler }),
+    const podRequest = { config: podConfig, runtimeHandler: t.settings.runtimeHandler };
+    const podId = await sendTwice(t, 'RunPodSandbox', async () =>
+      podReply(await t.cri.tryCall('RunPodSandbox', podRequest)),
     );
-    observeReply(t, 'RunPodSandbox', pod, podId);
-
-    const config = t.make.container('workload');
-    const containerId = await t.cri.createContainer(podId, config, podConfig);
-    const request = { podSandboxId: podId, config, sandboxConfig: podConfig };
-    observeReply(
-      t,
-      'CreateContainer',
+    if (podId === undefined) return;
+    const request = { podSandboxId: podId, config: t.make.container('workload'), sandboxConfig: podConfig };
+    await sendTwice(t, 'CreateContainer', async () =>
       containerReply(await t.cri.tryCall('CreateContainer', request)),
-      containerId,
     );
   },
 });

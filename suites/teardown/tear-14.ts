@@ -17,7 +17,7 @@ export const check = defineCheck({
   needs: ['nri'],
   trials: true,
   title:
-    'A sandbox or container whose creation a plugin failed leaves nothing behind: not in CRI, not on the host',
+    "A sandbox or container whose creation a plugin failed leaves nothing behind: not in CRI, not on the host, not in the runtime's own records",
   contract:
     'NRI pod-sandbox lifecycle contract (containerd/nri PR 286): a plugin may fail RunPodSandbox and CreateContainer, and the runtime rolls the creation back; kubelet PodResourcesAreReclaimed',
   async run(t: CheckContext) {

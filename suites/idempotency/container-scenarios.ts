@@ -1,0 +1,116 @@
+/**
+ * IDEM-05's timeout-and-retry for CreateContainer (see scenarios.ts for the pattern). The request is held
+ * by an NRI CreateContainer hook delay, or by the slow runtime handler where the runtime creates the OCI
+ * container inside CreateContainer (IDEM-07).
+ */
+import type { CallResult, CheckContext, SlowRuntime } from '../../src/harness/context.js';
+import { describeItems, short } from './census.js';
+import {
+  type ContainerConfig,
+  converge,
+  DELAY_MS,
+  type Ending,
+  FIRST_DEADLINE_MS,
+  firstAttempt,
+  kubeletBackoff,
+  type PodConfig,
+} from './scenarios.js';
+
+/** A delay that holds CreateContainer of one named container in one sandbox. */
+export interface ContainerDelay {
+  name: string;
+  /** The handler the sandbox must run with for the delay to act. */
+  runtimeHandler: string;
+  arm(podId: string, containerName: string): Promise<void>;
+  disarm(): Promise<void>;
+}
+
+/**
+ * Holds CreateContainer in this check's NRI plugin (a delay on the CreateContainer hook, for one
+ * container only, shorter than the runtime's plugin request timeout). Every NRI runtime calls the hook
+ * inside CreateContainer; use it where only convergence and duplicates matter, never for reuse (IDEM-07).
+ */
+export async function nriCreateDelay(t: CheckContext): Promise<ContainerDelay> {
+  const holdMs = Math.min(DELAY_MS, t.settings.nriRequestTimeoutMs - 500);
+  if (holdMs < FIRST_DEADLINE_MS + 300) {
+    t.skip(
+      `--nri-request-timeout ${t.settings.nriRequestTimeoutMs} ms is too short to hold CreateContainer past a ${FIRST_DEADLINE_MS} ms deadline`,
+    );
+  }
+  const plugin = await t.nri.plugin({ index: '10', events: ['CreateContainer'] });
+  let removeFault = () => {};
+  return {
+    name: `NRI CreateContainer hook delay (${holdMs} ms)`,
+    runtimeHandler: '',
+    arm: async (podId, containerName) => {
+      const fault = plugin.fault({
+        match: { event: 'CreateContainer', podId, containerName },
+        action: { kind: 'delay', ms: holdMs },
+        times: 1,
+      });
+      removeFault = () => fault.remove();
+    },
+    disarm: async () => removeFault(),
+  };
+}
+
+/** The slow runtime handler as a CreateContainer delay: acts where the runtime creates the OCI container there. */
+export function slowHandlerCreateDelay(slow: SlowRuntime): ContainerDelay {
+  return {
+    name: `slow runtime handler "${slow.handler}"`,
+    runtimeHandler: slow.handler,
+    arm: () => slow.setDelay(DELAY_MS),
+    disarm: () => slow.setDelay(0),
+  };
+}
+
+export interface TimedOutContainer {
+  podId: string;
+  podConfig: PodConfig;
+  config: ContainerConfig;
+  request: { podSandboxId: string; config: ContainerConfig; sandboxConfig: PodConfig };
+  first: CallResult<{ containerId: string }>;
+}
+
+/** A CreateContainer whose client gave up while the runtime was still creating it, in a fresh sandbox. */
+export async function timeOutCreateContainer(
+  t: CheckContext,
+  name: string,
+  delay: ContainerDelay,
+  opts: { ending?: Ending; notHeld?: (why: string) => never; podId?: string; podConfig?: PodConfig } = {},
+): Promise<TimedOutContainer> {
+  const podConfig = opts.podConfig ?? t.make.pod(name);
+  const podId =
+    opts.podId ?? (await t.cri.runPod(podConfig, { runtimeHandler: delay.runtimeHandler || undefined }));
+  const config = t.make.container('workload');
+  const request = { podSandboxId: podId, config, sandboxConfig: podConfig };
+  const first = await firstAttempt(
+    t,
+    `CreateContainer workload in ${short(podId)}`,
+    { name: delay.name, setDelay: (ms) => (ms > 0 ? delay.arm(podId, 'workload') : delay.disarm()) },
+    opts.ending ?? 'deadline',
+    (callOpts) => t.cri.tryCall('CreateContainer', request, callOpts),
+    opts.notHeld,
+  );
+  return { podId, podConfig, config, request, first };
+}
+
+/** IDEM-05's scenario: time out a CreateContainer in a fresh sandbox, retry until it converges. */
+export async function createContainerAfterTimeout(
+  t: CheckContext,
+  name: string,
+  delay: ContainerDelay,
+  opts: Parameters<typeof timeOutCreateContainer>[3] = {},
+): Promise<TimedOutContainer & { containerId: string; evidence: string }> {
+  const timedOut = await timeOutCreateContainer(t, name, delay, opts);
+  await kubeletBackoff(t, timedOut.first);
+  const { value, evidence } = await converge(
+    t,
+    `the identical CreateContainer in ${short(timedOut.podId)}`,
+    timedOut.first,
+    (p) => t.cri.retry('CreateContainer', timedOut.request, p),
+    async () =>
+      `${describeItems(await t.cri.listContainers({ podId: timedOut.podId, name: timedOut.config.metadata.name }))} with that name in the sandbox`,
+  );
+  return { ...timedOut, containerId: value.containerId, evidence };
+}
