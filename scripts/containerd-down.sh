@@ -14,7 +14,7 @@ sock="$dir/containerd.sock"
 
 if running_pid "$dir" >/dev/null; then
   if [ -f "$here/../dist/src/cri/client.js" ]; then
-    timeout 120 node "$here/lib/remove-all-pods.mjs" "unix://$sock" || say "removing pods through CRI failed; forcing"
+    timeout 45 node "$here/lib/remove-all-pods.mjs" "unix://$sock" || say "removing pods through CRI failed; forcing"
   fi
   stop_containerd "$dir"
 fi
