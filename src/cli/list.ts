@@ -1,6 +1,5 @@
 /** `cri-conform list`: the catalogue, for people and for machines. */
 import type { Command } from 'commander';
-import { ALL_CHECKS } from '../../suites/index.js';
 import { selectChecks } from '../harness/selection.js';
 import type { Io } from './io.js';
 import { type RunFlags, resolveSelection } from './resolve-config.js';
@@ -18,8 +17,10 @@ export function addList(program: Command, io: Io): void {
       'after',
       '\nExamples:\n  $ cri-conform list\n  $ cri-conform list --suite hooks --json | jq -r ".[].id"',
     )
-    .action((flags: RunFlags & { json?: boolean }) => {
-      const checks = selectChecks(ALL_CHECKS, resolveSelection({ level: 'all', ...flags }));
+    .action(async (flags: RunFlags & { json?: boolean }) => {
+      const selection = resolveSelection({ level: 'all', ...flags });
+      const { ALL_CHECKS } = await import('../../suites/index.js');
+      const checks = selectChecks(ALL_CHECKS, selection);
       if (flags.json) {
         const rows = checks.map(({ id, suite, level, tags, needs, title, contract, trials }) => ({
           id,

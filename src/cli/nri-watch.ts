@@ -1,5 +1,6 @@
 /** `cri-conform nri watch`: an observing plugin that prints every NRI event as it arrives. */
 import type { Command } from 'commander';
+import { EnvironmentError, errorMessage } from '../harness/errors.js';
 import { UsageError } from './errors.js';
 import type { Io } from './io.js';
 import { addNriSocketOption } from './options.js';
@@ -21,13 +22,18 @@ export function addNri(program: Command, io: Io, setExit: (code: number) => void
     if (!/^\d{2}$/.test(flags.index))
       throw new UsageError(`--index "${flags.index}" must be exactly two digits, e.g. 99`);
     const { watchEvents } = await import('../harness/nri-watch.js');
+    const socketPath = flags.nriSocket ?? io.env.CRI_CONFORM_NRI_SOCKET ?? DEFAULT_NRI_SOCKET;
     await watchEvents({
-      socketPath: flags.nriSocket ?? io.env.CRI_CONFORM_NRI_SOCKET ?? DEFAULT_NRI_SOCKET,
+      socketPath,
       name: flags.name,
       index: flags.index,
       json: flags.json === true,
       write: (line) => io.out(`${line}\n`),
       signal: io.signal,
+    }).catch((e: unknown) => {
+      throw new EnvironmentError(
+        `nri watch at ${socketPath}: ${errorMessage(e)}. Is NRI enabled in the runtime? Pass --nri-socket or set CRI_CONFORM_NRI_SOCKET`,
+      );
     });
     setExit(0);
   });

@@ -28,7 +28,14 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .configureOutput({
       writeOut: (s) => io.out(s),
       writeErr: (s) => io.err(s),
-      outputError: (s) => io.err(`cri-conform: ${s.replace(/^error: /, '').trim()} (see --help)\n`),
+      // One line, whatever commander adds (suggestions come on a line of their own).
+      outputError: (s) =>
+        io.err(
+          `cri-conform: ${s
+            .replace(/^error: /, '')
+            .trim()
+            .replace(/\s*\n\s*/g, ' ')} (see --help)\n`,
+        ),
     })
     .addHelpText('after', INTRO);
   for (const add of [addRun, addList, addDoctor, addCleanup, addNri]) add(program, io, setExit);

@@ -1,6 +1,5 @@
 /** `cri-conform run`: select, run, report. */
 import { type Command, Option } from 'commander';
-import { ALL_CHECKS } from '../../suites/index.js';
 import { displayName } from '../harness/check.js';
 import { selectChecks } from '../harness/selection.js';
 import { CRICTL_CONFIG, readConfigFile } from './config-file.js';
@@ -104,6 +103,7 @@ async function runCommand(flags: RunFlags & { config?: string; color?: boolean }
   const { config: configPath, color, ...runFlags } = flags;
   const file = readConfigFile(configPath ?? CRICTL_CONFIG, configPath !== undefined);
   const config = resolveRunConfig(runFlags, io.env, file);
+  const { ALL_CHECKS } = await import('../../suites/index.js');
   const checks = selectChecks(ALL_CHECKS, config);
   if (checks.length === 0)
     throw new UsageError(
