@@ -36,11 +36,19 @@ for (const runtime of runtimesUnderTest()) {
         .filter((r) => r.verdict === 'error')
         .map((r) => `${r.id}: ${r.message}`);
       expect(toolErrors, 'checks that reached no verdict').to.deep.equal([]);
+      // On a fully provisioned containerd only [Slow] checks skip, plus one capability gap of containerd
+      // itself: it runs runc at StartContainer, so no injector outside NRI can hold CreateContainer (IDEM-07).
       const unexpectedSkips = report.results
         .filter((r) => r.verdict === 'skipped' && !r.tags.includes('Slow'))
+        .filter(
+          (r) =>
+            !(r.id === 'IDEM-07' && /nothing outside NRI can hold CreateContainer/.test(r.message ?? '')),
+        )
         .map((r) => `${r.id}: ${r.message}`);
-      expect(unexpectedSkips, 'only [Slow] checks may skip on a fully provisioned containerd').to.deep.equal(
-        [],
+      expect(unexpectedSkips, 'checks that skipped on a fully provisioned containerd').to.deep.equal([]);
+      const verdicts = report.results.filter((r) => ['passed', 'failed', 'observed'].includes(r.verdict));
+      expect(verdicts.length, 'checks with a pass/fail/observed verdict').to.be.at.least(
+        report.results.length - 3,
       );
       expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).to.match(/<testsuite /);
       expect(await labelledLeft(endpoint)).to.deep.equal({ pods: [], containers: [] });
