@@ -66,6 +66,8 @@ if (process.env.CONTAINER_RUNTIME_ENDPOINT) {
   const required = checks.reduce((s, c) => s + c.requiredWaitMs, 0);
   result.run = {
     runtime: `${report.properties.runtimeName} ${report.properties.runtimeVersion}`,
+    reportDir: dir,
+    flags: ['--level', 'all', ...runFlags].join(' '),
     wallMs,
     sumOfDurationsMs: checks.reduce((s, c) => s + c.durationMs, 0),
     requiredWaitMs: required,

@@ -10,12 +10,15 @@ import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { expect } from 'chai';
+import { runtimesUnderTest } from '../cli/e2e-env.test.helper.js';
 import { NriPlugin } from './plugin.js';
 import type { NriEventName } from './types.js';
 
 const CRI_PROTO = '/usr/share/gocode/src/k8s.io/cri-api/pkg/apis/runtime/v1/api.proto';
-const NRI_SOCKET = process.env.CRI_CONFORM_NRI_SOCKET;
-const CRI_ENDPOINT = process.env.CONTAINER_RUNTIME_ENDPOINT;
+// The runtime comes from the environment, or else from the first runtime .ci/run provisioned.
+const provisioned = runtimesUnderTest()[0]?.env ?? {};
+const NRI_SOCKET = process.env.CRI_CONFORM_NRI_SOCKET ?? provisioned.CRI_CONFORM_NRI_SOCKET;
+const CRI_ENDPOINT = process.env.CONTAINER_RUNTIME_ENDPOINT ?? provisioned.CONTAINER_RUNTIME_ENDPOINT;
 const RUN = `nri-it-${process.pid}-${Date.now()}`;
 const EVENTS: NriEventName[] = [
   'RunPodSandbox',
@@ -130,7 +133,10 @@ describe('NRI plugins against a real containerd', function () {
   }
 
   before(async function () {
-    if (!NRI_SOCKET || !CRI_ENDPOINT) this.skip(); // needs scripts/containerd-up.sh's environment
+    if (!NRI_SOCKET || !CRI_ENDPOINT) {
+      if (process.env.CI === 'true') throw new Error('CI=true but no containerd with NRI was provisioned');
+      this.skip(); // needs scripts/containerd-up.sh's environment
+    }
     clients = criClients();
     logDir = await mkdtemp(join(tmpdir(), 'cc-logs-'));
     const version = await ok(clients.runtime, 'Version', { version: 'v1' });
