@@ -9,9 +9,20 @@ export interface Io {
 }
 
 export function realIo(signal: AbortSignal): Io {
+  // A closed pipe (`cri-conform list | head`) must not crash a run mid-cleanup: stop writing to it instead.
+  const closed = new Set<NodeJS.WriteStream>();
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') throw e;
+      closed.add(stream);
+    });
+  }
+  const writeTo = (stream: NodeJS.WriteStream) => (t: string) => {
+    if (!closed.has(stream)) stream.write(t);
+  };
   return {
-    out: (t) => process.stdout.write(t),
-    err: (t) => process.stderr.write(t),
+    out: writeTo(process.stdout),
+    err: writeTo(process.stderr),
     isTTY: process.stdout.isTTY === true,
     env: process.env,
     signal,
