@@ -4,7 +4,6 @@
  * knowing which runtime this is.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { listContainerdRecords } from '../cri/containerd-native.js';
 import type { HostProbe } from './context.js';
 import { SkipSignal } from './errors.js';
 import {
@@ -82,6 +81,8 @@ export class NodeHostProbe implements HostProbe {
   /** Containers and tasks the runtime still keeps for the ids, though the CRI no longer shows them. */
   private async runtimeRecordsOf(ids: readonly string[]): Promise<HostLeak[]> {
     if (!this.endpoint) return [];
+    // Loaded on use: suites import this module, and grpc would slow down `list` and `--help`.
+    const { listContainerdRecords } = await import('../cri/containerd-native.js');
     const records = await listContainerdRecords(this.endpoint, { deadlineMs: 2_000 }).catch(() => undefined);
     if (!records) return [];
     const mine = (id: string) => ids.includes(id);
