@@ -40,6 +40,11 @@ if running_pid "$dir" >/dev/null && wait_answering "$dir" 2; then
   exit 0
 fi
 
+if [ -e "$dir" ]; then
+  # A dead instance (killed with its session, a crashed run) leaves state a new one would restore: clear it.
+  say "clearing the stale instance in $dir"
+  bash "$here/containerd-down.sh" --version "$version" --dir "$dir" >/dev/null
+fi
 say "writing a throwaway containerd $version config in $dir"
 mkdir -p "$dir"/{root,state,cni,cni-bin,cni-ipam,slow-runtime,slow-cni,runc}
 : >"$dir/slow-runtime/created.log"
