@@ -34,7 +34,11 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
         io.out(`removed ${report.containers.length} containers and ${report.pods.length} pods\n`);
         for (const id of report.pods) io.out(`  pod ${id}\n`);
         for (const p of report.problems) io.err(`cri-conform: could not remove ${p}\n`);
-        setExit(report.problems.length === 0 ? 0 : 1);
+        const { describeLeftovers, runtimeLeftovers } = await import('../harness/runtime-leftovers.js');
+        const leftovers = await runtimeLeftovers(config.runtimeEndpoint, runId);
+        if (leftovers.length > 0)
+          io.err(`cri-conform: ${describeLeftovers(config.runtimeEndpoint, leftovers)}\n`);
+        setExit(report.problems.length === 0 && leftovers.length === 0 ? 0 : 1);
       } finally {
         client.close();
       }

@@ -12,6 +12,7 @@ import { ensureImage } from './images.js';
 import { newRunId } from './labels.js';
 import type { CheckResult, RunOutcome, RunProperties } from './result.js';
 import type { RunEnv } from './run-env.js';
+import { describeLeftovers, runtimeLeftovers } from './runtime-leftovers.js';
 import { runScheduled } from './scheduler.js';
 import { staticSkipReason } from './selection.js';
 import { checkSettingsOf, type RunConfig } from './settings.js';
@@ -114,6 +115,8 @@ export async function runConformance(
       );
     }
     for (const p of sweep.problems) listener.onNote(`final sweep: ${p}`);
+    const leftovers = await runtimeLeftovers(config.runtimeEndpoint, runId);
+    if (leftovers.length > 0) listener.onNote(describeLeftovers(config.runtimeEndpoint, leftovers));
     return {
       properties,
       results,
