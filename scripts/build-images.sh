@@ -1,65 +1,105 @@
 #!/usr/bin/env bash
-# Builds cri-conform's images without a registry: an OCI image-layout archive whose index names one
-# busybox manifest twice, so one import gives both
-#   localhost/cri-conform/busybox:1   (test image: busybox-static applets; checks always set the command)
-#   localhost/cri-conform/pause:1     (sandbox image: entrypoint /pause traps TERM and waits)
-# Usage: scripts/build-images.sh OUT_DIR    -> OUT_DIR/cri-conform-images.tar (deterministic bytes)
-# Import: ctr -a <socket> -n k8s.io images import OUT_DIR/cri-conform-images.tar
-#         skopeo copy oci-archive:<tar>:localhost/cri-conform/busybox:1 containers-storage:localhost/cri-conform/busybox:1
+# Builds cri-conform's container images without a registry, as one OCI image-layout archive.
+#
+# Usage: scripts/build-images.sh OUT_DIR
+#   Writes OUT_DIR/cri-conform-images.tar and prints its path. The same inputs always give the same bytes
+#   (fixed mtimes, owners and order), so the image digests are stable.
+#
+# The archive's index.json names one manifest twice, so one import gives both images:
+#   localhost/cri-conform/busybox:1   test image: /bin/busybox (busybox-static) and a symlink per applet
+#                                     (sh, sleep, cat, echo, ls, kill, ps, mount, ...); checks set the command
+#   localhost/cri-conform/pause:1     sandbox (pause) image: entrypoint /pause (fixtures/images/pause.sh)
+#                                     exits 0 on SIGTERM; with arguments it execs them instead
+# Both carry annotations io.containerd.image.name and org.opencontainers.image.ref.name (the full name).
+#
+# Import:  ctr -a SOCKET -n k8s.io images import OUT_DIR/cri-conform-images.tar          (containerd)
+#          skopeo copy oci-archive:OUT_DIR/cri-conform-images.tar:localhost/cri-conform/pause:1 \
+#            containers-storage:localhost/cri-conform/pause:1                               (CRI-O)
+# Needs: busybox-static (/bin/busybox), GNU tar, sha256sum.
 set -euo pipefail
 
-if [ $# -ne 1 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit $(( $# == 1 ? 0 : 2 )); fi
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+case "${1:-}" in
+  -h|--help) usage; exit 0 ;;
+esac
+if [ $# -ne 1 ] || [ -z "$1" ]; then usage >&2; exit 2; fi
 out=$1
+here="$(cd "$(dirname "$0")" && pwd)"
+pause_src="$here/../fixtures/images/pause.sh"
 busybox=/bin/busybox
-[ -x "$busybox" ] && "$busybox" --list >/dev/null 2>&1 || { echo "build-images.sh: needs busybox-static (apt-get install busybox-static)" >&2; exit 2; }
 test_ref=localhost/cri-conform/busybox:1
 pause_ref=localhost/cri-conform/pause:1
 
+die() { printf 'build-images.sh: %s\n' "$*" >&2; exit 2; }
+[ -x "$busybox" ] || die "$busybox is missing (apt-get install busybox-static)"
+"$busybox" --list >/dev/null 2>&1 || die "$busybox has no applet list: is it busybox-static?"
+[ -f "$pause_src" ] || die "$pause_src is missing"
+
+umask 022
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-root="$work/rootfs"
-mkdir -p "$root"/{bin,etc,tmp,proc,sys,dev,root}
-cp "$busybox" "$root/bin/busybox"
-for applet in $("$busybox" --list); do
-  [ "$applet" = busybox ] || ln -sf busybox "$root/bin/$applet"
-done
-printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$root/etc/passwd"
-printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
-# The pause process: a foreground sleep would delay the TERM trap, so sleep in the background and wait.
-cat >"$root/pause" <<'PAUSE'
-#!/bin/sh
-trap 'exit 0' TERM INT
-while :; do sleep 3600 & wait $!; done
-PAUSE
-chmod 0755 "$root/pause"
-chmod 1777 "$root/tmp"
 
+# --- rootfs ------------------------------------------------------------------------------------------
+root="$work/rootfs"
+mkdir -p "$root"/{bin,dev,etc,proc,root,sys,tmp,var}
+install -m 0755 "$busybox" "$root/bin/busybox"
+while read -r applet; do
+  case "$applet" in
+    busybox|*/*|'') ;;
+    *) ln -s busybox "$root/bin/$applet" ;;
+  esac
+done < <("$busybox" --list)
+printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+install -m 0755 "$pause_src" "$root/pause"
+chmod 0755 "$root" "$root"/{bin,dev,etc,proc,root,sys,var}
+chmod 1777 "$root/tmp"
+chmod 0644 "$root/etc/passwd" "$root/etc/group"
+
+# Same bytes for the same inputs: fixed order, mtimes, owners and format.
+det_tar() { # dir archive
+  tar --format=gnu --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
+    --no-acls --no-xattrs --no-selinux -C "$1" -cf "$2" .
+}
+
+# --- OCI layout --------------------------------------------------------------------------------------
 layout="$work/layout"
 mkdir -p "$layout/blobs/sha256"
-tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$root" -cf "$work/layer.tar" .
-
-blob() { # file -> prints "digest size" after storing it
+store_blob() { # file -> prints "<hex digest> <size>" and stores the file under blobs/sha256
   local digest size
   digest=$(sha256sum "$1" | cut -d' ' -f1)
   size=$(stat -c %s "$1")
   cp "$1" "$layout/blobs/sha256/$digest"
-  echo "$digest $size"
+  chmod 0644 "$layout/blobs/sha256/$digest"
+  printf '%s %s\n' "$digest" "$size"
 }
-read -r layer_digest layer_size < <(blob "$work/layer.tar")
-printf '{"architecture":"amd64","os":"linux","config":{"Entrypoint":["/pause"],"Env":["PATH=/bin"],"WorkingDir":"/"},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
-  "$layer_digest" >"$work/config.json"
-read -r config_digest config_size < <(blob "$work/config.json")
-printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:%s","size":%s},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar","digest":"sha256:%s","size":%s}]}' \
-  "$config_digest" "$config_size" "$layer_digest" "$layer_size" >"$work/manifest.json"
-read -r manifest_digest manifest_size < <(blob "$work/manifest.json")
-entry() { # image-name ref-name
+
+det_tar "$root" "$work/layer.tar"
+read -r layer_digest layer_size < <(store_blob "$work/layer.tar")
+
+# The layer is uncompressed, so its diff_id is its own digest.
+cat >"$work/config.json" <<JSON
+{"architecture":"amd64","os":"linux","config":{"Env":["PATH=/bin"],"Entrypoint":["/pause"],"WorkingDir":"/"},"rootfs":{"type":"layers","diff_ids":["sha256:$layer_digest"]},"history":[{"created_by":"cri-conform scripts/build-images.sh"}]}
+JSON
+read -r config_digest config_size < <(store_blob "$work/config.json")
+
+cat >"$work/manifest.json" <<JSON
+{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:$config_digest","size":$config_size},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar","digest":"sha256:$layer_digest","size":$layer_size}]}
+JSON
+read -r manifest_digest manifest_size < <(store_blob "$work/manifest.json")
+
+index_entry() { # image name
   printf '{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%s,"platform":{"architecture":"amd64","os":"linux"},"annotations":{"io.containerd.image.name":"%s","org.opencontainers.image.ref.name":"%s"}}' \
-    "$manifest_digest" "$manifest_size" "$1" "$2"
+    "$manifest_digest" "$manifest_size" "$1" "$1"
 }
-printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[%s,%s]}' \
-  "$(entry "$test_ref" 1)" "$(entry "$pause_ref" 1)" >"$layout/index.json"
-printf '{"imageLayoutVersion":"1.0.0"}' >"$layout/oci-layout"
+printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[%s,%s]}\n' \
+  "$(index_entry "$test_ref")" "$(index_entry "$pause_ref")" >"$layout/index.json"
+printf '{"imageLayoutVersion":"1.0.0"}\n' >"$layout/oci-layout"
+chmod 0755 "$layout" "$layout/blobs" "$layout/blobs/sha256"
+chmod 0644 "$layout/index.json" "$layout/oci-layout"
 
 mkdir -p "$out"
-tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$layout" -cf "$out/cri-conform-images.tar" .
-echo "$out/cri-conform-images.tar"
+# Written next to its final name and renamed: a reader never sees half an archive.
+det_tar "$layout" "$out/.cri-conform-images.tar.$$"
+mv -f "$out/.cri-conform-images.tar.$$" "$out/cri-conform-images.tar"
+printf '%s\n' "$out/cri-conform-images.tar"

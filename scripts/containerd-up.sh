@@ -1,122 +1,208 @@
 #!/usr/bin/env bash
-# Provisions and starts a throwaway containerd with NRI, a CNI bridge, the slow-runtime and slow-CNI
-# injectors, and cri-conform's local images; prints the environment that points cri-conform at it.
+# Provisions and starts a throwaway containerd for cri-conform, as root, and prints its environment.
+#
 # Usage: sudo scripts/containerd-up.sh [--version 1.7|2.1] [--dir DIR]
-#   1.7: Debian trixie's containerd 1.7.24 (installed, pinned low); 2.1: forky's 2.1.9 (extracted only).
-#   DIR defaults to /tmp/cri-conform/containerd-<version>; both versions can run side by side.
-#   Running it again on a healthy instance only prints the environment. Stop: scripts/containerd-down.sh.
+#        eval "$(sudo scripts/containerd-up.sh --version 2.1)"
+#
+#   --version  1.7: Debian trixie's containerd 1.7 (installed by scripts/install-deps.sh, pinned low);
+#              2.1: Debian forky's containerd 2.1, unpacked (not installed) by install-deps.sh. Default 1.7.
+#   --dir      the instance's directory (default /tmp/cri-conform/containerd-<version>; the parent comes
+#              from CRI_CONFORM_STATE). Everything of the instance lives or is recorded there.
+#
+# The instance has: its own sockets (<dir>/containerd.sock, <dir>/nri.sock), root and state; NRI enabled
+# (plugin_request_timeout 2s, plugin_registration_timeout 5s); restrict_oom_score_adj; a CNI bridge
+# cc-brN on a private 10.213.N.0/24 (N per instance) with host-local IPAM state in <dir>/cni-ipam;
+# an extra runtime handler "conform-slow" (a runc wrapper: on create it logs the id to
+# <dir>/slow-runtime/created.log and sleeps <dir>/slow-runtime/delay-ms ms); a slow CNI (the bridge entry's
+# plugin sleeps <dir>/slow-cni/delay-ms ms on ADD); the images localhost/cri-conform/busybox:1 and
+# localhost/cri-conform/pause:1 (scripts/build-images.sh, built once into CRI_CONFORM_IMAGE_CACHE,
+# default /var/cache/cri-conform) imported into namespace k8s.io. 1.7 and 2.1 run side by side.
+#
+# It writes <dir>/env (KEY="value" lines) and prints the same lines as shell exports:
+#   CONTAINER_RUNTIME_ENDPOINT, CRI_CONFORM_NRI_SOCKET, CRI_CONFORM_NRI_REQUEST_TIMEOUT,
+#   CRI_CONFORM_TEST_IMAGE, CRI_CONFORM_PAUSE_IMAGE, CRI_CONFORM_SLOW_RUNTIME_HANDLER,
+#   CRI_CONFORM_SLOW_RUNTIME_DIR, CRI_CONFORM_SLOW_CNI_DIR, CRI_CONFORM_RESTART_CMD, CRI_CONFORM_CONTAINERD_DIR
+# Progress goes to stderr. On an instance that already runs and answers it only prints the environment;
+# a dead instance's leftovers are removed first. Log: <dir>/containerd.log. Restart:
+# scripts/containerd-restart.sh DIR. Stop and remove: scripts/containerd-down.sh (same arguments).
 set -euo pipefail
+
 here="$(cd "$(dirname "$0")" && pwd)"
-usage() { sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; }
-# shellcheck source=scripts/lib/containerd-common.sh
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+# shellcheck source=lib/containerd-common.sh source-path=SCRIPTDIR
 . "$here/lib/containerd-common.sh"
 parse_common_args "$@"
-[ "$(id -u)" = "0" ] || die "needs root (it starts containerd and configures a bridge): sudo $0"
+[ "$(id -u)" = 0 ] || die "needs root (it starts containerd and creates a bridge): sudo $0 $*"
 
-bash "$here/install-deps.sh"
-bridge=$(bridge_of "$version" "$dir")
-subnet=$(subnet_of "$version" "$dir")
-if [ "$version" = 2.1 ]; then bin="$CC_CONTAINERD21_DIR/usr/bin"; else bin=/usr/bin; fi
+bin=$(containerd_bin_dir "$version")
+test_image=localhost/cri-conform/busybox:1
+pause_image=localhost/cri-conform/pause:1
+
+deps_ready() {
+  local f
+  for f in "$bin/containerd" "$bin/containerd-shim-runc-v2" "$bin/ctr" /usr/lib/cni/bridge \
+    /usr/lib/cni/host-local /usr/lib/cni/loopback /bin/busybox; do
+    [ -x "$f" ] || return 1
+  done
+  command -v runc >/dev/null && command -v ip >/dev/null || return 1
+  if [ "$version" = 1.7 ] && [[ "$("$bin/containerd" --version)" != *" 1.7."* ]]; then return 1; fi
+}
+if ! deps_ready; then
+  say "installing dependencies (scripts/install-deps.sh)"
+  bash "$here/install-deps.sh"
+  deps_ready || die "dependencies are still missing after scripts/install-deps.sh"
+fi
 
 write_env() {
-  cat >"$dir/env" <<ENV
+  cat >"$dir/env.tmp" <<ENV
 CONTAINER_RUNTIME_ENDPOINT="unix://$dir/containerd.sock"
 CRI_CONFORM_NRI_SOCKET="$dir/nri.sock"
 CRI_CONFORM_NRI_REQUEST_TIMEOUT="2s"
-CRI_CONFORM_TEST_IMAGE="localhost/cri-conform/busybox:1"
-CRI_CONFORM_PAUSE_IMAGE="localhost/cri-conform/pause:1"
+CRI_CONFORM_TEST_IMAGE="$test_image"
+CRI_CONFORM_PAUSE_IMAGE="$pause_image"
 CRI_CONFORM_SLOW_RUNTIME_HANDLER="conform-slow"
 CRI_CONFORM_SLOW_RUNTIME_DIR="$dir/slow-runtime"
 CRI_CONFORM_SLOW_CNI_DIR="$dir/slow-cni"
 CRI_CONFORM_RESTART_CMD="$here/containerd-restart.sh $dir"
 CRI_CONFORM_CONTAINERD_DIR="$dir"
 ENV
+  mv -f "$dir/env.tmp" "$dir/env"
   sed 's/^/export /' "$dir/env"
 }
 
-if running_pid "$dir" >/dev/null && wait_answering "$dir" 2; then
-  say "containerd $version in $dir is already running"
+# --- already up? ---------------------------------------------------------------------------------------
+if [ -d "$dir" ] && running_pid "$dir" >/dev/null; then
+  wait_answering "$dir" 5 || die "containerd of $dir runs (pid $(running_pid "$dir")) but does not answer: scripts/containerd-down.sh --dir $dir, then try again"
+  say "containerd $version in $dir is already running (pid $(running_pid "$dir"))"
   write_env
   exit 0
 fi
 
+# --- a fresh directory ---------------------------------------------------------------------------------
 if [ -e "$dir" ]; then
-  # A dead instance (killed with its session, a crashed run) leaves state a new one would restore: clear it.
-  say "clearing the stale instance in $dir"
-  bash "$here/containerd-down.sh" --version "$version" --dir "$dir" >/dev/null
+  if is_instance_dir "$dir"; then
+    # A dead instance (killed with its session, a crashed run) leaves state a new one would restore.
+    say "removing the leftovers of a dead instance in $dir"
+    bash "$here/containerd-down.sh" --version "$version" --dir "$dir" >/dev/null
+  elif [ -n "$(ls -A "$dir" 2>/dev/null)" ]; then
+    die "$dir exists and was not made by containerd-up.sh: pick another --dir"
+  fi
 fi
-say "writing a throwaway containerd $version config in $dir"
-mkdir -p "$dir"/{root,state,cni,cni-bin,cni-ipam,slow-runtime,slow-cni,runc}
+say "writing a throwaway containerd $version in $dir"
+mkdir -p "$dir"
+printf 'version=%s\ncreated=%s\n' "$version" "$(date -u +%FT%TZ)" >"$dir/$CC_MARKER"
+choose_network "$version" "$dir"
+read_network "$dir"
+mkdir -p "$dir"/{root,state,opt,runc,cni,cni-bin,cni-ipam,slow-runtime,slow-cni,nri-plugins,nri-conf}
 : >"$dir/slow-runtime/created.log"
 echo 0 >"$dir/slow-runtime/delay-ms"
 echo 0 >"$dir/slow-cni/delay-ms"
 
-# The slow runtime: a runc wrapper that logs the id of every container it is asked to create (a sandbox's
-# id is its pause container's id) and sleeps for delay-ms first. Everything else goes straight to runc.
-cat >"$dir/slow-runtime/runc-slow" <<WRAP
-#!/bin/sh
-control="$dir/slow-runtime"
-sub=""
-skip=0
-for arg in "\$@"; do
-  if [ \$skip = 1 ]; then skip=0; continue; fi
-  case "\$arg" in
-    --root|--log|--log-format|--criu|--rootless) skip=1 ;;
-    --*=*|-*) ;;
-    *) sub="\$arg"; break ;;
-  esac
+real_runc=$(command -v runc)
+install_template() { # template destination placeholder value
+  sed "s|@$3@|$4|" "$1" >"$2.tmp"
+  chmod 0755 "$2.tmp"
+  mv -f "$2.tmp" "$2"
+}
+# The slow runtime handler's runc (scripts/lib/runc-slow.sh).
+install_template "$here/lib/runc-slow.sh" "$dir/slow-runtime/runc-slow" REAL_RUNC "$real_runc"
+# The CNI bin dir: every installed plugin, plus the slow bridge wrapper the conflist names.
+for plugin in /usr/lib/cni/*; do
+  [ -x "$plugin" ] && ln -sfn "$plugin" "$dir/cni-bin/${plugin##*/}"
 done
-if [ "\$sub" = create ]; then
-  for id in "\$@"; do :; done
-  echo "\$(date +%s.%N) \$id" >>"\$control/created.log"
-  ms=\$(cat "\$control/delay-ms" 2>/dev/null || echo 0)
-  [ "\${ms:-0}" -gt 0 ] 2>/dev/null && sleep "\$(awk "BEGIN { print \$ms / 1000 }")"
-fi
-exec $(command -v runc) "\$@"
-WRAP
-chmod 0755 "$dir/slow-runtime/runc-slow"
+install_template "$here/lib/cni-slow.sh" "$dir/cni-bin/conform-bridge" REAL_PLUGIN /usr/lib/cni/bridge
 
-# The slow CNI: the bridge plugin under another name, sleeping delay-ms on ADD.
-for p in /usr/lib/cni/*; do ln -sf "$p" "$dir/cni-bin/$(basename "$p")"; done
-cat >"$dir/cni-bin/conform-bridge" <<WRAP
-#!/bin/sh
-if [ "\$CNI_COMMAND" = ADD ]; then
-  ms=\$(cat "$dir/slow-cni/delay-ms" 2>/dev/null || echo 0)
-  [ "\${ms:-0}" -gt 0 ] 2>/dev/null && sleep "\$(awk "BEGIN { print \$ms / 1000 }")"
-fi
-exec /usr/lib/cni/bridge
-WRAP
-chmod 0755 "$dir/cni-bin/conform-bridge"
 cat >"$dir/cni/10-cri-conform.conflist" <<CNI
 {
   "cniVersion": "1.0.0",
-  "name": "cri-conform-$version",
+  "name": "$net_name",
   "plugins": [
-    { "type": "conform-bridge", "bridge": "$bridge", "isGateway": true, "ipMasq": false,
-      "ipam": { "type": "host-local", "ranges": [[{ "subnet": "$subnet" }]], "dataDir": "$dir/cni-ipam" } },
+    {
+      "type": "conform-bridge",
+      "bridge": "$bridge",
+      "isGateway": true,
+      "ipMasq": false,
+      "ipam": {
+        "type": "host-local",
+        "ranges": [[{ "subnet": "$subnet" }]],
+        "routes": [{ "dst": "0.0.0.0/0" }],
+        "dataDir": "$dir/cni-ipam"
+      }
+    },
     { "type": "loopback" }
   ]
 }
 CNI
 
-runtimes() { # the section prefix of the CRI runtimes table
-  local p=$1
+# --- config.toml ----------------------------------------------------------------------------------------
+# CRI runtime settings live in plugin io.containerd.grpc.v1.cri in 1.7 (config version 2) and in
+# io.containerd.cri.v1.runtime in 2.x (config version 3); the sandbox image moved to
+# io.containerd.cri.v1.images' pinned_images, and the CNI bin dir became the list bin_dirs.
+if [ "$version" = 1.7 ]; then
+  cri='plugins."io.containerd.grpc.v1.cri"'
+  config_version=2
+  cni_bin="bin_dir = \"$dir/cni-bin\""
+else
+  cri='plugins."io.containerd.cri.v1.runtime"'
+  config_version=3
+  cni_bin="bin_dirs = [\"$dir/cni-bin\"]"
+fi
+{
   cat <<TOML
-  [$p.containerd]
+# Written by cri-conform scripts/containerd-up.sh for a throwaway containerd $version; removed by
+# scripts/containerd-down.sh.
+version = $config_version
+root = "$dir/root"
+state = "$dir/state"
+
+[grpc]
+  address = "$dir/containerd.sock"
+
+[ttrpc]
+  address = "$dir/containerd.sock.ttrpc"
+
+[plugins."io.containerd.internal.v1.opt"]
+  path = "$dir/opt"
+
+TOML
+  if [ "$version" = 1.7 ]; then
+    cat <<TOML
+[$cri]
+  sandbox_image = "$pause_image"
+TOML
+  else
+    cat <<TOML
+[plugins."io.containerd.cri.v1.images".pinned_images]
+  sandbox = "$pause_image"
+
+[$cri]
+TOML
+  fi
+  cat <<TOML
+  # Required here: the machine lacks CAP_SYS_RESOURCE, and a negative oom_score_adj makes runc fail.
+  restrict_oom_score_adj = true
+  enable_selinux = false
+
+  [$cri.cni]
+    $cni_bin
+    conf_dir = "$dir/cni"
+    max_conf_num = 1
+
+  [$cri.containerd]
     default_runtime_name = "runc"
-    [$p.containerd.runtimes.runc]
+
+    [$cri.containerd.runtimes.runc]
       runtime_type = "io.containerd.runc.v2"
-      [$p.containerd.runtimes.runc.options]
+      [$cri.containerd.runtimes.runc.options]
+        BinaryName = "$real_runc"
         Root = "$dir/runc"
-    [$p.containerd.runtimes.conform-slow]
+
+    [$cri.containerd.runtimes.conform-slow]
       runtime_type = "io.containerd.runc.v2"
-      [$p.containerd.runtimes.conform-slow.options]
+      [$cri.containerd.runtimes.conform-slow.options]
         BinaryName = "$dir/slow-runtime/runc-slow"
         Root = "$dir/runc"
-TOML
-}
-nri_section() {
-  cat <<TOML
+
 [plugins."io.containerd.nri.v1.nri"]
   disable = false
   disable_connections = false
@@ -126,67 +212,39 @@ nri_section() {
   plugin_request_timeout = "2s"
   plugin_registration_timeout = "5s"
 TOML
-}
-common_head() {
-  cat <<TOML
-root = "$dir/root"
-state = "$dir/state"
-[grpc]
-  address = "$dir/containerd.sock"
-[ttrpc]
-  address = "$dir/containerd.sock.ttrpc"
-[plugins."io.containerd.internal.v1.opt"]
-  path = "$dir/opt"
-TOML
-}
-if [ "$version" = 1.7 ]; then
-  {
-    echo 'version = 2'
-    common_head
-    cat <<TOML
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = "localhost/cri-conform/pause:1"
-  restrict_oom_score_adj = true
-  enable_selinux = false
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "$dir/cni-bin"
-    conf_dir = "$dir/cni"
-TOML
-    runtimes 'plugins."io.containerd.grpc.v1.cri"'
-    nri_section
-  } >"$dir/config.toml"
-else
-  {
-    echo 'version = 3'
-    common_head
-    cat <<TOML
-[plugins."io.containerd.cri.v1.images".pinned_images]
-  sandbox = "localhost/cri-conform/pause:1"
-[plugins."io.containerd.cri.v1.runtime"]
-  restrict_oom_score_adj = true
-  enable_selinux = false
-  [plugins."io.containerd.cri.v1.runtime".cni]
-    bin_dirs = ["$dir/cni-bin"]
-    conf_dir = "$dir/cni"
-TOML
-    runtimes 'plugins."io.containerd.cri.v1.runtime"'
-    nri_section
-  } >"$dir/config.toml"
-fi
-# Its own shim comes first on PATH (2.1's shim must go with 2.1's containerd).
+} >"$dir/config.toml"
+
+# start.sh: how containerd-up.sh and containerd-restart.sh start this instance. The containerd's own bin
+# dir comes first on PATH (2.1 must use its own shim); descriptors inherited from the caller are closed,
+# so a caller reading our output through a pipe is never held open by the daemon.
 cat >"$dir/start.sh" <<START
-export PATH="$bin:\$PATH"
+#!/usr/bin/env bash
+for fd in /proc/self/fd/*; do
+  fd=\${fd##*/}
+  if [ "\$fd" -gt 2 ]; then exec {fd}>&-; fi
+done
+export PATH="$bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 exec "$bin/containerd" --config "$dir/config.toml"
 START
+chmod 0755 "$dir/start.sh"
 
-say "starting containerd $version ($("$bin/containerd" --version | awk '{print $3}'))"
+say "starting containerd $("$bin/containerd" --version | awk '{print $3}') (bridge $bridge, $subnet)"
 start_containerd "$dir"
 
-images="$CC_IMAGE_CACHE/cri-conform-images.tar"
+# --- images ----------------------------------------------------------------------------------------------
+# Built once per content of the builder, the pause script and busybox; imported into every instance.
+image_key=$(cat "$here/build-images.sh" "$here/../fixtures/images/pause.sh" /bin/busybox | sha256sum | cut -c1-16)
+images="$CC_IMAGE_CACHE/$image_key/cri-conform-images.tar"
 if [ ! -s "$images" ]; then
-  say "building the local images into $CC_IMAGE_CACHE"
-  bash "$here/build-images.sh" "$CC_IMAGE_CACHE" >/dev/null
+  say "building the images into $CC_IMAGE_CACHE/$image_key"
+  bash "$here/build-images.sh" "$CC_IMAGE_CACHE/$image_key" >/dev/null
 fi
-ctr -a "$dir/containerd.sock" -n k8s.io images import "$images" >/dev/null
-say "containerd $version ready at unix://$dir/containerd.sock (NRI $dir/nri.sock, bridge $bridge $subnet)"
+ctr=$(instance_ctr "$dir")
+"$ctr" -a "$dir/containerd.sock" -n k8s.io images import "$images" >/dev/null
+present=$("$ctr" -a "$dir/containerd.sock" -n k8s.io images ls -q)
+for ref in "$test_image" "$pause_image"; do
+  grep -qxF "$ref" <<<"$present" || die "image $ref is missing after the import of $images"
+done
+
+say "containerd $version ready: unix://$dir/containerd.sock, NRI $dir/nri.sock (pid $(cat "$dir/containerd.pid"))"
 write_env
