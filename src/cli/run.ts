@@ -72,7 +72,7 @@ export function addRun(program: Command, io: Io, setExit: (code: number) => void
     .option('--restart-timeout <duration>', 'how long the runtime may take to come back (default 60s)')
     .option('--cache-ttl <duration>', 'how long a runtime may keep a timed-out resource (default 150s)')
     .option('--trials <n>', 'repetitions of race-prone scenarios (default 5)')
-    .option('--parallel <n>', 'CRI-only checks run at once (default 2; NRI checks always run alone)')
+    .option('--parallel <n>', 'checks at once (default 2); hook-stalling and injector checks run alone')
     .option('--timeout <duration>', 'deadline of each check (default 5m)')
     .option('--run-timeout <duration>', 'deadline of the whole run (default none)')
     .option('--fail-fast', 'stop after the first failure')

@@ -54,12 +54,13 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
           socketPath: env.nri.socketPath,
           runId: env.runId,
           checkId: check.id,
+          needs: check.needs,
           sequence: env.sequence,
           timeline,
           signal,
         })
       : undefined;
-  const injectors = new CheckInjectors(env.injectors);
+  const injectors = new CheckInjectors(env.injectors, check);
   let tally: TrialTally | undefined;
 
   const unavailable = (why: string): never => {

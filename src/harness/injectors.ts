@@ -7,6 +7,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Injectors, SlowCni, SlowRuntime } from './context.js';
 import { SkipSignal } from './errors.js';
+import { undeclaredInjector } from './sharing.js';
+import type { Need } from './vocabulary.js';
 
 export interface InjectorConfig {
   slowRuntimeHandler?: string;
@@ -21,9 +23,13 @@ const CONTAINER_ID = /\b[0-9a-f]{64}\b/g;
 export class CheckInjectors implements Injectors {
   private readonly touched = new Set<string>();
 
-  constructor(private readonly config: InjectorConfig) {}
+  constructor(
+    private readonly config: InjectorConfig,
+    private readonly owner: { id: string; needs: readonly Need[] },
+  ) {}
 
   slowRuntime(): SlowRuntime {
+    this.mustBeAlone('slow runtime handler');
     const { slowRuntimeHandler: handler, slowRuntimeDir: dir } = this.config;
     if (!handler || !dir) {
       throw new SkipSignal(
@@ -42,6 +48,7 @@ export class CheckInjectors implements Injectors {
   }
 
   slowCni(): SlowCni {
+    this.mustBeAlone('slow CNI wrapper');
     const dir = this.config.slowCniDir;
     if (!dir) {
       throw new SkipSignal(
@@ -73,6 +80,12 @@ export class CheckInjectors implements Injectors {
   async reset(): Promise<void> {
     await Promise.all([...this.touched].map((dir) => writeFile(join(dir, DELAY_FILE), '0\n')));
     this.touched.clear();
+  }
+
+  /** Every pod goes through these injectors, so a check that has not declared it may not use one. */
+  private mustBeAlone(what: string): void {
+    const refused = undeclaredInjector(this.owner, what);
+    if (refused) throw new Error(refused);
   }
 
   private async setDelay(dir: string, ms: number): Promise<void> {

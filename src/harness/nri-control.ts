@@ -7,12 +7,16 @@ import { NriPlugin, type PluginOptions } from '../nri/plugin.js';
 import type { EventMatch, FaultSpec, NriEventName, NriEventRecord } from '../nri/types.js';
 import type { FaultHandle, NriControl, TestPlugin } from './context.js';
 import { CHECK_LABEL, RUN_LABEL } from './labels.js';
+import { undeclaredStall } from './sharing.js';
 import type { Sequence, Timeline } from './timeline.js';
+import type { Need } from './vocabulary.js';
 
 export interface NriControlDeps {
   socketPath: string;
   runId: string;
   checkId: string;
+  /** The check's declared needs: only a check that declares it may stall hooks (see sharing.ts). */
+  needs: readonly Need[];
   sequence: Sequence;
   timeline: Timeline;
   /** The check's signal: once it aborts, no plugin of the check may connect any more. */
@@ -41,6 +45,7 @@ export class CheckNri implements NriControl {
       pluginOpts,
       await startWhileLive(pluginOpts, this.deps.signal),
       this.deps.signal,
+      { id: this.deps.checkId, needs: this.deps.needs },
     );
     this.plugins.push(plugin);
     this.deps.timeline.note(`NRI plugin ${plugin.label} registered for ${opts.events.join(',')}`);
@@ -80,6 +85,7 @@ class CheckPlugin implements TestPlugin {
     private readonly opts: PluginOptions,
     private current: NriPlugin,
     private readonly signal: AbortSignal,
+    private readonly owner: { id: string; needs: readonly Need[] },
   ) {}
 
   get label(): string {
@@ -105,6 +111,8 @@ class CheckPlugin implements TestPlugin {
   }
 
   fault(spec: FaultSpec): FaultHandle {
+    const refused = undeclaredStall(this.owner, spec.action.kind);
+    if (refused) throw new Error(refused);
     return this.current.addFault(spec);
   }
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Check } from './check.js';
 import type { CheckResult } from './result.js';
-import { runScheduled } from './scheduler.js';
+import { runScheduled, type ScheduleHooks } from './scheduler.js';
 import type { Need } from './vocabulary.js';
 
 function check(id: string, needs: Need[] = []): Check {
@@ -33,30 +33,71 @@ function result(c: Check): CheckResult {
   };
 }
 
+/** Runs the checks with fake bodies that take `ms(id)` and records, for each check, who ran beside it. */
+async function schedule(checks: readonly Check[], parallel: number, ms: (id: string) => number) {
+  const running = new Set<string>();
+  const beside: Record<string, Set<string>> = {};
+  const startOrder: string[] = [];
+  let peak = 0;
+  const hooks: ScheduleHooks = {
+    stopReason: () => undefined,
+    notRun: (c) => result(c),
+    run: async (c) => {
+      startOrder.push(c.id);
+      const mine = new Set(running);
+      beside[c.id] = mine;
+      for (const other of running) beside[other]?.add(c.id);
+      running.add(c.id);
+      peak = Math.max(peak, running.size);
+      await new Promise((r) => setTimeout(r, ms(c.id)));
+      running.delete(c.id);
+      return result(c);
+    },
+  };
+  const results = await runScheduled(checks, parallel, hooks);
+  return { results, beside, startOrder, peak };
+}
+
 describe('runScheduled', () => {
-  it('runs CRI-only checks side by side, NRI checks alone, and keeps catalogue order', async () => {
-    const checks = [check('A-01'), check('A-02'), check('N-01', ['nri']), check('A-03')];
-    let running = 0;
-    const overlaps: Record<string, number> = {};
-    const results = await runScheduled(checks, 2, {
-      stopReason: () => undefined,
-      notRun: (c) => result(c),
-      run: async (c) => {
-        running++;
-        overlaps[c.id] = running;
-        await new Promise((r) => setTimeout(r, c.id === 'A-01' ? 20 : 5));
-        running--;
-        return result(c);
-      },
-    });
-    expect(results.map((r) => r.id)).to.deep.equal(['A-01', 'A-02', 'N-01', 'A-03']);
-    expect(overlaps['A-02']).to.equal(2);
-    expect(overlaps['N-01']).to.equal(1);
+  it('runs CRI-only and NRI-watching checks side by side, and keeps catalogue order', async () => {
+    const checks = [check('A-01'), check('N-01', ['nri']), check('N-02', ['nri']), check('A-02')];
+    const { results, beside } = await schedule(checks, 2, (id) => (id === 'A-01' ? 30 : 10));
+    expect(results.map((r) => r.id)).to.deep.equal(['A-01', 'N-01', 'N-02', 'A-02']);
+    expect([...(beside['A-01'] ?? [])]).to.include('N-01');
+    expect([...(beside['N-01'] ?? [])]).to.include('A-01');
+  });
+
+  it('runs a check that stalls NRI hooks, or uses a global injector, with nothing beside it', async () => {
+    const checks = [
+      check('A-01'),
+      check('N-01', ['nri']),
+      check('S-01', ['nri', 'stalls-hooks']),
+      check('A-02'),
+      check('X-01', ['exclusive']),
+      check('N-02', ['nri']),
+    ];
+    const { results, beside } = await schedule(checks, 3, () => 10);
+    expect(results.map((r) => r.id)).to.deep.equal(checks.map((c) => c.id));
+    expect([...(beside['S-01'] ?? [])]).to.deep.equal([]);
+    expect([...(beside['X-01'] ?? [])]).to.deep.equal([]);
+  });
+
+  it('starts later checks that can share while a check that runs alone waits for the runtime', async () => {
+    const checks = [check('A-01'), check('S-01', ['stalls-hooks']), check('A-02'), check('A-03')];
+    const { startOrder, beside } = await schedule(checks, 3, (id) => (id === 'A-01' ? 30 : 5));
+    expect(startOrder).to.deep.equal(['A-01', 'A-02', 'A-03', 'S-01']);
+    expect([...(beside['S-01'] ?? [])]).to.deep.equal([]);
+  });
+
+  it('never runs more than --parallel checks at once', async () => {
+    const checks = ['A-01', 'A-02', 'A-03', 'A-04', 'A-05'].map((id) => check(id, ['nri']));
+    const { peak } = await schedule(checks, 2, () => 5);
+    expect(peak).to.equal(2);
   });
 
   it('marks checks not run once a stop reason appears', async () => {
     let stop: string | undefined;
-    const results = await runScheduled([check('A-01', ['nri']), check('A-02')], 1, {
+    const results = await runScheduled([check('A-01', ['exclusive']), check('A-02')], 1, {
       stopReason: () => stop,
       notRun: (c, why) => ({ ...result(c), verdict: 'skipped', message: why }),
       run: async (c) => {

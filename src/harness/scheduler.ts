@@ -1,10 +1,11 @@
 /**
- * Runs the selected checks: CRI-only checks up to --parallel at once, checks that need NRI or a global
- * injector alone. Results keep catalogue order whatever order they finish in.
+ * Runs the selected checks: up to --parallel at once among those that share the runtime, and each check
+ * that runs alone (sharing.ts) with nothing beside it. A check that waits its turn does not hold up the
+ * checks after it that could start now. Results keep catalogue order whatever order they run in.
  */
 import type { Check } from './check.js';
 import type { CheckResult } from './result.js';
-import { runsAlone } from './selection.js';
+import { runsAlone } from './sharing.js';
 
 export interface ScheduleHooks {
   run(check: Check): Promise<CheckResult>;
@@ -13,31 +14,41 @@ export interface ScheduleHooks {
   stopReason(): string | undefined;
 }
 
+interface Pending {
+  check: Check;
+  index: number;
+}
+
 export async function runScheduled(
   checks: readonly Check[],
   parallel: number,
   hooks: ScheduleHooks,
 ): Promise<CheckResult[]> {
   const results: CheckResult[] = new Array(checks.length);
-  const running = new Set<Promise<void>>();
-  const start = (check: Check, i: number) => {
-    const p = hooks.run(check).then((r) => {
-      results[i] = r;
-    });
-    const tracked = p.finally(() => running.delete(tracked));
-    running.add(tracked);
+  const pending: Pending[] = checks.map((check, index) => ({ check, index }));
+  const running = new Map<Promise<void>, Check>();
+  const limit = Math.max(1, parallel);
+  const fits = (c: Check): boolean => {
+    if (running.size === 0) return true;
+    if (runsAlone(c) || running.size >= limit) return false;
+    return ![...running.values()].some(runsAlone);
   };
-  for (const [i, check] of checks.entries()) {
-    const alone = runsAlone(check);
-    while (running.size > 0 && (alone || running.size >= Math.max(1, parallel))) await Promise.race(running);
+  for (;;) {
     const stop = hooks.stopReason();
-    if (stop) {
-      results[i] = hooks.notRun(check, stop);
+    if (stop) for (const p of pending.splice(0)) results[p.index] = hooks.notRun(p.check, stop);
+    const next = pending.findIndex((p) => fits(p.check));
+    if (next >= 0) {
+      const [{ check, index }] = pending.splice(next, 1) as [Pending];
+      const tracked: Promise<void> = hooks
+        .run(check)
+        .then((r) => {
+          results[index] = r;
+        })
+        .finally(() => running.delete(tracked));
+      running.set(tracked, check);
       continue;
     }
-    start(check, i);
-    if (alone) await Promise.all(running);
+    if (running.size === 0) return results;
+    await Promise.race(running.keys());
   }
-  await Promise.all(running);
-  return results;
 }

@@ -43,8 +43,3 @@ export function staticSkipReason(c: Check, a: Availability): string | undefined 
   if (c.needs.includes('nri') && a.nri) return a.nri;
   return undefined;
 }
-
-/** NRI checks, injector checks and restarts run alone: NRI delivers hooks one at a time across all pods. */
-export function runsAlone(c: Check): boolean {
-  return c.needs.includes('nri') || c.needs.includes('exclusive');
-}

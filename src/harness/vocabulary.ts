@@ -9,7 +9,9 @@ export const SUITES: readonly SuiteName[] = ['idempotency', 'names', 'hooks', 't
 
 /**
  * Static requirements, known before the check runs. An unmet need makes the check skip with a reason that
- * says how to meet it. `nri` checks also run serially; `exclusive` checks (global injectors, restarts) run
- * alone too. Injector needs that have alternatives are checked at run time via t.inject.
+ * says how to meet it. `exclusive` checks (global injectors, restarts) and `stalls-hooks` checks (they hold,
+ * hang or delay NRI hooks) run alone; the harness refuses an injector or a stalling fault to a check that
+ * does not declare it (see sharing.ts). Injector needs that have alternatives are checked at run time via
+ * t.inject.
  */
-export type Need = 'nri' | 'exclusive';
+export type Need = 'nri' | 'exclusive' | 'stalls-hooks';

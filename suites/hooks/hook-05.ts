@@ -5,7 +5,7 @@ import { deliveryWithinMs, probeWhileHeldMs } from '../common/timing.js';
 export const check = defineCheck({
   id: 'HOOK-05',
   level: 'MUST',
-  needs: ['nri'],
+  needs: ['nri', 'stalls-hooks'],
   title:
     'At StopPodSandbox hook time every workload container is EXITED while the sandbox infrastructure still exists: its netns is present and PodSandboxStatus answers',
   contract:

@@ -4,7 +4,7 @@ import { createContainerAfterTimeout, nriCreateDelay } from './container-scenari
 export const check = defineCheck({
   id: 'IDEM-05',
   level: 'MUST',
-  needs: ['nri'],
+  needs: ['nri', 'stalls-hooks'],
   title:
     'A CreateContainer that timed out while the runtime was creating it converges under identical retries, and the container starts',
   contract:

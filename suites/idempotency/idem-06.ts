@@ -5,7 +5,7 @@ import { createContainerAfterTimeout, nriCreateDelay } from './container-scenari
 export const check = defineCheck({
   id: 'IDEM-06',
   level: 'MUST',
-  needs: ['nri'],
+  needs: ['nri', 'stalls-hooks'],
   title:
     'After a timed-out CreateContainer converges, exactly one container with its metadata exists in the sandbox',
   contract:

@@ -6,7 +6,7 @@ import { containerReply, identicalReplyViolation, observeReply } from './reserva
 export const check = defineCheck({
   id: 'NAME-06',
   level: 'MUST',
-  needs: ['nri'],
+  needs: ['nri', 'stalls-hooks'],
   title:
     'Identical CreateContainer requests in one sandbox, in flight at once or after the first succeeded, never yield two containers',
   contract:

@@ -5,7 +5,7 @@ import { EVERY_TEARDOWN_HOOK_HANGS } from './scenarios.js';
 export const check = defineCheck({
   id: 'TEAR-04',
   level: 'MUST',
-  needs: ['nri'],
+  needs: ['nri', 'stalls-hooks'],
   title:
     "A plugin that hangs in a teardown hook delays StopContainer, RemoveContainer, StopPodSandbox and RemovePodSandbox by at most the runtime's plugin request timeout plus a margin",
   contract:

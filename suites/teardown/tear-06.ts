@@ -5,7 +5,7 @@ import { LOWER_PLUGIN_CRASHES, LOWER_PLUGIN_HANGS } from './scenarios.js';
 export const check = defineCheck({
   id: 'TEAR-06',
   level: 'MUST',
-  needs: ['nri'],
+  needs: ['nri', 'stalls-hooks'],
   title:
     'When plugin 10 hangs or crashes in a teardown hook, plugin 20 still receives the event and the CRI call returns within the plugin request timeout plus a margin',
   contract:

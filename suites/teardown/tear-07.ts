@@ -8,7 +8,7 @@ const WAYS_TO_BE_DROPPED: readonly FaultAction[] = [{ kind: 'hang' }, { kind: 'c
 export const check = defineCheck({
   id: 'TEAR-07',
   level: 'MUST',
-  needs: ['nri'],
+  needs: ['nri', 'stalls-hooks'],
   title:
     'A plugin the runtime disconnected (after a hang or a crash) can register again and then receives the events of new pods',
   contract:

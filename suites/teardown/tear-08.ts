@@ -19,7 +19,7 @@ function holdBackClientCancel(untilMs: number): void {
 export const check = defineCheck({
   id: 'TEAR-08',
   level: 'SHOULD',
-  needs: ['nri'],
+  needs: ['nri', 'stalls-hooks'],
   trials: true,
   title:
     "A plugin is not disconnected because the CRI client's deadline expired, or the client cancelled, while its hook ran within the plugin timeout",

@@ -7,7 +7,7 @@ export const check = defineCheck({
   id: 'TEAR-13',
   level: 'MUST',
   tags: ['Node'],
-  needs: ['nri'],
+  needs: ['nri', 'stalls-hooks'],
   title:
     'A failing, hanging or crashing plugin leaks nothing: after each TEAR-01..06 scenario the host holds nothing of the pod',
   contract:

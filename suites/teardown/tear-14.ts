@@ -13,7 +13,7 @@ export const check = defineCheck({
   id: 'TEAR-14',
   level: 'MUST',
   tags: ['Node'],
-  needs: ['nri'],
+  needs: ['nri', 'stalls-hooks'],
   trials: true,
   title:
     "A sandbox or container whose creation a plugin failed leaves nothing behind: not in CRI, not on the host, not in the runtime's own records",

@@ -1,0 +1,34 @@
+/**
+ * Which checks may share the runtime at once. Runtimes deliver NRI hooks one at a time across all pods, so
+ * a check that holds, hangs or delays a hook stalls every pod's hooks while it does: a concurrent check
+ * would see its calls answered late, and its absence windows could hold only because what must be absent
+ * was held back. Global injectors (the slow runtime handler's and slow CNI's delay files) and restarts
+ * change every pod. Such checks run alone. Every other check, CRI-only or with plugins that only watch or
+ * fail hooks at once, is isolated by its labels and its own plugins, so it shares the runtime with others.
+ */
+import type { FaultAction } from '../nri/types.js';
+import type { Check } from './check.js';
+
+type FaultKind = FaultAction['kind'];
+
+export function runsAlone(c: Pick<Check, 'needs'>): boolean {
+  return c.needs.includes('exclusive') || c.needs.includes('stalls-hooks');
+}
+
+/** Fault kinds that keep the runtime's hook delivery waiting on this plugin. */
+const STALLING: readonly FaultKind[] = ['hang', 'delay'];
+
+/**
+ * Why the check may not arm this fault, or undefined when it may. A check that stalls hooks without
+ * declaring it would stall checks that run beside it, so the harness refuses rather than trust the label.
+ */
+export function undeclaredStall(c: Pick<Check, 'id' | 'needs'>, kind: FaultKind): string | undefined {
+  if (!STALLING.includes(kind) || runsAlone(c)) return undefined;
+  return `${c.id} arms a '${kind}' fault, which stalls every pod's NRI hooks, but does not declare needs: ['stalls-hooks'] (it would run beside other checks)`;
+}
+
+/** Why the check may not use a global injector, or undefined when it may. */
+export function undeclaredInjector(c: Pick<Check, 'id' | 'needs'>, what: string): string | undefined {
+  if (c.needs.includes('exclusive')) return undefined;
+  return `${c.id} uses the ${what}, which every pod goes through, but does not declare needs: ['exclusive'] (it would run beside other checks)`;
+}
