@@ -1,23 +1,41 @@
 #!/usr/bin/env node
-// Benchmarks, written as JSON (never asserted in tests): start-up time of `--help` and `list`, and, when a
-// runtime is configured (CONTAINER_RUNTIME_ENDPOINT etc., e.g. from scripts/containerd-up.sh), per-check
-// durations of a run with the share spent in waits the contracts require.
-// Usage: node scripts/bench.mjs [--out reports/bench.json] [--runs 10] [-- <extra run flags>]
+// Benchmarks, written as JSON (never asserted in tests): start-up time of `--help` and `list`, and per
+// containerd (or other runtime) three runs: the default one, `--level all`, and hooks plus teardown at
+// `--level all`. For each: the wall time, the waits the contracts require and their ratio, per-suite sums
+// and the five slowest checks with where their time went (script./lib/bench-breakdown.js). The 1-minute
+// load average before and after each run is recorded: on a shared machine, compare runs made back to back.
+// Usage: node scripts/bench.mjs [--out reports/bench.json] [--runs 10] [--env-file F]... [--only all,...]
+//        [-- <extra run flags>]
+// Runtimes: --env-file (repeatable), else CRI_CONFORM_E2E_ENV_FILES, else CONTAINER_RUNTIME_ENDPOINT.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { durationMs, summarize } from './lib/bench-breakdown.js';
+import { root, targets, timedRun } from './lib/bench-run.js';
 
-const root = resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
 const dash = args.indexOf('--');
+const own = dash >= 0 ? args.slice(0, dash) : args;
 const runFlags = dash >= 0 ? args.slice(dash + 1) : [];
 const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 && i < (dash >= 0 ? dash : args.length) ? args[i + 1] : fallback;
+  const i = own.indexOf(name);
+  return i >= 0 ? own[i + 1] : fallback;
 };
 const out = resolve(opt('--out', join(root, 'reports/bench.json')));
 const runs = Number(opt('--runs', '10'));
+const SCENARIOS = {
+  default: [],
+  all: ['--level', 'all'],
+  'hooks-teardown': ['--suite', 'hooks', '--suite', 'teardown', '--level', 'all'],
+};
+const only = opt('--only', Object.keys(SCENARIOS).join(',')).split(',');
+for (const name of only) {
+  if (!(name in SCENARIOS)) {
+    process.stderr.write(`bench: unknown scenario ${name}; known: ${Object.keys(SCENARIOS).join(', ')}\n`);
+    process.exit(2);
+  }
+}
 const cli = join(root, 'bin/cri-conform');
 
 execFileSync(join(root, 'node_modules/.bin/tsc'), ['-b'], { cwd: root, stdio: 'inherit' });
@@ -41,44 +59,39 @@ function timeCommand(argv) {
 const result = {
   at: new Date().toISOString(),
   node: process.version,
+  machine: { cpus: cpus().length, loadAverage: loadavg().map((l) => Number(l.toFixed(2))) },
   startup: { help: timeCommand(['--help']), list: timeCommand(['list']) },
-  goals: { startupMs: 300, overheadRatio: 1.3 },
+  goals: { startupMs: 300, overheadRatio: 1.3, hooksTeardownMs: 30_000 },
+  howMeasured:
+    'wall time of each `cri-conform run` from spawn to exit; required waits = the harness-declared requiredWaitMs of every check plus hooks hung until the runtime plugin request timeout; ratio = wall / required',
+  runtimes: [],
 };
 
-if (process.env.CONTAINER_RUNTIME_ENDPOINT) {
-  const dir = mkdtempSync(join(tmpdir(), 'cc-bench-'));
-  const json = join(dir, 'results.json');
-  const start = performance.now();
-  spawnSync(
-    process.execPath,
-    [cli, 'run', '--level', 'all', '--report-dir', dir, '--json', json, ...runFlags],
-    { stdio: 'inherit' },
-  );
-  const wallMs = Math.round(performance.now() - start);
-  const report = JSON.parse(readFileSync(json, 'utf8'));
-  const checks = report.results.map((r) => ({
-    id: r.id,
-    verdict: r.verdict,
-    durationMs: r.durationMs,
-    requiredWaitMs: r.requiredWaitMs ?? 0,
-    requiredShare: r.durationMs > 0 ? Number(((r.requiredWaitMs ?? 0) / r.durationMs).toFixed(2)) : 0,
-  }));
-  const required = checks.reduce((s, c) => s + c.requiredWaitMs, 0);
-  result.run = {
-    runtime: `${report.properties.runtimeName} ${report.properties.runtimeVersion}`,
-    reportDir: dir,
-    flags: ['--level', 'all', ...runFlags].join(' '),
-    wallMs,
-    sumOfDurationsMs: checks.reduce((s, c) => s + c.durationMs, 0),
-    requiredWaitMs: required,
-    overheadRatio: required > 0 ? Number((wallMs / required).toFixed(2)) : null,
-    checks,
-  };
+const lines = [];
+for (const target of targets(own)) {
+  const timeoutMs = durationMs(target.env.CRI_CONFORM_NRI_REQUEST_TIMEOUT ?? '2s');
+  const entry = { label: target.label, runs: {} };
+  for (const name of only) {
+    const run = timedRun(target.env, [...SCENARIOS[name], ...runFlags]);
+    const summary = summarize(run.report, run.wallMs, timeoutMs);
+    entry.runtime = summary.runtime;
+    entry.runs[name] = {
+      flags: run.flags,
+      loadAverage1m: run.loadAverage1m,
+      reportDir: run.reportDir,
+      ...summary,
+    };
+    lines.push(
+      `${summary.runtime} ${name}: wall ${(summary.wallMs / 1000).toFixed(1)} s, required ${(summary.requiredWaitMs / 1000).toFixed(1)} s, ratio ${summary.overheadRatio}, load ${run.loadAverage1m.before}..${run.loadAverage1m.after}`,
+    );
+  }
+  result.runtimes.push(entry);
 }
 
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
 process.stdout.write(
-  `${JSON.stringify({ help: result.startup.help, list: result.startup.list, run: result.run && { wallMs: result.run.wallMs, overheadRatio: result.run.overheadRatio } })}\n`,
+  `startup: help ${result.startup.help.medianMs} ms, list ${result.startup.list.medianMs} ms (median of ${runs})\n`,
 );
+for (const line of lines) process.stdout.write(`${line}\n`);
 process.stdout.write(`wrote ${out}\n`);

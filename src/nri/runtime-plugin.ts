@@ -45,6 +45,11 @@ export class ConnectedPlugin {
   readonly mux: Mux;
   private readonly client: TtrpcClient;
   private registered: ((r: { name: string; index: string }) => void) | undefined;
+  /**
+   * Armed on connection, as upstream's registration timeout is: a plugin registers as soon as it connects,
+   * possibly while an earlier plugin is still being admitted, and its request must not be refused for that.
+   */
+  private readonly registration: Promise<{ name: string; index: string }>;
 
   constructor(
     socket: Socket,
@@ -58,11 +63,14 @@ export class ConnectedPlugin {
         UpdateContainers: () => ({}), // nothing fails because nothing is applied
       },
     });
+    this.registration = this.waitRegistration();
+    // A plugin that leaves before its admission is never awaited; its rejection is not an error here.
+    this.registration.catch(() => undefined);
   }
 
   /** register -> Configure -> Synchronize (the last inside `syncLock`). Throws; the caller closes. */
   async handshake(sync: () => object, syncLock: <T>(job: () => Promise<T>) => Promise<T>): Promise<void> {
-    const who = await this.waitRegistration();
+    const who = await this.registration;
     Object.assign(this, who);
     const sendVersion = compareVersions(this.cfg.nriVersion, 'v0.12.0') >= 0;
     const configure = encodeProto('ConfigureRequest', {

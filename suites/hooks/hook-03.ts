@@ -6,7 +6,7 @@ import { probeWhileHeldMs } from '../common/timing.js';
 export const check = defineCheck({
   id: 'HOOK-03',
   level: 'MUST',
-  needs: ['nri'],
+  needs: ['nri', 'stalls-hooks'],
   title:
     'The RunPodSandbox hook finishes before the CRI reply: while it is held the sandbox is not READY and takes no container; after release it is READY',
   contract:

@@ -5,7 +5,7 @@ import { describeReply } from '../common/replies.js';
 export const check = defineCheck({
   id: 'HOOK-04',
   level: 'MUST',
-  needs: ['nri'],
+  needs: ['nri', 'stalls-hooks'],
   title:
     'At RunPodSandbox hook time the network is set up: the netns named in the event exists, and the pod IP is in the event or the later status',
   contract:

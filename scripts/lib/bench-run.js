@@ -1,0 +1,55 @@
+// Shared by the benchmark scripts: which runtimes to measure, and one timed `cri-conform run` against one.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const root = resolve(import.meta.dirname, '../..');
+const cli = join(root, 'bin/cri-conform');
+
+/** KEY="value" lines, as scripts/containerd-up.sh writes them (with or without `export`). */
+export function readEnvFile(path) {
+  const env = {};
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    const m = /^(?:export\s+)?([A-Z_][A-Z0-9_]*)="?(.*?)"?$/.exec(line.trim());
+    if (m?.[1]) env[m[1]] = m[2] ?? '';
+  }
+  return env;
+}
+
+/**
+ * The runtimes to measure: --env-file PATH (repeatable), else CRI_CONFORM_E2E_ENV_FILES (colon-separated),
+ * else the current environment when it names an endpoint. Each target is { label, env }.
+ */
+export function targets(args) {
+  const files = [];
+  for (let i = 0; i < args.length; i++) if (args[i] === '--env-file' && args[i + 1]) files.push(args[++i]);
+  if (files.length === 0 && process.env.CRI_CONFORM_E2E_ENV_FILES)
+    files.push(...process.env.CRI_CONFORM_E2E_ENV_FILES.split(':').filter(Boolean));
+  if (files.length > 0) return files.map((f) => ({ label: f, env: { ...process.env, ...readEnvFile(f) } }));
+  return process.env.CONTAINER_RUNTIME_ENDPOINT ? [{ label: 'environment', env: process.env }] : [];
+}
+
+const load = () => Number(loadavg()[0].toFixed(2));
+
+/** Runs `cri-conform run <flags>` and returns the JSON report, the wall time and the load around it. */
+export function timedRun(env, flags) {
+  const dir = mkdtempSync(join(tmpdir(), 'cc-bench-'));
+  const json = join(dir, 'results.json');
+  const loadBefore = load();
+  const start = performance.now();
+  const r = spawnSync(process.execPath, [cli, 'run', ...flags, '--report-dir', dir, '--json', json], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const wallMs = performance.now() - start;
+  if (r.status === 2 || r.status === null)
+    throw new Error(`cri-conform run ${flags.join(' ')} exited ${r.status}`);
+  return {
+    flags: flags.join(' '),
+    reportDir: dir,
+    loadAverage1m: { before: loadBefore, after: load() },
+    wallMs,
+    report: JSON.parse(readFileSync(json, 'utf8')),
+  };
+}
