@@ -7,16 +7,9 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { root, targets, timedRun } from './lib/bench-run.js';
+import { parseArgs, root, targets, timedRun } from './lib/bench-run.js';
 
-const args = process.argv.slice(2);
-const dash = args.indexOf('--');
-const own = dash >= 0 ? args.slice(0, dash) : args;
-const runFlags = dash >= 0 ? args.slice(dash + 1) : [];
-const opt = (name, fallback) => {
-  const i = own.indexOf(name);
-  return i >= 0 ? own[i + 1] : fallback;
-};
+const { own, runFlags, opt } = parseArgs(process.argv.slice(2));
 const repeat = Number(opt('--repeat', '3'));
 const out = resolve(opt('--out', join(root, 'reports/bench-stability.json')));
 const list = targets(own);

@@ -12,16 +12,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { durationMs, summarize } from './lib/bench-breakdown.js';
-import { root, targets, timedRun } from './lib/bench-run.js';
+import { parseArgs, root, targets, timedRun } from './lib/bench-run.js';
 
-const args = process.argv.slice(2);
-const dash = args.indexOf('--');
-const own = dash >= 0 ? args.slice(0, dash) : args;
-const runFlags = dash >= 0 ? args.slice(dash + 1) : [];
-const opt = (name, fallback) => {
-  const i = own.indexOf(name);
-  return i >= 0 ? own[i + 1] : fallback;
-};
+const { own, runFlags, opt } = parseArgs(process.argv.slice(2));
 const out = resolve(opt('--out', join(root, 'reports/bench.json')));
 const runs = Number(opt('--runs', '10'));
 const SCENARIOS = {

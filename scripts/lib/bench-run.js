@@ -30,6 +30,18 @@ export function targets(args) {
   return process.env.CONTAINER_RUNTIME_ENDPOINT ? [{ label: 'environment', env: process.env }] : [];
 }
 
+/** Splits `[own flags] [-- run flags]`; `opt(name, fallback)` reads one of the script's own flags. */
+export function parseArgs(argv) {
+  const dash = argv.indexOf('--');
+  const own = dash >= 0 ? argv.slice(0, dash) : argv;
+  const runFlags = dash >= 0 ? argv.slice(dash + 1) : [];
+  const opt = (name, fallback) => {
+    const i = own.indexOf(name);
+    return i >= 0 ? own[i + 1] : fallback;
+  };
+  return { own, runFlags, opt };
+}
+
 const load = () => Number(loadavg()[0].toFixed(2));
 
 /** Runs `cri-conform run <flags>` and returns the JSON report, the wall time and the load around it. */
