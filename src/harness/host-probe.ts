@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { HostProbe } from './context.js';
 import { SkipSignal } from './errors.js';
+import { type HostBaseline, netnsOwnedBy, newSince, type TrialEvidence, takeBaseline } from './host-diff.js';
 import {
   cgroupDir,
   exists,
@@ -76,6 +77,51 @@ export class NodeHostProbe implements HostProbe {
 
   netnsExists(path: string): boolean {
     return exists(path);
+  }
+
+  async baseline(): Promise<HostBaseline> {
+    return takeBaseline();
+  }
+
+  netnsOwners(ids: readonly string[]): Map<string, string> {
+    return netnsOwnedBy(ids);
+  }
+
+  async recordIds(labels: Readonly<Record<string, string>>): Promise<string[]> {
+    return (await this.labelledRecords(labels)).map((r) => r.id);
+  }
+
+  async newLeftovers(
+    baseline: HostBaseline,
+    evidence: TrialEvidence & { labels: Readonly<Record<string, string>> },
+    opts: { withinMs?: number } = {},
+  ): Promise<HostLeak[]> {
+    const endAt = Date.now() + (opts.withinMs ?? REAP_GRACE_MS);
+    for (;;) {
+      const records = await this.labelledRecords(evidence.labels);
+      const ids = [...new Set([...evidence.ids, ...records.map((r) => r.id)])];
+      const leaks = [
+        ...newSince(baseline, { ...evidence, ids }),
+        ...records.map((r): HostLeak => ({ kind: 'runtime-record', what: r.what })),
+      ];
+      if (leaks.length === 0 || Date.now() >= endAt) return leaks;
+      await sleep(100);
+    }
+  }
+
+  /** The runtime's own containers and tasks that carry all the labels (containerd, namespace k8s.io). */
+  private async labelledRecords(labels: Readonly<Record<string, string>>) {
+    if (!this.endpoint) return [];
+    const { listContainerdRecords } = await import('../cri/containerd-native.js');
+    const records = await listContainerdRecords(this.endpoint, { deadlineMs: 2_000 }).catch(() => undefined);
+    const mine = (records?.containers ?? []).filter((c) =>
+      Object.entries(labels).every(([k, v]) => c.labels[k] === v),
+    );
+    return mine.map((c) => {
+      const task = records?.tasks.find((t) => t.containerId === c.id);
+      const what = `containerd container ${c.id.slice(0, 13)}${task ? ` with task pid ${task.pid}` : ''} is still there`;
+      return { id: c.id, what };
+    });
   }
 
   /** Containers and tasks the runtime still keeps for the ids, though the CRI no longer shows them. */
