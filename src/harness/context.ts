@@ -205,6 +205,8 @@ export interface Injectors {
   /** The slow runtime handler, or skips the check with how to configure it. */
   slowRuntime(): SlowRuntime;
   slowCni(): SlowCni;
+  /** Why the injector is not configured (what the check would skip with), or undefined when it is. */
+  unavailable(kind: 'slowRuntime' | 'slowCni'): string | undefined;
   /** Whichever creation delay is configured (slow runtime first), or skips. */
   creationDelay(): { name: string; runtimeHandler: string; setDelay(ms: number): Promise<void> };
 }

@@ -35,6 +35,8 @@ export interface HostLeak {
 const NETNS_DIRS = ['/run/netns', '/var/run/netns'];
 /** PID 1 here reaps slowly: look this long before calling a lingering process a leak. */
 const REAP_GRACE_MS = 2_500;
+/** Each look reads all of /proc: look a few times a second, not more. */
+const REAP_POLL_MS = 250;
 
 export class NodeHostProbe implements HostProbe {
   /** @param endpoint the CRI endpoint; when it also serves containerd's own API, its records are probed too. */
@@ -71,7 +73,7 @@ export class NodeHostProbe implements HostProbe {
     for (;;) {
       const leaks = [...findLeaks(snapshot), ...(await this.runtimeRecordsOf(snapshot.ids))];
       if (leaks.length === 0 || Date.now() >= endAt) return leaks;
-      await sleep(100);
+      await sleep(REAP_POLL_MS);
     }
   }
 
@@ -105,7 +107,7 @@ export class NodeHostProbe implements HostProbe {
         ...records.map((r): HostLeak => ({ kind: 'runtime-record', what: r.what })),
       ];
       if (leaks.length === 0 || Date.now() >= endAt) return leaks;
-      await sleep(100);
+      await sleep(REAP_POLL_MS);
     }
   }
 

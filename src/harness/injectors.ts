@@ -76,6 +76,17 @@ export class CheckInjectors implements Injectors {
     };
   }
 
+  unavailable(kind: 'slowRuntime' | 'slowCni'): string | undefined {
+    try {
+      if (kind === 'slowRuntime') this.slowRuntime();
+      else this.slowCni();
+      return undefined;
+    } catch (e) {
+      if (e instanceof SkipSignal) return e.message;
+      throw e;
+    }
+  }
+
   creationDelay(): { name: string; runtimeHandler: string; setDelay(ms: number): Promise<void> } {
     if (this.config.slowRuntimeHandler && this.config.slowRuntimeDir) {
       const slow = this.slowRuntime();

@@ -4,7 +4,6 @@
  * delays it), for a sandbox and for a container. Each path is ended by a deadline or by a client cancel.
  */
 import type { CheckContext } from '../../src/harness/context.js';
-import { injectorAvailable } from '../common/injector-available.js';
 import type { TrialEvidence } from '../common/trial-leftovers.js';
 import {
   type ContainerDelay,
@@ -39,8 +38,8 @@ export interface PathRun {
 
 /** The paths this run can drive (each needs its injector), in the order trials take them. */
 export function availablePaths(t: CheckContext): TimeoutPath[] {
-  const slow = injectorAvailable(() => t.inject.slowRuntime()).ok;
-  const cni = injectorAvailable(() => t.inject.slowCni()).ok;
+  const slow = t.inject.unavailable('slowRuntime') === undefined;
+  const cni = t.inject.unavailable('slowCni') === undefined;
   const nri = t.nri.available;
   const all: [TimeoutPath, boolean][] = [
     ['sandbox: runtime create', slow],

@@ -1,6 +1,5 @@
 import { defineCheck } from '../../src/harness/check.js';
 import type { CheckContext } from '../../src/harness/context.js';
-import { injectorAvailable } from '../common/injector-available.js';
 import { TrialEvidence } from '../common/trial-leftovers.js';
 import { tryHoldDuring } from '../hooks/holds.js';
 import { describeReply } from './faulty-teardown.js';
@@ -47,9 +46,9 @@ async function cniFailure(t: CheckContext, trial: number): Promise<void> {
 }
 
 function slowCniOrNote(t: CheckContext, trial: number): boolean {
-  const cni = injectorAvailable(() => t.inject.slowCni());
-  if (!cni.ok) t.observe(`trial ${trial} CNI failure variant`, `not run: ${cni.why}`);
-  return cni.ok;
+  const why = t.inject.unavailable('slowCni');
+  if (why !== undefined) t.observe(`trial ${trial} CNI failure variant`, `not run: ${why}`);
+  return why === undefined;
 }
 
 export const check = defineCheck({
