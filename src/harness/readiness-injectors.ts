@@ -7,6 +7,7 @@ import type { CriClient } from '../cri/client.js';
 import type { Check } from './check.js';
 import { type InjectorKind, injectorFor, isInjectorNeed } from './injector-needs.js';
 import { type ProofOutcome, type ProofPlan, proveInjectors } from './injector-proof.js';
+import { writeDelay } from './injectors.js';
 import { ok, warn } from './readiness-probes.js';
 import type { Finding, ReadinessPurpose, Severity } from './readiness-types.js';
 import type { RunConfig } from './settings.js';
@@ -26,6 +27,7 @@ export interface InjectorProbeInput {
 
 interface Configured {
   kind: InjectorKind;
+  dir: string;
   label: string;
   /** Why it cannot even be tried, before any pod. */
   problem?: string;
@@ -41,6 +43,8 @@ export async function injectorFindings(input: InjectorProbeInput): Promise<Findi
   if (!configured.some((c) => c.kind === 'cni'))
     findings.push(warn('slow CNI wrapper', notConfigured('slow-cni', config)));
 
+  // A killed run or doctor may have left a delay set, and the slow CNI delays every pod of the runtime.
+  await Promise.all(configured.filter((c) => !c.problem).map((c) => writeDelay(c.dir, 0)));
   const toProve = configured.filter(
     (c) => !c.problem && input.mayCreatePod && (input.purpose === 'doctor' || c.neededBy.length > 0),
   );
@@ -83,6 +87,7 @@ function configuredInjectors(input: InjectorProbeInput): Configured[] {
       : unwritable(dir, '--slow-runtime-dir');
     list.push({
       kind: 'runtime',
+      dir,
       label: `slow runtime handler "${handler}" (${dir})`,
       neededBy: neededBy('runtime'),
       ...(problem ? { problem } : {}),
@@ -92,6 +97,7 @@ function configuredInjectors(input: InjectorProbeInput): Configured[] {
     const problem = unwritable(config.slowCniDir, '--slow-cni-dir');
     list.push({
       kind: 'cni',
+      dir: config.slowCniDir,
       label: `slow CNI wrapper (${config.slowCniDir})`,
       neededBy: neededBy('cni'),
       ...(problem ? { problem } : {}),
