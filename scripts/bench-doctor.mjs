@@ -7,17 +7,15 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 
 const root = resolve(import.meta.dirname, '..');
-const args = process.argv.slice(2);
-const dash = args.indexOf('--');
-const extra = dash >= 0 ? args.slice(dash + 1) : [];
-const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 && i < (dash >= 0 ? dash : args.length) ? args[i + 1] : fallback;
-};
-const out = resolve(opt('--out', join(root, 'reports/bench-doctor.json')));
-const runs = Number(opt('--runs', '5'));
+const { values, positionals: extra } = parseArgs({
+  options: { out: { type: 'string' }, runs: { type: 'string' } },
+  allowPositionals: true,
+});
+const out = resolve(values.out ?? join(root, 'reports/bench-doctor.json'));
+const runs = Number(values.runs ?? '5');
 const cli = join(root, 'bin/cri-conform');
 
 execFileSync(join(root, 'node_modules/.bin/tsc'), ['-b'], { cwd: root, stdio: 'inherit' });

@@ -3,7 +3,7 @@
  * leaves nothing behind, and a doctor killed mid-proof leaves only what `cri-conform cleanup` removes.
  */
 import { expect } from 'chai';
-import { labelledLeft, runCli, runtimesUnderTest } from './e2e-env.test.helper.js';
+import { labelledLeft, runCli, runtimesUnderTest, untilLabelledPod } from './e2e-env.test.helper.js';
 
 for (const runtime of runtimesUnderTest()) {
   describe(`cri-conform doctor against ${runtime.name}`, function () {
@@ -29,10 +29,7 @@ for (const runtime of runtimesUnderTest()) {
           kill = k;
         },
       });
-      const deadline = Date.now() + 30_000;
-      while ((await labelledLeft(endpoint)).pods.length === 0 && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await untilLabelledPod(endpoint, 30_000);
       kill?.('SIGKILL');
       await doctor;
       const left = await labelledLeft(endpoint);
