@@ -57,12 +57,12 @@ async function doctor(flags: RunFlags & { config?: string; color?: boolean }, io
   return ready ? 0 : 2;
 }
 
-export function formatFinding(f: Finding): string {
+function formatFinding(f: Finding): string {
   return `${MARK[f.severity]} ${f.what}${f.severity !== 'ok' && f.fix ? `\n       -> ${f.fix}` : ''}\n`;
 }
 
 /** The forecast grouped by reason, in catalogue order within each group. */
-export function formatSkips(skips: readonly SkipForecast[], selected: number): string {
+function formatSkips(skips: readonly SkipForecast[], selected: number): string {
   if (skips.length === 0) return `skips: none of the ${selected} selected checks skips before it starts\n`;
   const byReason = new Map<string, string[]>();
   for (const { check, reason } of skips) byReason.set(reason, [...(byReason.get(reason) ?? []), check.id]);
