@@ -12,14 +12,18 @@ import type {
   PodSandboxStatus,
 } from '../cri/types.js';
 import type { EventMatch, FaultSpec, NriEventName, NriEventRecord, NriPod } from '../nri/types.js';
-import type { HostBaseline, TrialEvidence } from './host-diff.js';
-import type { HostLeak, PodHostSnapshot } from './host-probe.js';
+import type { HostBaseline, TrialClues } from './host-diff.js';
+import type { HostLeak, PodHostSnapshot } from './host-findings.js';
 import type { CheckSettings } from './settings.js';
 
 export interface CallOpts {
   deadlineMs?: number;
   signal?: AbortSignal;
 }
+
+export type HandlerOpts = CallOpts & { runtimeHandler?: string };
+
+export type RunPodRequest = CriRequest<'RunPodSandbox'>;
 
 /** A CRI call's outcome when the check wants to look at failures instead of failing on them. */
 export type CallResult<T> =
@@ -64,7 +68,11 @@ export interface TrackedCri {
     policy: RetryPolicy,
   ): Promise<RetryOutcome<CriResponse<M>>>;
 
-  runPod(config: PodSandboxConfig, opts?: CallOpts & { runtimeHandler?: string }): Promise<string>;
+  /** The RunPodSandbox request for `config`; an empty or absent handler means the run's handler. */
+  runPodRequest(config: PodSandboxConfig, runtimeHandler?: string): RunPodRequest;
+  runPod(config: PodSandboxConfig, opts?: HandlerOpts): Promise<string>;
+  /** RunPodSandbox whose failure the check looks at; the reply carries the sandbox id. */
+  tryRunPod(config: PodSandboxConfig, opts?: HandlerOpts): Promise<CallResult<string>>;
   stopPod(podId: string, opts?: CallOpts): Promise<void>;
   removePod(podId: string, opts?: CallOpts): Promise<void>;
   podStatus(podId: string): Promise<PodSandboxStatus>;
@@ -181,7 +189,7 @@ export interface HostProbe {
    */
   newLeftovers(
     baseline: HostBaseline,
-    evidence: TrialEvidence & { labels: Readonly<Record<string, string>> },
+    evidence: TrialClues & { labels: Readonly<Record<string, string>> },
     opts?: { withinMs?: number },
   ): Promise<HostLeak[]>;
 }
@@ -205,8 +213,11 @@ export interface Injectors {
   /** The slow runtime handler, or skips the check with how to configure it. */
   slowRuntime(): SlowRuntime;
   slowCni(): SlowCni;
-  /** Why the injector is not configured (what the check would skip with), or undefined when it is. */
-  unavailable(kind: 'slowRuntime' | 'slowCni'): string | undefined;
+  /**
+   * For a variant that runs only where the run offers the injector: undefined when it does (the check may
+   * then use it without declaring it as a need), else why not (a check would skip with that).
+   */
+  offers(need: 'slow-runtime' | 'slow-cni'): string | undefined;
   /** Whichever creation delay is configured (slow runtime first), or skips. */
   creationDelay(): { name: string; runtimeHandler: string; setDelay(ms: number): Promise<void> };
 }

@@ -7,7 +7,8 @@
  * sandbox the CNI set it up for, or a process of the trial seen in it).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import type { HostLeak } from './host-probe.js';
+import type { HostLeak } from './host-findings.js';
+import { shortId } from './ids.js';
 import { exists, inodeOf, listPids, parseCgroupMounts, readProc } from './proc.js';
 
 const NETNS_DIRS = ['/run/netns', '/var/run/netns'];
@@ -23,7 +24,7 @@ export interface HostBaseline {
   mounts: Set<string>;
 }
 
-export interface TrialEvidence {
+export interface TrialClues {
   /** Sandbox and container ids the trial learnt, from any source. */
   ids: readonly string[];
   /** Network namespaces and the sandbox ids they were set up for (the slow CNI's log, probes). */
@@ -53,7 +54,7 @@ export function netnsOwnedBy(ids: readonly string[]): Map<string, string> {
 }
 
 /** What is new since the baseline, still there, and belongs to the trial. */
-export function newSince(baseline: HostBaseline, evidence: TrialEvidence): HostLeak[] {
+export function newSince(baseline: HostBaseline, evidence: TrialClues): HostLeak[] {
   const ids = evidence.ids.filter((id) => id.length >= 12);
   const mentions = (text: string) => ids.find((id) => text.includes(id));
   const leaks: HostLeak[] = [];
@@ -65,7 +66,7 @@ export function newSince(baseline: HostBaseline, evidence: TrialEvidence): HostL
     if (id)
       leaks.push({
         kind: 'process',
-        what: `pid ${pid} (${p.cmdline.slice(0, 80)}) of ${id.slice(0, 13)} is alive`,
+        what: `pid ${pid} (${p.cmdline.slice(0, 80)}) of ${shortId(id)} is alive`,
       });
   }
   for (const dir of cgroupDirsNaming(ids)) leaks.push({ kind: 'cgroup', what: `${dir} exists` });
@@ -77,7 +78,7 @@ export function newSince(baseline: HostBaseline, evidence: TrialEvidence): HostL
   for (const [path, inode] of listNetns()) {
     if (baseline.netns.get(path) === inode) continue;
     const owner = owners.get(path);
-    if (owner) leaks.push({ kind: 'netns', what: `${path} (of ${owner.slice(0, 13)}) still exists` });
+    if (owner) leaks.push({ kind: 'netns', what: `${path} (of ${shortId(owner)}) still exists` });
   }
   return leaks;
 }

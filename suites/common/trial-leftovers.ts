@@ -4,10 +4,13 @@
  * runtime's own records (by this check's labels), the slow runtime's and slow CNI's logs, NRI events, the
  * CRI and what the check itself was told; netns are blamed by owner (the CNI log, a process of the trial).
  */
-import type { CheckContext } from '../../src/harness/context.js';
-import type { HostBaseline } from '../../src/harness/host-diff.js';
-import { describeLeaks } from '../../src/harness/host-probe.js';
-import { CHECK_LABEL, RUN_LABEL } from '../../src/harness/labels.js';
+import {
+  CHECK_LABEL,
+  type CheckContext,
+  describeLeaks,
+  type HostBaseline,
+  RUN_LABEL,
+} from '../../src/harness/face.js';
 
 /** Gathers the trial's ids and netns owners as they appear; call `look()` at moments where they exist. */
 export class TrialEvidence {

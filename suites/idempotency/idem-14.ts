@@ -1,7 +1,5 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
+import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
 import { TrialEvidence } from '../common/trial-leftovers.js';
-import { short } from './census.js';
 import { availablePaths, driveTimeoutPath, pathOfTrial } from './timeout-paths.js';
 
 export const check = defineCheck({
@@ -40,7 +38,7 @@ export const check = defineCheck({
       const leaks = await seen.leftovers();
       t.expect(
         leaks === '',
-        `after a ${ending} in ${path}, retries (${run.line}) and removal of ${run.podId ? short(run.podId) : 'every pod of the check'}, the host or runtime still holds ${leaks}`,
+        `after a ${ending} in ${path}, retries (${run.line}) and removal of ${run.podId ? shortId(run.podId) : 'every pod of the check'}, the host or runtime still holds ${leaks}`,
       );
     });
   },

@@ -3,7 +3,8 @@
  * runtime handler), inside network setup (the slow CNI), and inside an NRI Run hook (this check's plugin
  * delays it), for a sandbox and for a container. Each path is ended by a deadline or by a client cancel.
  */
-import type { CheckContext } from '../../src/harness/context.js';
+import type { CheckContext } from '../../src/harness/face.js';
+import { DELAY_MS, FIRST_DEADLINE_MS } from '../common/timing.js';
 import type { TrialEvidence } from '../common/trial-leftovers.js';
 import {
   type ContainerDelay,
@@ -12,11 +13,9 @@ import {
   timeOutCreateContainer,
 } from './container-scenarios.js';
 import {
-  DELAY_MS,
   type Delay,
   type Ending,
   evidence,
-  FIRST_DEADLINE_MS,
   kubeletBackoff,
   kubeletRetry,
   slowHandlerDelay,
@@ -38,8 +37,8 @@ export interface PathRun {
 
 /** The paths this run can drive (each needs its injector), in the order trials take them. */
 export function availablePaths(t: CheckContext): TimeoutPath[] {
-  const slow = t.inject.unavailable('slowRuntime') === undefined;
-  const cni = t.inject.unavailable('slowCni') === undefined;
+  const slow = t.inject.offers('slow-runtime') === undefined;
+  const cni = t.inject.offers('slow-cni') === undefined;
   const nri = t.nri.available;
   const all: [TimeoutPath, boolean][] = [
     ['sandbox: runtime create', slow],

@@ -1,8 +1,7 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
+import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
+import { tryHoldDuring } from '../common/holds.js';
+import { describeReply } from '../common/replies.js';
 import { TrialEvidence } from '../common/trial-leftovers.js';
-import { tryHoldDuring } from '../hooks/holds.js';
-import { describeReply } from './faulty-teardown.js';
 import { finishTeardown, leftoversOf } from './leaks.js';
 
 /** Plugin 10 must see a creation hook before plugin 20 fails it; HOOK-07 is the check for that order. */
@@ -29,7 +28,7 @@ async function cniFailure(t: CheckContext, trial: number): Promise<void> {
   const seen = await TrialEvidence.start(t);
   await cni.setFail(true);
   const config = t.make.pod(`tear-14-${trial}-cni`);
-  const ran = await t.cri.tryCall('RunPodSandbox', { config, runtimeHandler: t.settings.runtimeHandler });
+  const ran = await t.cri.tryRunPod(config);
   await cni.setFail(false);
   await seen.fromInjectors({ added: cni.added });
   if (ran.ok) {
@@ -46,7 +45,7 @@ async function cniFailure(t: CheckContext, trial: number): Promise<void> {
 }
 
 function slowCniOrNote(t: CheckContext, trial: number): boolean {
-  const why = t.inject.unavailable('slowCni');
+  const why = t.inject.offers('slow-cni');
   if (why !== undefined) t.observe(`trial ${trial} CNI failure variant`, `not run: ${why}`);
   return why === undefined;
 }
@@ -55,7 +54,8 @@ export const check = defineCheck({
   id: 'TEAR-14',
   level: 'MUST',
   tags: ['Node'],
-  needs: ['nri'],
+  // exclusive: the CNI failure is global, and would fail any pod another check made meanwhile.
+  needs: ['nri', 'exclusive'],
   trials: true,
   title:
     "A sandbox or container whose creation failed (a plugin error on its Run hook, a CNI failure) leaves nothing behind: not in CRI, not on the host, not in the runtime's own records",
@@ -72,7 +72,7 @@ export const check = defineCheck({
       const podName = podConfig.metadata.name;
       refuser.fault({ match: { event: 'RunPodSandbox', podName }, action: REFUSE });
       const run = await tryHoldDuring(t, holder, 'RunPodSandbox', { podName }, () =>
-        t.cri.tryCall('RunPodSandbox', { config: podConfig, runtimeHandler: t.settings.runtimeHandler }),
+        t.cri.tryRunPod(podConfig),
       );
       if ('unreached' in run) t.skip(OUT_OF_ORDER);
       const podSnapshot = await t.host.snapshot(run.held.pod.id);
@@ -85,7 +85,7 @@ export const check = defineCheck({
         const listed = await t.cri.listPods({ name: podName });
         t.expect(
           listed.length === 0,
-          `the failed sandbox is still listed: ${listed.map((p) => `${p.id.slice(0, 13)}/${p.state}`).join(', ')}`,
+          `the failed sandbox is still listed: ${listed.map((p) => `${shortId(p.id)}/${p.state}`).join(', ')}`,
         );
         const podLeaks = [await leftoversOf(t, podSnapshot), await seen.leftovers()]
           .filter(Boolean)
