@@ -29,6 +29,8 @@ export interface TrialClues {
   ids: readonly string[];
   /** Network namespaces and the sandbox ids they were set up for (the slow CNI's log, probes). */
   netnsOwners?: ReadonlyMap<string, string>;
+  /** Ids that existed before the trial (an earlier trial's leak): neither blamed again nor followed. */
+  known?: ReadonlySet<string>;
 }
 
 export function takeBaseline(): HostBaseline {
@@ -55,7 +57,7 @@ export function netnsOwnedBy(ids: readonly string[]): Map<string, string> {
 
 /** What is new since the baseline, still there, and belongs to the trial. */
 export function newSince(baseline: HostBaseline, evidence: TrialClues): HostLeak[] {
-  const ids = evidence.ids.filter((id) => id.length >= 12);
+  const ids = evidence.ids.filter((id) => id.length >= 12 && !evidence.known?.has(id));
   const mentions = (text: string) => ids.find((id) => text.includes(id));
   const leaks: HostLeak[] = [];
   for (const pid of listPids()) {

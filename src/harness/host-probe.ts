@@ -88,7 +88,7 @@ export class NodeHostProbe implements HostProbe {
   ): Promise<HostLeak[]> {
     const endAt = Date.now() + (opts.withinMs ?? REAP_GRACE_MS);
     for (;;) {
-      const records = await this.labelledRecords(evidence.labels);
+      const records = (await this.labelledRecords(evidence.labels)).filter((r) => !evidence.known?.has(r.id));
       const ids = [...new Set([...evidence.ids, ...records.map((r) => r.id)])];
       const leaks = [
         ...newSince(baseline, { ...evidence, ids }),

@@ -20,15 +20,18 @@ export class TrialEvidence {
   constructor(
     private readonly t: CheckContext,
     readonly baseline: HostBaseline,
+    /** The runtime's records of this check from before the trial (an earlier trial's leak). */
+    private readonly known: ReadonlySet<string>,
   ) {}
 
   /** A host baseline now, before the trial makes anything. */
   static async start(t: CheckContext): Promise<TrialEvidence> {
-    return new TrialEvidence(t, await t.host.baseline());
+    const known = new Set(await t.host.recordIds(runLabels(t)));
+    return new TrialEvidence(t, await t.host.baseline(), known);
   }
 
   add(...ids: readonly (string | undefined)[]): void {
-    for (const id of ids) if (id) this.ids.add(id);
+    for (const id of ids) if (id && !this.known.has(id)) this.ids.add(id);
   }
 
   /** Collects ids from every source, and the netns the trial's processes live in now. */
@@ -59,6 +62,7 @@ export class TrialEvidence {
     const leaks = await this.t.host.newLeftovers(this.baseline, {
       ids: [...this.ids],
       netnsOwners: this.owners,
+      known: this.known,
       labels: runLabels(this.t),
     });
     return describeLeaks(leaks);
