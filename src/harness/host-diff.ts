@@ -85,7 +85,8 @@ export function newSince(baseline: HostBaseline, evidence: TrialClues): HostLeak
   return leaks;
 }
 
-function listNetns(): Map<string, number> {
+/** Network namespace files under /run/netns (and /var/run/netns when it is not the same dir): path -> inode. */
+export function listNetns(): Map<string, number> {
   const found = new Map<string, number>();
   const seen = new Set<number>();
   for (const dir of NETNS_DIRS) {

@@ -3,10 +3,17 @@
  * sandbox and container ids in cgroup paths, shim command lines and mount paths, so ids find them without
  * knowing which runtime this is.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { HostProbe } from './context.js';
 import { SkipSignal } from './errors.js';
-import { type HostBaseline, netnsOwnedBy, newSince, type TrialClues, takeBaseline } from './host-diff.js';
+import {
+  type HostBaseline,
+  listNetns,
+  netnsOwnedBy,
+  newSince,
+  type TrialClues,
+  takeBaseline,
+} from './host-diff.js';
 import type { HostLeak, PodHostSnapshot } from './host-findings.js';
 import { shortId } from './ids.js';
 import {
@@ -20,7 +27,6 @@ import {
 } from './proc.js';
 import { sleep } from './waits.js';
 
-const NETNS_DIRS = ['/run/netns', '/var/run/netns'];
 /** PID 1 here reaps slowly: look this long before calling a lingering process a leak. */
 const REAP_GRACE_MS = 2_500;
 /** Each look reads all of /proc: look a few times a second, not more. */
@@ -184,19 +190,11 @@ function livingProcessesOf(ids: readonly string[]) {
 
 function netnsOf(pids: readonly number[]): string | undefined {
   const hostNet = inodeOf('/proc/1/ns/net');
+  const byInode = new Map([...listNetns()].map(([path, inode]) => [inode, path]));
   for (const pid of pids) {
     const inode = inodeOf(`/proc/${pid}/ns/net`);
-    if (inode === undefined || inode === hostNet) continue;
-    for (const dir of NETNS_DIRS) {
-      let names: string[] = [];
-      try {
-        names = readdirSync(dir);
-      } catch {
-        continue;
-      }
-      const name = names.find((n) => inodeOf(`${dir}/${n}`) === inode);
-      if (name) return `${dir}/${name}`;
-    }
+    const path = inode === undefined || inode === hostNet ? undefined : byInode.get(inode);
+    if (path) return path;
   }
   return undefined;
 }
