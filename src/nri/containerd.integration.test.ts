@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { expect } from 'chai';
-import { runtimesUnderTest } from '../cli/e2e-env.test.helper.js';
+import { NO_RUNTIME_REASON, runtimesUnderTest } from '../cli/e2e-env.test.helper.js';
+import { skipBecause } from '../skip-reason.test.helper.js';
 import { NriPlugin } from './plugin.js';
 import type { NriEventName } from './types.js';
 
@@ -135,7 +136,7 @@ describe('NRI plugins against a real containerd', function () {
   before(async function () {
     if (!NRI_SOCKET || !CRI_ENDPOINT) {
       if (process.env.CI === 'true') throw new Error('CI=true but no containerd with NRI was provisioned');
-      this.skip(); // needs scripts/containerd-up.sh's environment
+      skipBecause(this, NO_RUNTIME_REASON);
     }
     clients = criClients();
     logDir = await mkdtemp(join(tmpdir(), 'cc-logs-'));

@@ -1,7 +1,7 @@
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { makePod, type RuntimeFixture, startRuntime } from './e2e-fixture.js';
+import { makePod, type RuntimeFixture, startRuntime } from '../../fixtures/nri-runtime-side/e2e-fixture.js';
 import { NriProtocolError } from './errors.js';
 import { encodeFrame, FrameDecoder } from './frame-decoder.js';
 import { encodeProto, PLUGIN_SERVICE, RUNTIME_SERVICE } from './messages.js';
