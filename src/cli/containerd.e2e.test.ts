@@ -7,7 +7,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { labelledLeft, runCli, runtimesUnderTest } from './e2e-env.test.helper.js';
+import { describeSkipped } from '../skip-reason.test.helper.js';
+import { labelledLeft, NO_RUNTIME_REASON, runCli, runtimesUnderTest } from './e2e-env.test.helper.js';
 
 interface JsonResult {
   id: string;
@@ -16,6 +17,8 @@ interface JsonResult {
   tags: string[];
 }
 
+if (runtimesUnderTest().length === 0)
+  describeSkipped('cri-conform against real containerd', NO_RUNTIME_REASON);
 for (const runtime of runtimesUnderTest()) {
   describe(`cri-conform against ${runtime.name}`, function () {
     this.timeout(15 * 60_000);
