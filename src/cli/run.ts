@@ -90,8 +90,9 @@ export function addRun(program: Command, io: Io, setExit: (code: number) => void
     .option('--json <file>', 'JSON results file (default <report-dir>/<prefix>results.json)')
     .option(
       '--expected-deviations <file>',
-      'YAML list of known runtime deviations (id, runtime, version, reason, link)',
-    );
+      'YAML list of known runtime deviations (id, runtime, versions, message, reason, link)',
+    )
+    .option('--strict-deviations', 'exit 1 when an --expected-deviations entry matched no failure (stale)');
   colorOptions(cmd);
   cmd.addHelpText('after', EXAMPLES);
   cmd.action(async (flags: RunFlags & { config?: string; color?: boolean }) => {
@@ -138,5 +139,5 @@ async function runCommand(flags: RunFlags & { config?: string; color?: boolean }
     ...(config.jsonFile ? { jsonFile: config.jsonFile } : {}),
   });
   io.out(`reports: ${files.join(', ')}\n`);
-  return exitCodeFor(outcome);
+  return exitCodeFor(outcome, { strictDeviations: config.strictDeviations === true });
 }

@@ -4,7 +4,8 @@
  */
 import { type Check, displayName } from './check.js';
 import { removeLabelledUntilGone } from './cleanup.js';
-import { applyDeviations, type Deviation, loadDeviations } from './deviations.js';
+import { loadBundledDeviations, loadDeviations } from './deviation-file.js';
+import { applyDeviations, type DeviationSets, staleDeviations } from './deviations.js';
 import { connectRuntime, nodeProbeAvailability, probeNri } from './environment.js';
 import { EnvironmentError } from './errors.js';
 import { executeCheck, identityOf } from './execute-check.js';
@@ -36,7 +37,10 @@ export async function runConformance(
   hooks: Pick<RunEnv, 'beforeCall'> = {},
 ): Promise<RunOutcome> {
   const started = performance.now();
-  const deviations: Deviation[] = config.expectedDeviations ? loadDeviations(config.expectedDeviations) : [];
+  const deviations: DeviationSets = {
+    expected: config.expectedDeviations ? loadDeviations(config.expectedDeviations) : [],
+    bundled: loadBundledDeviations(),
+  };
   const client = await connectRuntime(config);
   try {
     const runtime = { name: client.version.runtimeName, version: client.version.runtimeVersion };
@@ -117,11 +121,14 @@ export async function runConformance(
     for (const p of sweep.problems) listener.onNote(`final sweep: ${p}`);
     const leftovers = await runtimeLeftovers(config.runtimeEndpoint, runId);
     if (leftovers.length > 0) listener.onNote(describeLeftovers(config.runtimeEndpoint, leftovers));
+    const stale = staleDeviations(deviations.expected, results, runtime);
+    for (const s of stale) listener.onNote(`warning: stale expected deviation ${s}`);
     return {
       properties,
       results,
       durationMs: Math.round(performance.now() - started),
       ...(stop ? { interrupted: stop } : {}),
+      ...(stale.length > 0 ? { staleDeviations: stale } : {}),
     };
   } finally {
     client.close();
