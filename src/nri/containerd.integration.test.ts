@@ -4,7 +4,7 @@
  * proto. The runtime's reactions differ by version, so they are logged as observations; only what every
  * runtime must do is asserted.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -150,6 +150,7 @@ describe('NRI plugins against a real containerd', function () {
 
   after(async () => {
     await Promise.all(plugins.map((p) => p.close()));
+    if (logDir) await rm(logDir, { recursive: true, force: true });
     console.log(`containerd NRI observations: ${JSON.stringify(observations, null, 2)}`);
   });
 
