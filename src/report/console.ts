@@ -140,8 +140,9 @@ function summaryLines(c: ChalkInstance, outcome: RunOutcome): string[] {
     for (const r of bad) {
       const mark = MARKS[r.verdict];
       const reason = cleanText(r.message ?? '(no message)').split('\n')[0] ?? '';
-      const known = r.knownIssue ? ` (${knownIssueText(r.knownIssue)})` : '';
-      lines.push(`  ${mark.paint(c)(mark.symbol)} ${r.id} ${r.title}: ${reason}${known}`);
+      lines.push(`  ${mark.paint(c)(mark.symbol)} ${r.id} ${r.title}: ${reason}`);
+      // On a line of its own, so that shortening a long reason never cuts the link off.
+      if (r.knownIssue) lines.push(`      ${knownIssueText(r.knownIssue)}`);
     }
   }
   if (outcome.interrupted) lines.push('', c.yellow(`Interrupted: ${cleanText(outcome.interrupted)}`));
