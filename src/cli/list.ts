@@ -8,7 +8,7 @@ import { type RunFlags, resolveSelection } from './resolve-config.js';
 export function addList(program: Command, io: Io): void {
   program
     .command('list')
-    .description('list every check: ID, level, tags and title (filters as in run)')
+    .description('list every check: ID, level, tags and title; --long adds its contract (filters as in run)')
     .option('--suite <name...>', 'only these suites')
     .option('--level <level>', 'must, should or all (default all here)')
     .option('--focus <regex>', 'only checks whose "ID title" matches')
