@@ -8,7 +8,7 @@ import { encodeFrame, FrameDecoder } from './frame-decoder.js';
 import { encodeProto, PLUGIN_SERVICE, RUNTIME_SERVICE } from './messages.js';
 import { Mux } from './mux.js';
 import { NriPlugin } from './plugin.js';
-import { makeSocketDir } from './socket-pair.js';
+import { makeSocketDir } from './socket-pair.test.helper.js';
 import { TtrpcClient } from './ttrpc-client.js';
 import { encodeMessage, MessageDecoder } from './ttrpc-codec.js';
 import { TtrpcServer } from './ttrpc-server.js';
