@@ -58,6 +58,7 @@ describe('the expected-deviations file', () => {
 
   it('rejects unknown keys, links that are not http(s), bad ranges and bad patterns in one line each', () => {
     expect(rejection(`${ENTRY}  note: x\n`)).to.match(/unknown key note/);
+    expect(rejection(ENTRY.replace('TEAR-05', 'TEAR-5'))).to.match(/id TEAR-5 is not a check ID/);
     expect(rejection(ENTRY.replace('https://github.com/containerd/nri', 'ftp://x'))).to.match(/not an http/);
     expect(rejection(ENTRY.replace('>=1.7.0 <1.8.0', '>=1.7.x'))).to.match(/entry 1: .*>=1\.7\.x/);
     expect(rejection(ENTRY.replace('plugin 20 got .*', 'plugin ('))).to.match(/entry 1: Invalid regular/);

@@ -27,7 +27,8 @@ export interface Deviation {
 /** The deviations cri-conform ships, for naming known issues next to failures (fixtures/expected-deviations). */
 export const BUNDLED_DEVIATIONS_DIR = join('fixtures', 'expected-deviations');
 
-const KEYS = ['id', 'runtime', 'versions', 'message', 'reason', 'link', 'proposal'] as const;
+const REQUIRED = ['id', 'runtime', 'versions', 'message', 'reason', 'link'] as const;
+const KEYS = [...REQUIRED, 'proposal'] as const;
 const FORMAT = 'id, runtime, versions, message, reason, link and optionally proposal';
 
 export function loadDeviations(path: string): Deviation[] {
@@ -81,28 +82,25 @@ function toDeviation(raw: unknown, where: string): Deviation {
     const v = r[k];
     return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
   };
-  const id = text('id');
-  const runtime = text('runtime');
-  const versions = text('versions');
-  const message = text('message');
-  const reason = text('reason');
-  const link = text('link');
-  const missing = Object.entries({ id, runtime, versions, message, reason, link })
-    .filter(([, v]) => v === undefined)
-    .map(([k]) => k);
-  if (missing.length > 0 || !id || !runtime || !versions || !message || !reason || !link) {
+  const missing = REQUIRED.filter((k) => text(k) === undefined);
+  if (missing.length > 0) {
     throw new EnvironmentError(`${where}: missing ${missing.join(', ')}; every entry needs ${FORMAT}`);
   }
+  const field = (k: (typeof REQUIRED)[number]) => text(k) ?? ''; // present: checked just above
+  if (!/^[A-Z]{3,5}-\d{2}$/.test(field('id'))) {
+    throw new EnvironmentError(`${where}: id ${field('id')} is not a check ID such as IDEM-05`);
+  }
+  const link = field('link');
   const proposal = text('proposal');
   const links = proposal ? [link, proposal] : [link];
   const notHttp = links.find((l) => !/^https?:\/\//.test(l));
   if (notHttp) throw new EnvironmentError(`${where}: ${notHttp} is not an http(s) link`);
   return {
-    id,
-    runtime,
-    versions: compile(where, () => parseVersionRange(versions)),
-    message: compile(where, () => new RegExp(message, 's')),
-    reason,
+    id: field('id'),
+    runtime: field('runtime'),
+    versions: compile(where, () => parseVersionRange(field('versions'))),
+    message: compile(where, () => new RegExp(field('message'), 's')),
+    reason: field('reason'),
     links,
     where,
   };
