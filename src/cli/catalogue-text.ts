@@ -2,7 +2,8 @@
  * The catalogue as text, rendered from the checks' own definitions: the long listing of `list --long` and
  * the Markdown of `list --markdown`, which is committed as docs/checks.md (a test keeps that file current).
  */
-import { type Check, SUITES } from '../harness/check.js';
+import type { Check } from '../harness/check.js';
+import { SUITES } from '../harness/vocabulary.js';
 
 /** The command that regenerates docs/checks.md; quoted in the file and in the test that guards it. */
 export const REGENERATE_CATALOGUE = 'node bin/cri-conform list --markdown > docs/checks.md';

@@ -8,7 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { describeSkipped } from '../skip-reason.test.helper.js';
-import { labelledLeft, NO_RUNTIME_REASON, runCli, runtimesUnderTest } from './e2e-env.test.helper.js';
+import {
+  labelledLeft,
+  NO_RUNTIME_REASON,
+  runCli,
+  runtimesUnderTest,
+  untilLabelledPod,
+} from './e2e-env.test.helper.js';
 
 interface JsonResult {
   id: string;
@@ -85,10 +91,7 @@ for (const runtime of runtimesUnderTest()) {
         },
       });
       // Interrupt once the check has made a pod: then there is something to clean up.
-      const deadline = Date.now() + 60_000;
-      while ((await labelledLeft(endpoint)).pods.length === 0 && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await untilLabelledPod(endpoint, 60_000);
       interrupt?.('SIGINT');
       const run = await running;
       expect(run.code, run.stdout + run.stderr).to.equal(2);

@@ -91,3 +91,11 @@ export async function labelledLeft(endpoint: string): Promise<{ pods: string[]; 
     client.close();
   }
 }
+
+/** Resolves once a pod of any cri-conform run is listed, or after `withinMs` (polled: CRI has no events). */
+export async function untilLabelledPod(endpoint: string, withinMs: number): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while ((await labelledLeft(endpoint)).pods.length === 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

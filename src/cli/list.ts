@@ -3,16 +3,16 @@ import type { Command } from 'commander';
 import { selectChecks } from '../harness/selection.js';
 import { catalogueMarkdown, longListing } from './catalogue-text.js';
 import type { Io } from './io.js';
+import { addSelectionOptions } from './options.js';
 import { type RunFlags, resolveSelection } from './resolve-config.js';
 
 export function addList(program: Command, io: Io): void {
-  program
+  const cmd = program
     .command('list')
-    .description('list every check: ID, level, tags and title; --long adds its contract (filters as in run)')
-    .option('--suite <name...>', 'only these suites')
-    .option('--level <level>', 'must, should or all (default all here)')
-    .option('--focus <regex>', 'only checks whose "ID title" matches')
-    .option('--skip <regex>', 'leave out checks whose "ID title" matches')
+    .description(
+      'list every check: ID, level, tags and title; --long adds its contract (filters as in run; every level unless --level)',
+    );
+  addSelectionOptions(cmd)
     .option('--long', "each check's title and the contract it cites")
     .option('--markdown', 'the catalogue as Markdown (docs/checks.md is this output)')
     .option('--json', 'one JSON document: [{id, suite, level, tags, needs, title, contract}]')

@@ -3,18 +3,8 @@
  * from these records; suites never touch the runner.
  */
 import type { CheckContext } from './context.js';
-
-export type Level = 'MUST' | 'SHOULD' | 'OBSERVE';
-export type Tag = 'Slow' | 'Node' | 'Restart';
-export type SuiteName = 'idempotency' | 'names' | 'hooks' | 'teardown';
-export const SUITES: readonly SuiteName[] = ['idempotency', 'names', 'hooks', 'teardown'];
-
-/**
- * Static requirements, known before the check runs. An unmet need makes the check skip with a reason that
- * says how to meet it. `nri` checks also run serially; `exclusive` checks (global injectors, restarts) run
- * alone too. Injector needs that have alternatives are checked at run time via t.inject.
- */
-export type Need = 'nri' | 'exclusive';
+import { isInjectorNeed } from './injector-needs.js';
+import type { Level, Need, SuiteName, Tag } from './vocabulary.js';
 
 export interface CheckSpec {
   id: string;
@@ -58,7 +48,7 @@ export function inSuite(suite: SuiteName, specs: readonly CheckSpec[]): Check[] 
 
 function needsOf(s: CheckSpec): readonly Need[] {
   const needs = new Set<Need>(s.needs ?? []);
-  if (s.tags?.includes('Restart')) needs.add('exclusive');
+  if (s.tags?.includes('Restart') || s.needs?.some(isInjectorNeed)) needs.add('exclusive');
   return [...needs];
 }
 

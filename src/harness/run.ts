@@ -6,11 +6,10 @@ import { type Check, displayName } from './check.js';
 import { removeLabelledUntilGone } from './cleanup.js';
 import { loadBundledDeviations, loadDeviations } from './deviation-file.js';
 import { applyDeviations, type DeviationSets, staleDeviations } from './deviations.js';
-import { connectRuntime, nodeProbeAvailability, probeNri } from './environment.js';
-import { EnvironmentError } from './errors.js';
+import { connectRuntime } from './environment.js';
 import { executeCheck, identityOf } from './execute-check.js';
-import { ensureImage } from './images.js';
 import { newRunId } from './labels.js';
+import { assessReadiness, requireReady } from './readiness.js';
 import type { CheckResult, RunOutcome, RunProperties } from './result.js';
 import type { RunEnv } from './run-env.js';
 import { describeLeftovers, runtimeLeftovers } from './runtime-leftovers.js';
@@ -43,19 +42,11 @@ export async function runConformance(
   };
   const client = await connectRuntime(config);
   try {
+    const readiness = await assessReadiness(client, config, checks, 'run');
+    requireReady(readiness);
+    const { nri, host, availability } = readiness;
     const runtime = { name: client.version.runtimeName, version: client.version.runtimeVersion };
     listener.onNote(`runtime ${runtime.name} ${runtime.version} at ${config.runtimeEndpoint}`);
-    const images = [
-      [config.testImage, '--test-image'],
-      [config.pauseImage, '--pause-image'],
-    ] as const;
-    for (const [image, flag] of images) await ensureImage(client, image, config.pull, flag);
-
-    const nri = await probeNri(config.nriSocket, 6_000);
-    if (nri.unavailable && config.requireNri && checks.some((c) => c.needs.includes('nri'))) {
-      throw new EnvironmentError(`${nri.unavailable} (--require-nri)`);
-    }
-    const host = nodeProbeAvailability(config);
     const runId = newRunId();
     const env: RunEnv = {
       runId,
@@ -86,12 +77,6 @@ export async function runConformance(
     };
     listener.onStart(checks.length, properties);
 
-    const availability = {
-      slow: config.slow,
-      ...(nri.unavailable ? { nri: nri.unavailable } : {}),
-      ...('unavailable' in host ? { node: host.unavailable } : {}),
-      ...(config.restartCmd ? {} : { restart: 'restarts the runtime: pass --restart-cmd' }),
-    };
     let stop: string | undefined;
     signal.addEventListener('abort', () => {
       stop ??= signal.reason instanceof Error ? signal.reason.message : 'interrupted';

@@ -1,12 +1,10 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { short } from './census.js';
+import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
 import { runPodAfterTimeout } from './scenarios.js';
 
 export const check = defineCheck({
   id: 'IDEM-01',
   level: 'MUST',
-  needs: ['exclusive'],
+  needs: ['creation-delay'],
   trials: true,
   title:
     'A RunPodSandbox that timed out while the runtime was building it converges under identical kubelet-like retries, and the sandbox returned is READY',
@@ -19,7 +17,7 @@ export const check = defineCheck({
       const status = await t.cri.podStatus(podId);
       t.expect(
         status.state === 'SANDBOX_READY',
-        `the converged RunPodSandbox returned ${short(podId)}, which is ${status.state} (${evidence})`,
+        `the converged RunPodSandbox returned ${shortId(podId)}, which is ${status.state} (${evidence})`,
       );
     });
   },

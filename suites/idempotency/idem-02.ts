@@ -1,12 +1,11 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { expectOnePod } from './census.js';
+import { type CheckContext, defineCheck } from '../../src/harness/face.js';
+import { expectOnePod } from '../common/census.js';
 import { runPodAfterTimeout } from './scenarios.js';
 
 export const check = defineCheck({
   id: 'IDEM-02',
   level: 'MUST',
-  needs: ['exclusive'],
+  needs: ['creation-delay'],
   title:
     'After a timed-out RunPodSandbox converges, exactly one sandbox with its metadata exists and nothing half-made is left',
   contract:

@@ -1,6 +1,4 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { short } from './census.js';
+import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
 import { createContainerAfterTimeout, nriCreateDelay } from './container-scenarios.js';
 
 export const check = defineCheck({
@@ -23,7 +21,7 @@ export const check = defineCheck({
     const status = await t.cri.containerStatus(containerId);
     t.expect(
       status.state === 'CONTAINER_RUNNING',
-      `the converged CreateContainer returned ${short(containerId)}, which is ${status.state} after StartContainer (${evidence})`,
+      `the converged CreateContainer returned ${shortId(containerId)}, which is ${status.state} after StartContainer (${evidence})`,
     );
   },
 });

@@ -1,12 +1,11 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
+import { type CheckContext, defineCheck } from '../../src/harness/face.js';
 import { createContainerAfterTimeout, slowHandlerCreateDelay } from './container-scenarios.js';
 import { expectReused } from './scenarios.js';
 
 export const check = defineCheck({
   id: 'IDEM-07',
   level: 'SHOULD',
-  needs: ['exclusive'],
+  needs: ['slow-runtime'],
   title:
     'The retry of a timed-out CreateContainer is served the container that the timed-out request created',
   contract:

@@ -1,13 +1,13 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { podState, short } from './census.js';
-import { converge, DELAY_MS, timeOutOnSlowHandler } from './scenarios.js';
+import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
+import { podState } from '../common/census.js';
+import { DELAY_MS } from '../common/timing.js';
+import { converge, timeOutOnSlowHandler } from './scenarios.js';
 
 export const check = defineCheck({
   id: 'IDEM-08',
   level: 'SHOULD',
   tags: ['Slow'],
-  needs: ['exclusive'],
+  needs: ['slow-runtime'],
   title:
     'After a timeout, a request with attempt+1 gets a new sandbox, and the abandoned attempt does not stay READY beyond --cache-ttl',
   contract:
@@ -25,7 +25,7 @@ export const check = defineCheck({
     const { value } = await converge(t, bumped, timedOut.first, (p) => t.cri.retry('RunPodSandbox', next, p));
     t.expect(
       value.podSandboxId !== abandoned,
-      `attempt ${metadata.attempt + 1} was answered with ${short(abandoned)}, the sandbox built for the abandoned attempt ${metadata.attempt}`,
+      `attempt ${metadata.attempt + 1} was answered with ${shortId(abandoned)}, the sandbox built for the abandoned attempt ${metadata.attempt}`,
     );
 
     const ttlMs = t.settings.cacheTtlMs;
@@ -36,9 +36,9 @@ export const check = defineCheck({
     const state = await t.poll(notReady, {
       withinMs: ttlMs + t.settings.marginMs,
       everyMs: 500,
-      what: `the abandoned attempt's sandbox ${short(abandoned)} to be gone or NOTREADY within --cache-ttl ${ttlMs} ms`,
+      what: `the abandoned attempt's sandbox ${shortId(abandoned)} to be gone or NOTREADY within --cache-ttl ${ttlMs} ms`,
     });
-    t.step(`the abandoned sandbox ${short(abandoned)} is ${state}`);
+    t.step(`the abandoned sandbox ${shortId(abandoned)} is ${state}`);
     if (state === 'GONE') return;
     // A NOTREADY sandbox of an old attempt is what the kubelet stops and removes: that must work.
     await t.cri.stopPod(abandoned);

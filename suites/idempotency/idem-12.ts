@@ -1,12 +1,11 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { expectOnePod, short } from './census.js';
+import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
+import { expectOnePod } from '../common/census.js';
 import { runPodAfterTimeout } from './scenarios.js';
 
 export const check = defineCheck({
   id: 'IDEM-12',
   level: 'MUST',
-  needs: ['exclusive'],
+  needs: ['creation-delay'],
   trials: true,
   title:
     'A RunPodSandbox cancelled by the client while the runtime builds it leaves the same state as a timeout: identical retries converge to one READY sandbox',
@@ -24,7 +23,7 @@ export const check = defineCheck({
       const status = await t.cri.podStatus(podId);
       t.expect(
         status.state === 'SANDBOX_READY',
-        `the retry returned ${short(podId)}, which is ${status.state} (${evidence})`,
+        `the retry returned ${shortId(podId)}, which is ${status.state} (${evidence})`,
       );
     });
   },

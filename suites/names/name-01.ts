@@ -1,13 +1,13 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { expectOnePod } from '../idempotency/census.js';
-import { DELAY_MS } from '../idempotency/scenarios.js';
-import { describeReply, identicalReplyViolation, observeReply, podReply } from './reservation.js';
+import { type CheckContext, defineCheck } from '../../src/harness/face.js';
+import { expectOnePod } from '../common/census.js';
+import { describeReply } from '../common/replies.js';
+import { DELAY_MS } from '../common/timing.js';
+import { identicalReplyViolation, observeReply } from './reservation.js';
 
 export const check = defineCheck({
   id: 'NAME-01',
   level: 'MUST',
-  needs: ['exclusive'],
+  needs: ['creation-delay'],
   title: 'Two identical RunPodSandbox requests in flight at once never yield two sandboxes',
   contract:
     'kubelet: a RunPodSandbox retry can overlap the first request still running in the runtime; containerd CRI reserves the sandbox name (name_namespace_uid_attempt) for the whole RunPodSandbox ("name is reserved for"); CRI-O issue 4221',
@@ -15,14 +15,13 @@ export const check = defineCheck({
     t.step('two identical RunPodSandbox requests while the creation delay holds the first');
     const delay = t.inject.creationDelay();
     const config = t.make.pod('name-01');
-    const request = { config, runtimeHandler: delay.runtimeHandler || t.settings.runtimeHandler };
     const deadlineMs = DELAY_MS + t.settings.marginMs;
     await delay.setDelay(DELAY_MS);
     t.step(`RunPodSandbox ${config.metadata.name}, held ${DELAY_MS} ms by the ${delay.name}`);
-    const first = t.cri.tryCall('RunPodSandbox', request, { deadlineMs }).then(podReply);
+    const first = t.cri.tryRunPod(config, { runtimeHandler: delay.runtimeHandler, deadlineMs });
     await t.pause(200, 'let the first request take the name before the identical second one arrives');
     t.step('the identical RunPodSandbox while the first is in flight');
-    const second = podReply(await t.cri.tryCall('RunPodSandbox', request, { deadlineMs }));
+    const second = await t.cri.tryRunPod(config, { runtimeHandler: delay.runtimeHandler, deadlineMs });
     const holder = await first;
     await delay.setDelay(0);
     t.expect(holder.ok, `the first RunPodSandbox did not succeed: ${describeReply(holder)}`);

@@ -1,6 +1,5 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { describeReply } from './faulty-teardown.js';
+import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
+import { describeReply } from '../common/replies.js';
 
 export const check = defineCheck({
   id: 'TEAR-09',
@@ -21,7 +20,7 @@ export const check = defineCheck({
     const pod = (await t.cri.listPods()).find((p) => p.id === podId);
     t.expect(
       pod === undefined,
-      `after RemovePodSandbox, sandbox ${podId.slice(0, 13)} is still listed (${pod?.state})`,
+      `after RemovePodSandbox, sandbox ${shortId(podId)} is still listed (${pod?.state})`,
     );
     const left = (await t.cri.listContainers()).filter((c) => c.podSandboxId === podId);
     t.expect(
@@ -32,7 +31,7 @@ export const check = defineCheck({
       const status = await t.cri.tryCall('ContainerStatus', { containerId: id, verbose: false });
       t.expect(
         !status.ok,
-        `after RemovePodSandbox, ContainerStatus(${id.slice(0, 13)}) still answers: ${status.ok ? status.value.status?.state : ''}`,
+        `after RemovePodSandbox, ContainerStatus(${shortId(id)}) still answers: ${status.ok ? status.value.status?.state : ''}`,
       );
     }
   },

@@ -2,20 +2,20 @@
  * Counting what the runtime holds for one logical request, and saying it in a failure message. Used by the
  * idempotency and names suites: both assert "exactly one sandbox (container) with this metadata".
  */
-import type { CheckContext, ContainerListItem, PodSandboxListItem } from '../../src/harness/context.js';
+import {
+  type CheckContext,
+  type ContainerListItem,
+  type PodSandboxListItem,
+  shortId,
+} from '../../src/harness/face.js';
 
 /** How long a census waits for a rollback that is still finishing before it counts. */
 export const SETTLE_MS = 1_000;
 
-/** Ids as the timeline prints them. */
-export function short(id: string): string {
-  return id.slice(0, 13);
-}
-
 /** "<id1> READY, <id2> NOTREADY" */
 export function describeItems(items: readonly (PodSandboxListItem | ContainerListItem)[]): string {
   if (items.length === 0) return 'none';
-  return items.map((i) => `${short(i.id)} ${i.state.replace(/^(SANDBOX|CONTAINER)_/, '')}`).join(', ');
+  return items.map((i) => `${shortId(i.id)} ${i.state.replace(/^(SANDBOX|CONTAINER)_/, '')}`).join(', ');
 }
 
 /** An error message that names a reservation ("name is reserved", "failed to reserve"), whatever its code. */
@@ -65,12 +65,12 @@ export async function expectOneContainer(
         seen = await t.cri.listContainers({ podId, name });
         return seen.length === 1;
       },
-      { withinMs: SETTLE_MS, what: `exactly one container named ${name} in ${short(podId)}` },
+      { withinMs: SETTLE_MS, what: `exactly one container named ${name} in ${shortId(podId)}` },
     )
     .catch(() => undefined);
   t.expect(
     seen.length === 1,
-    `${seen.length} containers named ${name} in sandbox ${short(podId)} ${when}: ${describeItems(seen)}`,
+    `${seen.length} containers named ${name} in sandbox ${shortId(podId)} ${when}: ${describeItems(seen)}`,
   );
   return seen;
 }
