@@ -91,10 +91,19 @@ export function addRun(program: Command, io: Io, setExit: (code: number) => void
     .option(
       '--expected-deviations <file>',
       'YAML list of known runtime deviations (id, runtime, version, reason, link)',
+    )
+    .option(
+      '--sonobuoy',
+      'run as a Sonobuoy/DaemonSet worker: find the host runtime, write JUnit and done to $SONOBUOY_RESULTS_DIR, then wait for SIGTERM (deploy/sonobuoy/)',
     );
   colorOptions(cmd);
   cmd.addHelpText('after', EXAMPLES);
   cmd.action(async (flags: RunFlags & { config?: string; color?: boolean }) => {
+    if (flags.sonobuoy) {
+      const { runSonobuoyWorker } = await import('./sonobuoy/worker.js');
+      setExit(await runSonobuoyWorker(flags, io));
+      return;
+    }
     setExit(await runCommand(flags, io));
   });
 }
