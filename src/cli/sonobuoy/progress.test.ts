@@ -72,7 +72,7 @@ describe('Sonobuoy progress updates', () => {
   });
 
   it('replaces updates queued behind a slow post, and the last one always arrives', async () => {
-    let release = () => undefined as void;
+    let release: () => void = () => undefined;
     const server = await progressServer({ hold: new Promise<void>((r) => (release = r)) });
     const poster = new ProgressPoster({ port: server.port, onProblem: () => undefined });
     for (let i = 0; i <= 3; i++) poster.send(update(i));
