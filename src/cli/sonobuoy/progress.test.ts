@@ -1,45 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { ProgressPoster, type ProgressUpdate } from './progress.js';
-
-interface Received {
-  method: string;
-  path: string;
-  contentType: string;
-  body: Record<string, unknown>;
-}
-
-/** A stand-in for Sonobuoy's sidecar relay; `hold` delays every answer until released. */
-async function progressServer(opts: { hold?: Promise<void> } = {}) {
-  const received: Received[] = [];
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let text = '';
-    req.on('data', (d: Buffer) => {
-      text += d.toString();
-    });
-    req.on('end', async () => {
-      received.push({
-        method: req.method ?? '',
-        path: req.url ?? '',
-        contentType: req.headers['content-type'] ?? '',
-        body: JSON.parse(text) as Record<string, unknown>,
-      });
-      await opts.hold;
-      res.end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as AddressInfo).port;
-  return { port, received, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
-/** A port nothing listens on: bound once, then released. */
-async function closedPort(): Promise<number> {
-  const s = await progressServer();
-  await s.close();
-  return s.port;
-}
+import { closedPort, progressServer } from './progress-server.test.helper.js';
 
 const update = (completed: number, failures: string[] = []): ProgressUpdate => ({
   msg: `${completed} done`,

@@ -4,15 +4,13 @@
  * real pod on real containerd in worker-pod.e2e.test.ts.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { expect } from 'chai';
 import { type ReferenceRuntime, startReferenceRuntime } from '../../../fixtures/reference/start.js';
 import { main } from '../main.js';
 import { recordingIo } from '../test-io.js';
-import type { ProgressUpdate } from './progress.js';
+import { closedPort, progressServer, waitUntil } from './progress-server.test.helper.js';
 
 const FOCUS = '^(IDEM-11|NAME-02|HOOK-01) ';
 
@@ -31,31 +29,6 @@ function hostRootFor(host: string, runtime: ReferenceRuntime): string {
   return host;
 }
 
-async function progressServer() {
-  const updates: ProgressUpdate[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d: Buffer) => {
-      body += d.toString();
-    });
-    req.on('end', () => {
-      updates.push(JSON.parse(body) as ProgressUpdate);
-      res.end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return { port, updates, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
-async function waitForFile(path: string, withinMs: number): Promise<void> {
-  const endAt = Date.now() + withinMs;
-  while (!existsSync(path)) {
-    if (Date.now() > endAt) throw new Error(`${path} did not appear within ${withinMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 /** Starts the worker, waits for `done`, checks it is still waiting, then sends it "SIGTERM". */
 async function runWorker(env: Record<string, string>, resultsDir: string) {
   const stop = new AbortController();
@@ -64,7 +37,10 @@ async function runWorker(env: Record<string, string>, resultsDir: string) {
   const exit = main(['node', 'cri-conform', 'run', '--sonobuoy'], io).finally(() => {
     exited = true;
   });
-  await Promise.race([waitForFile(join(resultsDir, 'done'), 50_000), exit]);
+  await Promise.race([
+    waitUntil(() => existsSync(join(resultsDir, 'done')), { withinMs: 50_000, what: 'done' }),
+    exit,
+  ]);
   await new Promise((r) => setImmediate(r));
   const aliveAfterDone = !exited;
   stop.abort(new Error('interrupted by SIGTERM'));
@@ -129,13 +105,12 @@ describe('cri-conform run --sonobuoy (a Sonobuoy worker against the reference ru
     const results = join(root, 'results-empty');
     const emptyHost = mkdtempSync(join(tmpdir(), 'cc-'));
     // Nothing listens on the progress port: the results must come out whole regardless.
-    const closed = await progressServer();
-    await closed.close();
+    const port = await closedPort();
     try {
       const run = await runWorker(
         {
           SONOBUOY_RESULTS_DIR: results,
-          SONOBUOY_PROGRESS_PORT: String(closed.port),
+          SONOBUOY_PROGRESS_PORT: String(port),
           NODE_NAME: 'node-8',
           CRI_CONFORM_HOST_ROOT: emptyHost,
         },
