@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Writing an OCI image layout by hand, reproducibly (sourced by scripts/build-worker-image.sh).
+# Writing an OCI image layout by hand, reproducibly (sourced by build-images.sh and build-worker-image.sh).
 
 # det_tar DIR ARCHIVE: the same bytes for the same files (fixed order, mtimes, owners and format).
 det_tar() {
