@@ -27,17 +27,21 @@ export interface PluginSpec {
   configMap: Record<string, string>;
 }
 
-interface EnvEntry {
-  name: string;
-  value?: string;
+/** The parts of the plugin file a pod is made from. */
+interface PluginDoc {
+  spec: {
+    image: string;
+    command: string[];
+    args: string[];
+    env: { name: string; value?: string }[];
+    volumeMounts: { name: string; mountPath: string }[];
+  };
+  'extra-volumes': { name: string; hostPath: { path: string } }[];
+  'config-map': Record<string, string>;
 }
 
 export function readPluginSpec(): PluginSpec {
-  const doc = parse(readFileSync(join(ROOT, 'deploy/sonobuoy/cri-conform.yaml'), 'utf8')) as {
-    spec: { image: string; command: string[]; args: string[]; env: EnvEntry[] };
-    'extra-volumes': { name: string; hostPath: { path: string } }[];
-    'config-map': Record<string, string>;
-  } & { spec: { volumeMounts: { name: string; mountPath: string }[] } };
+  const doc = parse(readFileSync(join(ROOT, 'deploy/sonobuoy/cri-conform.yaml'), 'utf8')) as PluginDoc;
   const mountOf = (hostPath: string): string => {
     const volume = doc['extra-volumes'].find((v) => v.hostPath.path === hostPath);
     const mount = doc.spec.volumeMounts.find((m) => m.name === volume?.name);
