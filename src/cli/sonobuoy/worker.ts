@@ -28,19 +28,9 @@ import { fleetFlagsFromEnv, progressPortFrom, readWorkerEnv, type WorkerEnv } fr
 
 export type WorkerFlags = RunFlags & { config?: string; color?: boolean };
 
-export interface WorkerDeps {
-  /** Whether an endpoint answers CRI; used only when several runtime sockets exist. */
-  probe: CriProbe;
-  hostname: () => string;
-}
-
-export async function runSonobuoyWorker(
-  flags: WorkerFlags,
-  io: Io,
-  deps: WorkerDeps = { probe: probeCri, hostname },
-): Promise<number> {
+export async function runSonobuoyWorker(flags: WorkerFlags, io: Io): Promise<number> {
   const startedAt = new Date();
-  const worker = readWorkerEnv(io.env, deps.hostname());
+  const worker = readWorkerEnv(io.env, hostname());
   const log = (text: string) => io.err(`cri-conform: ${text}\n`);
   log(`sonobuoy worker on node ${worker.nodeName}; results to ${worker.resultsDir}`);
   let poster: ProgressPoster | undefined;
@@ -48,7 +38,7 @@ export async function runSonobuoyWorker(
   let code: number;
   try {
     poster = new ProgressPoster({ port: progressPortFrom(io.env), onProblem: log });
-    const config = await workerRunConfig(flags, io, worker, deps.probe, log);
+    const config = await workerRunConfig(flags, io, worker, log);
     const outcome = await runFleetChecks(config, flags.color, io, poster, log);
     const [{ renderJUnit }, { renderJson }] = await Promise.all([
       import('../../report/junit.js'),
@@ -80,13 +70,12 @@ async function workerRunConfig(
   flags: WorkerFlags,
   io: Io,
   worker: WorkerEnv,
-  probe: CriProbe,
   log: (text: string) => void,
 ): Promise<RunConfig> {
   const { config: configPath, color: _color, sonobuoy: _sonobuoy, ...given } = flags;
   const merged = fleetFlagsFromEnv(given, io.env);
   if (merged.runtimeEndpoint === undefined) {
-    const found = await discoverEndpoints(worker.hostRoot, probe);
+    const found = await discoverEndpoints(worker.hostRoot, probeCri);
     for (const note of found.notes) log(note);
     merged.runtimeEndpoint = found.runtimeEndpoint;
     merged.nriSocket ??= found.nriSocket;
@@ -155,6 +144,7 @@ function whatToFix(e: unknown): string {
   return `internal error (please report it): ${err.stack ?? err.message}`;
 }
 
+/** Whether an endpoint answers CRI; asked only when several runtime sockets exist. */
 const probeCri: CriProbe = async (endpoint) => {
   const { CriClient } = await import('../../cri/client.js');
   try {
