@@ -159,6 +159,17 @@ export const CONFIG_FILE_KEYS: readonly string[] = [
   ...new Set([...CRICTL_KEYS, ...RUN_FLAGS.flatMap((f) => fileKeyOf(f) ?? [])]),
 ];
 
+/** Only `run` has it: the Sonobuoy/DaemonSet worker mode; a config file cannot turn a run into a worker. */
+const WORKER: FlagSpec = {
+  flags: '--sonobuoy',
+  help: 'run as a Sonobuoy/DaemonSet worker: find the host runtime, write JUnit and done to $SONOBUOY_RESULTS_DIR, then wait for SIGTERM (deploy/sonobuoy/)',
+  fileKey: false,
+};
+
+export function addWorkerOption(cmd: Command): Command {
+  return addAll(cmd, [WORKER]);
+}
+
 /** Every flag of `run`; `doctor` takes the same ones. */
 export function addRunOptions(cmd: Command): Command {
   return addAll(cmd, RUN_FLAGS);
