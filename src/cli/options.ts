@@ -116,7 +116,11 @@ const REPORTS: readonly FlagSpec[] = [
   { flags: '--json <file>', help: 'JSON results file (default <report-dir>/<prefix>results.json)' },
   {
     flags: '--expected-deviations <file>',
-    help: 'YAML list of known runtime deviations (id, runtime, version, reason, link)',
+    help: 'YAML list of known runtime deviations (id, runtime, versions, message, reason, link)',
+  },
+  {
+    flags: '--strict-deviations',
+    help: 'exit 1 when an --expected-deviations entry matched no failure (stale)',
   },
 ];
 
@@ -154,6 +158,17 @@ export const CRICTL_KEYS: readonly string[] = [
 export const CONFIG_FILE_KEYS: readonly string[] = [
   ...new Set([...CRICTL_KEYS, ...RUN_FLAGS.flatMap((f) => fileKeyOf(f) ?? [])]),
 ];
+
+/** Only `run` has it: the Sonobuoy/DaemonSet worker mode; a config file cannot turn a run into a worker. */
+const WORKER: FlagSpec = {
+  flags: '--sonobuoy',
+  help: 'run as a Sonobuoy/DaemonSet worker: find the host runtime, write JUnit and done to $SONOBUOY_RESULTS_DIR, then wait for SIGTERM (deploy/sonobuoy/)',
+  fileKey: false,
+};
+
+export function addWorkerOption(cmd: Command): Command {
+  return addAll(cmd, [WORKER]);
+}
 
 /** Every flag of `run`; `doctor` takes the same ones. */
 export function addRunOptions(cmd: Command): Command {

@@ -4,7 +4,7 @@ import { displayName } from '../harness/check.js';
 import { configFromFlags, selectedChecks } from './command-config.js';
 import { exitCodeFor } from './exit.js';
 import { type Io, useColor } from './io.js';
-import { addRunOptions } from './options.js';
+import { addRunOptions, addWorkerOption } from './options.js';
 import type { RunFlags } from './resolve-config.js';
 import { TOOL_VERSION } from './version.js';
 
@@ -30,8 +30,14 @@ export function addRun(program: Command, io: Io, setExit: (code: number) => void
     .command('run')
     .description('run the conformance suites against a runtime and write reports');
   addRunOptions(cmd);
+  addWorkerOption(cmd);
   cmd.addHelpText('after', EXAMPLES);
   cmd.action(async (flags: RunFlags & { config?: string; color?: boolean }) => {
+    if (flags.sonobuoy) {
+      const { runSonobuoyWorker } = await import('./sonobuoy/worker.js');
+      setExit(await runSonobuoyWorker(flags, io));
+      return;
+    }
     setExit(await runCommand(flags, io));
   });
 }
@@ -69,5 +75,5 @@ async function runCommand(flags: RunFlags & { config?: string; color?: boolean }
     ...(config.jsonFile ? { jsonFile: config.jsonFile } : {}),
   });
   io.out(`reports: ${files.join(', ')}\n`);
-  return exitCodeFor(outcome);
+  return exitCodeFor(outcome, { strictDeviations: config.strictDeviations === true });
 }
