@@ -4,17 +4,20 @@
  * shim and pause process live on, while the CRI no longer lists the pod. The CRI cannot remove it; the
  * native cleanup must, through containerd's own API, and only records labelled by cri-conform.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { listContainerdRecords } from '../cri/containerd-native.js';
 import { runtimeLeftovers } from '../harness/runtime-leftovers.js';
-import { runCli, runtimesUnderTest } from './e2e-env.test.helper.js';
+import { describeSkipped } from '../skip-reason.test.helper.js';
+import { NO_RUNTIME_REASON, runCli, runtimesUnderTest } from './e2e-env.test.helper.js';
 
 /** The provisioned versions known to leave a record behind for TEAR-14 (see the module comment). */
 const LEAKS_ON_FAILED_RUN_HOOK = /2\.1$/;
 
+if (runtimesUnderTest().length === 0)
+  describeSkipped('cleanup --native against real containerd', NO_RUNTIME_REASON);
 for (const runtime of runtimesUnderTest()) {
   describe(`cleanup --native against ${runtime.name}`, function () {
     this.timeout(5 * 60_000);
@@ -30,6 +33,7 @@ for (const runtime of runtimesUnderTest()) {
       const { properties } = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as {
         properties: { runId: string };
       };
+      rmSync(dir, { recursive: true, force: true });
       const before = await runtimeLeftovers(endpoint, properties.runId);
       if (LEAKS_ON_FAILED_RUN_HOOK.test(runtime.name)) {
         expect(before.length, 'records of the run that the CRI no longer lists').to.be.above(0);
