@@ -77,8 +77,15 @@ export const check = defineCheck({
       await seen.look();
       run.hold.release();
       const ran = await run.reply;
-      if (ran.ok) ignoredError(t, trial, 'RunPodSandbox');
-      else {
+      if (ran.ok) {
+        ignoredError(t, trial, 'RunPodSandbox');
+        // Gone before the next variant, whose leak probe would otherwise find this live pod.
+        const removed = await finishTeardown(t, ran.value);
+        t.expect(
+          removed === '',
+          `removing the pod the runtime made despite the plugin error failed: ${removed}`,
+        );
+      } else {
         const listed = await t.cri.listPods({ name: podName });
         t.expect(
           listed.length === 0,
