@@ -62,6 +62,8 @@ export interface CheckResult {
    * calls that were meant to time out. The benchmark compares it with the wall time.
    */
   requiredWaitMs?: number;
+  /** A bundled expected-deviation entry matched this failure; the verdict stays a failure. */
+  knownIssue?: { reason: string; links: string[] };
 }
 
 export interface RunProperties {
@@ -82,4 +84,8 @@ export interface RunOutcome {
   durationMs: number;
   /** Set when the run stopped early (signal, fail-fast, run timeout). */
   interrupted?: string;
+  /** Expected-deviation entries that matched no failure of this run (they may be fixed upstream). */
+  staleDeviations?: string[];
+  /** Set when the run could not start at all (unreachable runtime, missing image): why. No results then. */
+  notStarted?: string;
 }

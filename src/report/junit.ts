@@ -1,7 +1,8 @@
 /**
  * The JUnit report, valid against the common Jenkins JUnit schema (junit-jenkins.xsd beside this file
- * encodes the constraints we rely on): one <testsuite> per suite with the run properties, one <testcase>
- * per check, and each check's timeline in <system-out>.
+ * encodes the constraints we rely on): one <testsuite> per suite whose <properties> hold the run's metadata
+ * only, one <testcase> per check with its own <properties> (level, observations), and each check's timeline
+ * in <system-out>. A run that could not start is one error case that says why.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -26,6 +27,7 @@ const PROPERTY_KEYS: readonly (keyof RunProperties)[] = [
 /** Renders the outcome as JUnit XML. Pure: a fresh builder per call, no files. */
 export function renderJUnit(outcome: RunOutcome): string {
   const builder = rootBuilder().newBuilder().name('cri-conform');
+  if (outcome.notStarted !== undefined) return renderNotStarted(builder, outcome);
   for (const [suite, results] of groupBySuite(outcome.results)) {
     const ts = builder
       .testSuite()
@@ -34,20 +36,34 @@ export function renderJUnit(outcome: RunOutcome): string {
       .time(seconds(results.reduce((sum, r) => sum + r.durationMs, 0)));
     for (const key of PROPERTY_KEYS) ts.property(key, xmlText(outcome.properties[key]));
     if (outcome.interrupted) ts.property('interrupted', xmlText(outcome.interrupted));
-    // Testcase-level <properties> are not in the Jenkins schema, so observations go on the suite too.
-    for (const r of results) {
-      for (const [key, value] of Object.entries(r.observations))
-        ts.property(`${r.id}.${key}`, xmlText(value));
-    }
     for (const r of results) addCase(ts.testCase(), r);
   }
   return dropRootSkipped(builder.build());
 }
 
+/** One suite, one error case: CI shows why there is no verdict instead of an old report or nothing. */
+function renderNotStarted(builder: Builder, outcome: RunOutcome): string {
+  const why = xmlText(outcome.notStarted ?? '');
+  const ts = builder.testSuite().name('run').timestamp(outcome.properties.startedAt).time(0);
+  for (const key of PROPERTY_KEYS) ts.property(key, xmlText(outcome.properties[key]));
+  ts.testCase()
+    .className('cri-conform.run')
+    .name('the run could not start')
+    .error(why, 'not-started', cdata(why));
+  return dropRootSkipped(builder.build());
+}
+
 function addCase(tc: TestCase, r: CheckResult): void {
-  tc.className(`cri-conform.${r.suite}`)
+  // The level is in the classname too, so a CI report groups MUST, SHOULD and OBSERVE apart.
+  tc.className(`cri-conform.${r.suite}.${r.level}`)
     .name(xmlText(`${r.id} ${r.title} [${r.level}]`))
     .time(seconds(r.durationMs));
+  tc.property('id', r.id).property('level', r.level);
+  if (r.trials)
+    tc.property('trials.run', String(r.trials.run)).property('trials.violated', String(r.trials.violated));
+  if (r.knownIssue)
+    tc.property('knownIssue', xmlText([r.knownIssue.reason, ...r.knownIssue.links].join(' ')));
+  for (const [key, value] of Object.entries(r.observations)) tc.property(xmlText(key), xmlText(value));
   const message = xmlText(r.message ?? '');
   const timeline = r.timeline.map(formatTimelineEntry);
   switch (r.verdict) {
