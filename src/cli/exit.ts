@@ -1,12 +1,11 @@
 /** The only mapping from outcomes to exit codes. The JUnit and the exit code always tell the same story. */
 import type { RunOutcome } from '../harness/result.js';
+import { outcomeExitCode } from '../report/tally.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 
 export function exitCodeFor(outcome: RunOutcome): number {
-  if (outcome.interrupted && !outcome.interrupted.startsWith('--fail-fast')) return EXIT_USAGE;
-  const bad = outcome.results.some((r) => r.verdict === 'failed' || r.verdict === 'error');
-  return bad ? EXIT_FAILED : EXIT_OK;
+  return outcomeExitCode(outcome);
 }

@@ -8,6 +8,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import jrb, { type Builder, type TestCase } from 'junit-report-builder';
 import type { CheckResult, RunOutcome, RunProperties } from '../harness/result.js';
+import type { RunDiff } from './diff.js';
+import { renderHtml } from './html/render-html.js';
 import { renderJson } from './json.js';
 import { groupBySuite } from './tally.js';
 import { cleanText, formatTimelineEntry } from './text.js';
@@ -163,9 +165,13 @@ export interface WriteReportsOptions {
   junitFile?: string;
   /** Overrides <dir>/<prefix>results.json. */
   jsonFile?: string;
+  /** Also write the HTML report here (no default: HTML is asked for with --html). */
+  htmlFile?: string;
+  /** A comparison with a baseline run, shown in the HTML report. */
+  diff?: RunDiff;
 }
 
-/** Writes the JUnit and JSON reports; resolves with the paths written, JUnit first. */
+/** Writes the JUnit and JSON reports (and the HTML one if asked); resolves with the paths, JUnit first. */
 export async function writeReports(outcome: RunOutcome, opts: WriteReportsOptions): Promise<string[]> {
   const prefix = opts.prefix ?? '';
   await mkdir(opts.dir, { recursive: true });
@@ -173,6 +179,7 @@ export async function writeReports(outcome: RunOutcome, opts: WriteReportsOption
     [opts.junitFile ?? join(opts.dir, `${prefix}junit.xml`), renderJUnit(outcome)],
     [opts.jsonFile ?? join(opts.dir, `${prefix}results.json`), renderJson(outcome)],
   ];
+  if (opts.htmlFile) files.push([opts.htmlFile, renderHtml(outcome, opts.diff ? { diff: opts.diff } : {})]);
   for (const [path, content] of files) {
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, content, 'utf8');
