@@ -42,7 +42,6 @@ export async function runConformance(
     requireReady(readiness);
     const { nri, host, availability } = readiness;
     const runtime = { name: client.version.runtimeName, version: client.version.runtimeVersion };
-    listener.onNote(`runtime ${runtime.name} ${runtime.version} at ${config.runtimeEndpoint}`);
     const runId = newRunId();
     const env: RunEnv = {
       runId,
