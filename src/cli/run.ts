@@ -4,6 +4,7 @@ import { displayName } from '../harness/check.js';
 import type { RunOutcome } from '../harness/result.js';
 import type { RunConfig } from '../harness/settings.js';
 import { configFromFlags, selectedChecks } from './command-config.js';
+import { capLines } from '../report/console-text.js';
 import { exitCodeFor } from './exit.js';
 import { type Io, useColor } from './io.js';
 import { addRunOptions } from './options.js';
@@ -75,7 +76,7 @@ async function runSelected(config: RunConfig, color: boolean | undefined, io: Io
       onStart: (total, props) => reporter.onStart(total, props),
       onCheckStart: (c) => reporter.onCheckStart(c.id, displayName(c)),
       onCheckEnd: (r) => reporter.onCheckEnd(r),
-      onNote: (text) => io.err(`cri-conform: ${text}\n`),
+      onNote: (text) => io.err(`${capLines(`cri-conform: ${text}`)}\n`),
     },
     AbortSignal.any(signals),
     TOOL_VERSION,

@@ -79,3 +79,11 @@ export function capLine(line: string, max = CONSOLE_LINE_MAX): string {
   if (plain.length <= max) return line;
   return `${plain.slice(0, max - CUT_NOTE.length)}${CUT_NOTE}`;
 }
+
+/** capLine for each line of a multi-line text. */
+export function capLines(text: string, max = CONSOLE_LINE_MAX): string {
+  return text
+    .split('\n')
+    .map((l) => capLine(l, max))
+    .join('\n');
+}
