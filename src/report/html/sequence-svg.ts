@@ -39,7 +39,7 @@ export function renderSegmentSvg(lanes: readonly Lane[], segment: Segment): stri
     parts.push(
       `<line class="lane" x1="${lx}" y1="${HEAD}" x2="${lx}" y2="${height}"/>`,
       `<rect class="lane-head" x="${lx - 75}" y="4" width="150" height="22" rx="4"/>`,
-      `<text class="lane-label" x="${lx}" y="19">${esc(clip(lane.label, 24))}</text>`,
+      `<text class="lane-label" x="${lx}" y="19">${esc(clip(lane.label, 24))}<title>${esc(lane.label)}</title></text>`,
     );
   }
   parts.push(...busyBars(placed, xOf('runtime')));
