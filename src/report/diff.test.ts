@@ -76,6 +76,7 @@ describe('diffRuns', () => {
   it('counts a new run that did not start as a regression', () => {
     const d = diffRuns(base, run({ results: [], notStarted: 'cannot reach the runtime' }));
     expect(d.regressions).to.equal(1);
+    expect(d.changes).to.deep.equal([]);
     expect(diffLines(d).join('\n')).to.contain('did not start: cannot reach the runtime');
   });
 });

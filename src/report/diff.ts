@@ -72,7 +72,8 @@ export function diffRuns(oldRun: RunOutcome, newRun: RunOutcome, opts = DEFAULT_
     if (durationMoved(o.durationMs, n.durationMs, opts))
       durations.push({ id: n.id, oldMs: o.durationMs, newMs: n.durationMs });
   }
-  for (const o of oldRun.results) {
+  // A run that did not start has no checks: that is one regression, not every check removed.
+  for (const o of newRun.notStarted === undefined ? oldRun.results : []) {
     if (!after.has(o.id)) changes.push({ id: o.id, title: o.title, kind: 'removed', old: o.verdict });
   }
   const worse = changes.filter((c) => c.kind === 'regression').length;
