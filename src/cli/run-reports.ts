@@ -3,6 +3,7 @@
  * when the run could not start, a JUnit with one error case and a JSON that say why. A CI job that uploads
  * reports/ then never uploads an earlier run's success.
  */
+import { hostname } from 'node:os';
 import type { RunOutcome } from '../harness/result.js';
 import type { RunConfig } from '../harness/settings.js';
 import type { Io } from './io.js';
@@ -60,6 +61,7 @@ export function notStartedOutcome(config: RunConfig, error: unknown): RunOutcome
       endpoint: config.runtimeEndpoint,
       startedAt: new Date().toISOString(),
       flags: config.flagsText,
+      node: hostname(),
     },
     results: [],
     durationMs: 0,

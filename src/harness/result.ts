@@ -76,6 +76,8 @@ export interface RunProperties {
   endpoint: string;
   startedAt: string; // ISO time
   flags: string; // the effective flags, one string
+  /** The host cri-conform ran on (the node under test for a local socket). */
+  node?: string;
 }
 
 export interface RunOutcome {

@@ -2,6 +2,7 @@
  * A whole run: connect, prepare, run the selected checks, sweep, and hand back the outcome. Exceptions are
  * for environment problems only; check verdicts are data.
  */
+import { hostname } from 'node:os';
 import { type Check, displayName } from './check.js';
 import { removeLabelledUntilGone } from './cleanup.js';
 import { applyDeviations, type Deviation, loadDeviations } from './deviations.js';
@@ -69,6 +70,7 @@ export async function runConformance(
       endpoint: config.runtimeEndpoint,
       startedAt: new Date().toISOString(),
       flags: config.flagsText,
+      node: hostname(),
     };
     listener.onStart(checks.length, properties);
 

@@ -2,7 +2,7 @@
  * The machine-readable report. Field names are a contract: fields are only ever added (each addition bumps
  * schemaVersion), and every field is always present (null when it does not apply), so consumers need no
  * existence checks. results.schema.json beside this file is the published schema.
- * Version 2 added notStarted, staleDeviations and each result's knownIssue.
+ * Version 2 added properties.node, notStarted, staleDeviations and each result's knownIssue.
  */
 import type { CheckResult, RunOutcome, TimelineEntry } from '../harness/result.js';
 import { countVerdicts } from './tally.js';
@@ -13,7 +13,7 @@ export const JSON_SCHEMA_VERSION = 2;
 export function renderJson(outcome: RunOutcome): string {
   const report = {
     schemaVersion: JSON_SCHEMA_VERSION,
-    properties: outcome.properties,
+    properties: { ...outcome.properties, node: outcome.properties.node ?? null },
     durationMs: Math.round(outcome.durationMs),
     interrupted: outcome.interrupted ?? null,
     notStarted: outcome.notStarted ?? null,

@@ -6,7 +6,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import jrb, { type Builder, type TestCase } from 'junit-report-builder';
+import jrb, { type Builder, type TestCase, type TestSuite } from 'junit-report-builder';
 import type { CheckResult, RunOutcome, RunProperties } from '../harness/result.js';
 import type { RunDiff } from './diff.js';
 import { renderHtml } from './html/render-html.js';
@@ -24,6 +24,7 @@ const PROPERTY_KEYS: readonly (keyof RunProperties)[] = [
   'endpoint',
   'startedAt',
   'flags',
+  'node',
 ];
 
 /** Renders the outcome as JUnit XML. Pure: a fresh builder per call, no files. */
@@ -36,18 +37,26 @@ export function renderJUnit(outcome: RunOutcome): string {
       .name(suite)
       .timestamp(outcome.properties.startedAt)
       .time(seconds(results.reduce((sum, r) => sum + r.durationMs, 0)));
-    for (const key of PROPERTY_KEYS) ts.property(key, xmlText(outcome.properties[key]));
+    addRunProperties(ts, outcome.properties);
     if (outcome.interrupted) ts.property('interrupted', xmlText(outcome.interrupted));
     for (const r of results) addCase(ts.testCase(), r);
   }
   return dropRootSkipped(builder.build());
 }
 
+/** The run's metadata: the only properties a suite carries. */
+function addRunProperties(ts: TestSuite, props: RunProperties): void {
+  for (const key of PROPERTY_KEYS) {
+    const value = props[key];
+    if (value !== undefined) ts.property(key, xmlText(value));
+  }
+}
+
 /** One suite, one error case: CI shows why there is no verdict instead of an old report or nothing. */
 function renderNotStarted(builder: Builder, outcome: RunOutcome): string {
   const why = xmlText(outcome.notStarted ?? '');
   const ts = builder.testSuite().name('run').timestamp(outcome.properties.startedAt).time(0);
-  for (const key of PROPERTY_KEYS) ts.property(key, xmlText(outcome.properties[key]));
+  addRunProperties(ts, outcome.properties);
   ts.testCase()
     .className('cri-conform.run')
     .name('the run could not start')

@@ -43,6 +43,7 @@ function header(outcome: RunOutcome): string {
     ['runtime', `${p.runtimeName} ${p.runtimeVersion}`],
     ['CRI API', p.criApiVersion],
     ['NRI', p.nriVersion],
+    ['node', p.node ?? 'unknown'],
     ['endpoint', p.endpoint],
     ['started', p.startedAt],
     ['duration', formatMs(outcome.durationMs)],
