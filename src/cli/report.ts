@@ -2,6 +2,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
+import type { RunOutcome } from '../harness/result.js';
 import { UsageError } from './errors.js';
 import type { Io } from './io.js';
 
@@ -31,7 +32,7 @@ export function addReport(program: Command, io: Io, setExit: (code: number) => v
 }
 
 /** A results file, or a UsageError naming what is wrong with it. */
-export async function readResults(file: string) {
+export async function readResults(file: string): Promise<RunOutcome> {
   const { readResultsFile, ResultsFileError } = await import('../report/read-results.js');
   try {
     return await readResultsFile(file);
