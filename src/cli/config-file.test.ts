@@ -6,7 +6,7 @@ import { readConfigFile } from './config-file.js';
 import { UsageError } from './errors.js';
 import { main } from './main.js';
 import { closestName } from './suggest.js';
-import { recordingIo } from './test-io.js';
+import { recordingIo } from './test-io.test.helper.js';
 
 describe('the config file', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cc-'));

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { type ReferenceRuntime, startReferenceRuntime } from '../../fixtures/reference/start.js';
 import { main } from './main.js';
-import { recordingIo } from './test-io.js';
+import { recordingIo } from './test-io.test.helper.js';
 
 interface JsonResult {
   id: string;

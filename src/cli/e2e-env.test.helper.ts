@@ -17,6 +17,11 @@ export interface RuntimeUnderTest {
   env: Record<string, string>;
 }
 
+/** Why the real-runtime tests skip when none is provisioned, and how to provision one. */
+export const NO_RUNTIME_REASON =
+  'no real containerd: CRI_CONFORM_E2E_ENV_FILES is empty; keep one up with `bash scripts/run-local.sh --keep` ' +
+  'and pass the env file it prints: CRI_CONFORM_E2E_ENV_FILES=<file> npm test';
+
 /** The runtimes to test. On CI they must be there; elsewhere the tests skip when none is provisioned. */
 export function runtimesUnderTest(): RuntimeUnderTest[] {
   const files = (process.env.CRI_CONFORM_E2E_ENV_FILES ?? '').split(':').filter(Boolean);

@@ -6,6 +6,8 @@ export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 
-export function exitCodeFor(outcome: RunOutcome): number {
-  return outcomeExitCode(outcome);
+export function exitCodeFor(outcome: RunOutcome, opts: { strictDeviations?: boolean } = {}): number {
+  const code = outcomeExitCode(outcome);
+  const stale = opts.strictDeviations === true && (outcome.staleDeviations?.length ?? 0) > 0;
+  return code === EXIT_OK && stale ? EXIT_FAILED : code;
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { main } from './main.js';
-import { recordingIo } from './test-io.js';
+import { recordingIo } from './test-io.test.helper.js';
 
 const argv = (...args: string[]) => ['node', 'cri-conform', ...args];
 const REPORTS = mkdtempSync(join(tmpdir(), 'cc-'));
@@ -33,6 +33,7 @@ describe('cri-conform CLI', () => {
   after(() => {
     garbage.close();
     rmSync(REPORTS, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('prints help with the commands and exits 0', async () => {

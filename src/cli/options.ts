@@ -116,7 +116,11 @@ const REPORTS: readonly FlagSpec[] = [
   { flags: '--json <file>', help: 'JSON results file (default <report-dir>/<prefix>results.json)' },
   {
     flags: '--expected-deviations <file>',
-    help: 'YAML list of known runtime deviations (id, runtime, version, reason, link)',
+    help: 'YAML list of known runtime deviations (id, runtime, versions, message, reason, link)',
+  },
+  {
+    flags: '--strict-deviations',
+    help: 'exit 1 when an --expected-deviations entry matched no failure (stale)',
   },
 ];
 

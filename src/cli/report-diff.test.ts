@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { renderJson } from '../report/json.js';
 import { sampleOutcome } from '../report/sample-outcome.test.helper.js';
 import { main } from './main.js';
-import { recordingIo } from './test-io.js';
+import { recordingIo } from './test-io.test.helper.js';
 
 const argv = (...args: string[]) => ['node', 'cri-conform', ...args];
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { main } from './main.js';
-import { recordingIo } from './test-io.js';
+import { recordingIo } from './test-io.test.helper.js';
 
 const argv = (...args: string[]) => ['node', 'cri-conform', ...args];
 

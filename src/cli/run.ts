@@ -57,7 +57,7 @@ async function runCommand(flags: CommandFlags, io: Io): Promise<number> {
     throw e;
   }
   await writeRunReports(outcome, config, extra, io);
-  return exitCodeFor(outcome);
+  return exitCodeFor(outcome, { strictDeviations: config.strictDeviations === true });
 }
 
 async function runSelected(config: RunConfig, color: boolean | undefined, io: Io): Promise<RunOutcome> {

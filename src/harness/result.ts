@@ -58,12 +58,15 @@ export interface CheckResult {
   trials?: { run: number; violated: number };
   timeline: TimelineEntry[];
   /**
+   * failed or deviation: the known, upstream-tracked runtime issue this failure matches (an entry of the
+   * bundled or the given deviations file). It never changes the verdict by itself.
+   */
+  knownIssue?: { reason: string; links: string[] };
+  /**
    * Time the contract itself makes the check wait: absence windows, deliberate pauses and the deadlines of
    * calls that were meant to time out. The benchmark compares it with the wall time.
    */
   requiredWaitMs?: number;
-  /** A bundled expected-deviation entry matched this failure; the verdict stays a failure. */
-  knownIssue?: { reason: string; links: string[] };
 }
 
 export interface RunProperties {
@@ -86,7 +89,7 @@ export interface RunOutcome {
   durationMs: number;
   /** Set when the run stopped early (signal, fail-fast, run timeout). */
   interrupted?: string;
-  /** Expected-deviation entries that matched no failure of this run (they may be fixed upstream). */
+  /** --expected-deviations entries that matched no failure; one line each, starting with the check id. */
   staleDeviations?: string[];
   /** Set when the run could not start at all (unreachable runtime, missing image): why. No results then. */
   notStarted?: string;

@@ -5,7 +5,8 @@
 import { hostname } from 'node:os';
 import { type Check, displayName } from './check.js';
 import { removeLabelledUntilGone } from './cleanup.js';
-import { applyDeviations, type Deviation, loadDeviations } from './deviations.js';
+import { loadBundledDeviations, loadDeviations } from './deviation-file.js';
+import { applyDeviations, type DeviationSets, staleDeviations } from './deviations.js';
 import { connectRuntime } from './environment.js';
 import { executeCheck, identityOf } from './execute-check.js';
 import { newRunId } from './labels.js';
@@ -36,7 +37,10 @@ export async function runConformance(
   hooks: Pick<RunEnv, 'beforeCall'> = {},
 ): Promise<RunOutcome> {
   const started = performance.now();
-  const deviations: Deviation[] = config.expectedDeviations ? loadDeviations(config.expectedDeviations) : [];
+  const deviations: DeviationSets = {
+    expected: config.expectedDeviations ? loadDeviations(config.expectedDeviations) : [],
+    bundled: loadBundledDeviations(),
+  };
   const client = await connectRuntime(config);
   try {
     const readiness = await assessReadiness(client, config, checks, 'run');
@@ -103,11 +107,14 @@ export async function runConformance(
     for (const p of sweep.problems) listener.onNote(`final sweep: ${p}`);
     const leftovers = await runtimeLeftovers(config.runtimeEndpoint, runId);
     if (leftovers.length > 0) listener.onNote(describeLeftovers(config.runtimeEndpoint, leftovers));
+    const stale = staleDeviations(deviations.expected, results, runtime);
+    for (const s of stale) listener.onNote(`warning: stale expected deviation ${s}`);
     return {
       properties,
       results,
       durationMs: Math.round(performance.now() - started),
       ...(stop ? { interrupted: stop } : {}),
+      ...(stale.length > 0 ? { staleDeviations: stale } : {}),
     };
   } finally {
     client.close();

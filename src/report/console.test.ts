@@ -163,7 +163,7 @@ describe('console reporter', () => {
     reporter.onCheckEnd(outcome.results[0]!);
     reporter.onEnd(outcome);
     expect(output()).to.contain('#1–#8 UNKNOWN ×8 (10–17ms) "failed to reserve sandbox name');
-    expect(output()).to.contain('known issue: known https://github.com/containerd/containerd/issues/9');
+    expect(output()).to.contain('known runtime issue: https://github.com/containerd/containerd/issues/9');
     for (const line of output().split('\n')) expect(line.length).to.be.at.most(300);
   });
 });

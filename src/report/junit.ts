@@ -39,6 +39,8 @@ export function renderJUnit(outcome: RunOutcome): string {
       .time(seconds(results.reduce((sum, r) => sum + r.durationMs, 0)));
     addRunProperties(ts, outcome.properties);
     if (outcome.interrupted) ts.property('interrupted', xmlText(outcome.interrupted));
+    const stale = outcome.staleDeviations ?? [];
+    if (stale.length > 0) ts.property('staleDeviations', xmlText(stale.join('\n')));
     for (const r of results) addCase(ts.testCase(), r);
   }
   return dropRootSkipped(builder.build());

@@ -14,6 +14,7 @@ import { ALL_CHECKS } from '../../../suites/index.js';
 import { resolveRunConfig } from '../../cli/resolve-config.js';
 import type { RunOutcome } from '../../harness/result.js';
 import { runConformance } from '../../harness/run.js';
+import { skipBecause } from '../../skip-reason.test.helper.js';
 import { renderJson } from '../json.js';
 import { packageRoot } from '../package-root.test.helper.js';
 import { type Browser, chromiumMissing, launchChromium } from './chromium.test.helper.js';
@@ -56,9 +57,7 @@ describe('HTML report in headless Chromium', function () {
     const missing = chromiumMissing();
     if (missing) {
       if (process.env.CI === 'true') throw new Error(`${missing} (CI=true: the browser test must run)`);
-      for (const t of this.test!.parent!.tests) t.title += ` (skipped: ${missing})`;
-      console.log(`      skipped: ${missing}`);
-      this.skip();
+      skipBecause(this, missing);
     }
     outcome = await realRun();
     const dir = mkdtempSync(join(tmpdir(), 'cc-'));
