@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { capLine, collapseRetries } from './console-text.js';
+import { capLine, collapseRetries, wrapAtSeparators } from './console-text.js';
 
 describe('console text shortening', () => {
   const reserve = 'failed to reserve sandbox name "p_0": name "p_0" is reserved for "abc"';
@@ -32,5 +32,13 @@ describe('console text shortening', () => {
     expect(line).to.have.length(300);
     expect(line).to.match(/full text in the JUnit\/JSON reports\)$/);
     expect(capLine('short')).to.equal('short');
+  });
+
+  it('breaks a long line after its "; " separators instead of cutting it', () => {
+    const parts = Array.from({ length: 6 }, (_, i) => `part ${i} ${'z'.repeat(80)}`);
+    const lines = wrapAtSeparators(parts.join('; '), 200);
+    expect(lines.join(' ')).to.equal(parts.join('; '));
+    for (const l of lines) expect(l.length).to.be.at.most(200);
+    expect(wrapAtSeparators('short; line', 200)).to.deep.equal(['short; line']);
   });
 });

@@ -87,3 +87,23 @@ export function capLines(text: string, max = CONSOLE_LINE_MAX): string {
     .map((l) => capLine(l, max))
     .join('\n');
 }
+
+/**
+ * Breaks a line longer than `max` after its "; " separators (the harness joins evidence with them), so a
+ * long message reads as several lines instead of being cut. A piece still too long is left for capLine.
+ */
+export function wrapAtSeparators(line: string, max = CONSOLE_LINE_MAX): string[] {
+  if (line.length <= max) return [line];
+  const pieces = line.split(/(?<=; )/);
+  const out: string[] = [];
+  let current = '';
+  for (const piece of pieces) {
+    if (current && current.length + piece.length > max) {
+      out.push(current.trimEnd());
+      current = '';
+    }
+    current += piece;
+  }
+  if (current) out.push(current.trimEnd());
+  return out;
+}

@@ -6,7 +6,7 @@
  */
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { CheckResult, RunOutcome, RunProperties, Verdict } from '../harness/result.js';
-import { capLine, collapseRetries } from './console-text.js';
+import { CONSOLE_LINE_MAX, capLine, collapseRetries, wrapAtSeparators } from './console-text.js';
 import { type RunningCheck, renderLiveLine, renderStartLine, StartOrder } from './progress.js';
 import { countVerdicts, groupBySuite, VERDICT_ORDER } from './tally.js';
 import { cleanText, formatMs, timelineTail } from './text.js';
@@ -114,6 +114,7 @@ function checkLines(c: ChalkInstance, r: CheckResult): string[] {
   const indent = (s: string, pad = '    ') =>
     collapseRetries(cleanText(s))
       .split('\n')
+      .flatMap((l) => wrapAtSeparators(l, CONSOLE_LINE_MAX - pad.length - 2))
       .map((l) => `${pad}${l}`);
   if (r.message) {
     const text = indent(r.message);
