@@ -30,7 +30,15 @@ function unavailableHost(why: string): HostProbe {
   const skip = (): never => {
     throw new SkipSignal(`[Node] ${why}`);
   };
-  return { snapshot: skip, leftovers: skip, netnsExists: skip };
+  return {
+    snapshot: skip,
+    leftovers: skip,
+    netnsExists: skip,
+    baseline: skip,
+    netnsOwners: skip,
+    recordIds: skip,
+    newLeftovers: skip,
+  };
 }
 
 export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): CheckScope {
@@ -60,7 +68,7 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
           signal,
         })
       : undefined;
-  const injectors = new CheckInjectors(env.injectors, check);
+  const injectors = new CheckInjectors(env.injectors, check.needs);
   let tally: TrialTally | undefined;
 
   const unavailable = (why: string): never => {

@@ -1,10 +1,12 @@
 import { expect } from 'chai';
-import { runsAlone, undeclaredInjector, undeclaredStall } from './sharing.js';
+import { runsAlone, undeclaredStall } from './sharing.js';
 
 describe('sharing the runtime between checks', () => {
   it('runs checks that stall hooks or are exclusive alone, and lets NRI-watching checks share', () => {
     expect(runsAlone({ needs: ['nri', 'stalls-hooks'] })).to.equal(true);
     expect(runsAlone({ needs: ['exclusive'] })).to.equal(true);
+    expect(runsAlone({ needs: ['creation-delay'] })).to.equal(true);
+    expect(runsAlone({ needs: ['slow-cni'] })).to.equal(true);
     expect(runsAlone({ needs: ['nri'] })).to.equal(false);
     expect(runsAlone({ needs: [] })).to.equal(false);
   });
@@ -15,14 +17,5 @@ describe('sharing the runtime between checks', () => {
     expect(undeclaredStall({ id: 'HOOK-01', needs: ['nri'] }, 'error')).to.equal(undefined);
     expect(undeclaredStall({ id: 'HOOK-01', needs: ['nri'] }, 'crash')).to.equal(undefined);
     expect(undeclaredStall({ id: 'TEAR-04', needs: ['nri', 'stalls-hooks'] }, 'hang')).to.equal(undefined);
-  });
-
-  it('refuses a global injector to a check that does not declare it exclusive', () => {
-    expect(undeclaredInjector({ id: 'NAME-02', needs: [] }, 'slow CNI wrapper')).to.match(
-      /NAME-02.*exclusive/,
-    );
-    expect(undeclaredInjector({ id: 'IDEM-01', needs: ['exclusive'] }, 'slow CNI wrapper')).to.equal(
-      undefined,
-    );
   });
 });

@@ -2,17 +2,19 @@
  * Which checks may share the runtime at once. Runtimes deliver NRI hooks one at a time across all pods, so
  * a check that holds, hangs or delays a hook stalls every pod's hooks while it does: a concurrent check
  * would see its calls answered late, and its absence windows could hold only because what must be absent
- * was held back. Global injectors (the slow runtime handler's and slow CNI's delay files) and restarts
- * change every pod. Such checks run alone. Every other check, CRI-only or with plugins that only watch or
- * fail hooks at once, is isolated by its labels and its own plugins, so it shares the runtime with others.
+ * was held back. Global injectors (the slow runtime handler's and slow CNI's delay files; a check
+ * declares each one it uses) and restarts change every pod. Such checks run alone. Every other check,
+ * CRI-only or with plugins that only watch or fail hooks at once, is isolated by its labels and its own
+ * plugins, so it shares the runtime with others.
  */
 import type { FaultAction } from '../nri/types.js';
 import type { Check } from './check.js';
+import { isInjectorNeed } from './injector-needs.js';
 
 type FaultKind = FaultAction['kind'];
 
 export function runsAlone(c: Pick<Check, 'needs'>): boolean {
-  return c.needs.includes('exclusive') || c.needs.includes('stalls-hooks');
+  return c.needs.some((n) => n === 'exclusive' || n === 'stalls-hooks' || isInjectorNeed(n));
 }
 
 /** Fault kinds that keep the runtime's hook delivery waiting on this plugin. */
@@ -25,10 +27,4 @@ const STALLING: readonly FaultKind[] = ['hang', 'delay'];
 export function undeclaredStall(c: Pick<Check, 'id' | 'needs'>, kind: FaultKind): string | undefined {
   if (!STALLING.includes(kind) || runsAlone(c)) return undefined;
   return `${c.id} arms a '${kind}' fault, which stalls every pod's NRI hooks, but does not declare needs: ['stalls-hooks'] (it would run beside other checks)`;
-}
-
-/** Why the check may not use a global injector, or undefined when it may. */
-export function undeclaredInjector(c: Pick<Check, 'id' | 'needs'>, what: string): string | undefined {
-  if (c.needs.includes('exclusive')) return undefined;
-  return `${c.id} uses the ${what}, which every pod goes through, but does not declare needs: ['exclusive'] (it would run beside other checks)`;
 }

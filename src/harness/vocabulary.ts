@@ -7,11 +7,14 @@ export type Tag = 'Slow' | 'Node' | 'Restart';
 export type SuiteName = 'idempotency' | 'names' | 'hooks' | 'teardown';
 export const SUITES: readonly SuiteName[] = ['idempotency', 'names', 'hooks', 'teardown'];
 
+import type { InjectorNeed } from './injector-needs.js';
+
 /**
  * Static requirements, known before the check runs. An unmet need makes the check skip with a reason that
- * says how to meet it. `exclusive` checks (global injectors, restarts) and `stalls-hooks` checks (they hold,
- * hang or delay NRI hooks) run alone; the harness refuses an injector or a stalling fault to a check that
- * does not declare it (see sharing.ts). Injector needs that have alternatives are checked at run time via
- * t.inject.
+ * says how to meet it. `exclusive` checks (restarts), checks with an injector need (injectors are global)
+ * and `stalls-hooks` checks (they hold, hang or delay NRI hooks, which runtimes deliver one at a time
+ * across all pods) run alone (sharing.ts). A check declares every injector its scenario asks t.inject for
+ * and whether it stalls hooks: the harness refuses an undeclared injector or stalling fault, so `doctor`
+ * can forecast every injector skip and no check stalls the checks beside it.
  */
-export type Need = 'nri' | 'exclusive' | 'stalls-hooks';
+export type Need = 'nri' | 'exclusive' | 'stalls-hooks' | InjectorNeed;
