@@ -98,7 +98,10 @@ const PACING: readonly FlagSpec[] = [
     help: 'how long a runtime may keep a timed-out resource (default 150s)',
   },
   { flags: '--trials <n>', help: 'repetitions of race-prone scenarios (default 5)' },
-  { flags: '--parallel <n>', help: 'CRI-only checks run at once (default 2; NRI checks always run alone)' },
+  {
+    flags: '--parallel <n>',
+    help: 'CRI-only checks at once (default 2); NRI and injector checks run alone',
+  },
   // In the config file `timeout` is crictl's per-call timeout, so the per-check one has its own key.
   { flags: '--timeout <duration>', help: 'deadline of each check (default 5m)', fileKey: 'check-timeout' },
   { flags: '--run-timeout <duration>', help: 'deadline of the whole run (default none)' },
