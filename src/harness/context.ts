@@ -67,6 +67,13 @@ export interface TrackedCri {
   stopPod(podId: string, opts?: CallOpts): Promise<void>;
   removePod(podId: string, opts?: CallOpts): Promise<void>;
   podStatus(podId: string): Promise<PodSandboxStatus>;
+  /**
+   * The sandbox's state, or 'GONE' when PodSandboxStatus answers NOT_FOUND. Any other error throws: a
+   * failed status call is no proof that the sandbox went away.
+   */
+  podStateOrGone(podId: string): Promise<string>;
+  /** As podStateOrGone, for a container. */
+  containerStateOrGone(containerId: string): Promise<string>;
   /** Sandboxes of this check (by the check label), optionally narrowed by metadata name. */
   listPods(filter?: {
     name?: string;
@@ -181,12 +188,22 @@ export interface SlowCni {
   setDelay(ms: number): Promise<void>;
 }
 
+export interface CreationDelay {
+  name: string;
+  runtimeHandler: string;
+  setDelay(ms: number): Promise<void>;
+  createdIds?: () => Promise<string[]>;
+}
+
 export interface Injectors {
   /** The slow runtime handler, or skips the check with how to configure it. */
   slowRuntime(): SlowRuntime;
   slowCni(): SlowCni;
-  /** Whichever creation delay is configured (slow runtime first), or skips. */
-  creationDelay(): { name: string; runtimeHandler: string; setDelay(ms: number): Promise<void> };
+  /**
+   * Whichever creation delay is configured (slow runtime first), or skips. `createdIds` is there when the
+   * delay logs what it holds (the slow runtime does; the slow CNI does not).
+   */
+  creationDelay(): CreationDelay;
 }
 
 export interface WaitOpts {
@@ -209,15 +226,24 @@ export interface CheckContext {
   observe(key: string, value: string | number | boolean): void;
   /** Ends the check as skipped with a reason that says how to enable it. */
   skip(reason: string): never;
-  /** Polls `probe` every `everyMs` (default 50) until it returns a value other than undefined/false. */
+  /**
+   * A setup wait: polls `probe` every `everyMs` (default 50) until it returns a value other than
+   * undefined/false. Running out of time is an ERROR (the scenario never came about), never a FAIL.
+   */
   poll<T>(probe: () => Promise<T | undefined | false>, opts: WaitOpts & { everyMs?: number }): Promise<T>;
-  /** Asserts that `probe` stays true for the whole window (absence checks). */
+  /** A contract wait: as poll, but running out of time fails the check (and reaching it is an assertion). */
+  expectWithin<T>(
+    probe: () => Promise<T | undefined | false>,
+    opts: WaitOpts & { everyMs?: number },
+  ): Promise<T>;
+  /** Asserts that `probe` stays true for the whole window (absence checks); a required wait. */
   holdsFor(probe: () => Promise<boolean> | boolean, windowMs: number, what: string): Promise<void>;
   /** A visible pause where a race window truly needs one; shows in the timeline with its reason. */
   pause(ms: number, why: string): Promise<void>;
   /**
    * Runs the scenario --trials times (fresh objects each time). Any violating trial fails the check with
-   * "violated in k of N trials" and the first violation's message.
+   * "violated in k of N trials" and the first violation's message, whatever later trials did; a trial
+   * that errors is an ERROR only when none violated; a skip stops the trials.
    */
   trials(scenario: (trial: number) => Promise<void>): Promise<void>;
   /**
@@ -229,4 +255,17 @@ export interface CheckContext {
   cleanupNow(): Promise<void>;
   /** Fails the check with the message when cond is false (chai's expect works too). */
   expect(cond: boolean, message: string): asserts cond;
+  /**
+   * The call IS the contract under test: a non-OK status fails the check, naming `what`. Any other CRI
+   * call that fails is setup, and ends the check in ERROR.
+   */
+  expectOk<T>(what: string, call: Promise<T>): Promise<T>;
+  /** A precondition of the scenario (an injector held, a marker appeared): false is an ERROR, not a FAIL. */
+  require(cond: boolean, message: string): asserts cond;
+  /**
+   * One variant of the check ("unknown runtime handler", "NRI hook error"). A variant that calls t.skip
+   * is recorded as skipped and the check goes on; one that ends without an assertion is an ERROR; a check
+   * whose variants all skipped is a SKIP with their reasons.
+   */
+  variant(name: string, scenario: () => Promise<void>): Promise<void>;
 }

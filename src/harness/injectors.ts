@@ -5,7 +5,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Injectors, SlowCni, SlowRuntime } from './context.js';
+import type { CreationDelay, Injectors, SlowCni, SlowRuntime } from './context.js';
 import { SkipSignal } from './errors.js';
 
 export interface InjectorConfig {
@@ -51,13 +51,14 @@ export class CheckInjectors implements Injectors {
     return { setDelay: (ms) => this.setDelay(dir, ms) };
   }
 
-  creationDelay(): { name: string; runtimeHandler: string; setDelay(ms: number): Promise<void> } {
+  creationDelay(): CreationDelay {
     if (this.config.slowRuntimeHandler && this.config.slowRuntimeDir) {
       const slow = this.slowRuntime();
       return {
         name: `slow runtime handler "${slow.handler}"`,
         runtimeHandler: slow.handler,
         setDelay: slow.setDelay,
+        createdIds: slow.createdIds,
       };
     }
     if (this.config.slowCniDir) {
