@@ -10,9 +10,11 @@ import {
   converge,
   DELAY_MS,
   type Ending,
+  evidence,
   FIRST_DEADLINE_MS,
   firstAttempt,
   kubeletBackoff,
+  kubeletRetry,
   type PodConfig,
 } from './scenarios.js';
 
@@ -95,6 +97,27 @@ export async function timeOutCreateContainer(
   return { podId, podConfig, config, request, first };
 }
 
+/**
+ * Times out a CreateContainer in a fresh sandbox and retries it like the kubelet, without judging whether
+ * the retries converged (IDEM-06 counts what was built either way).
+ */
+export async function retryCreateContainerAfterTimeout(
+  t: CheckContext,
+  name: string,
+  delay: ContainerDelay,
+): Promise<TimedOutContainer & { containerId?: string; evidence: string }> {
+  const timedOut = await timeOutCreateContainer(t, name, delay);
+  await kubeletBackoff(t, timedOut.first);
+  t.step(`the identical CreateContainer in ${short(timedOut.podId)}, kubelet-like retries`);
+  const outcome = await t.cri.retry('CreateContainer', timedOut.request, kubeletRetry(t));
+  const containerId = outcome.value?.containerId;
+  return {
+    ...timedOut,
+    ...(containerId ? { containerId } : {}),
+    evidence: evidence(timedOut.first, outcome),
+  };
+}
+
 /** IDEM-05's scenario: time out a CreateContainer in a fresh sandbox, retry until it converges. */
 export async function createContainerAfterTimeout(
   t: CheckContext,
@@ -104,7 +127,7 @@ export async function createContainerAfterTimeout(
 ): Promise<TimedOutContainer & { containerId: string; evidence: string }> {
   const timedOut = await timeOutCreateContainer(t, name, delay, opts);
   await kubeletBackoff(t, timedOut.first);
-  const { value, evidence } = await converge(
+  const done = await converge(
     t,
     `the identical CreateContainer in ${short(timedOut.podId)}`,
     timedOut.first,
@@ -112,5 +135,5 @@ export async function createContainerAfterTimeout(
     async () =>
       `${describeItems(await t.cri.listContainers({ podId: timedOut.podId, name: timedOut.config.metadata.name }))} with that name in the sandbox`,
   );
-  return { ...timedOut, containerId: value.containerId, evidence };
+  return { ...timedOut, containerId: done.value.containerId, evidence: done.evidence };
 }

@@ -16,10 +16,10 @@ export const check = defineCheck({
     const delay = t.inject.creationDelay();
     await t.trials(async () => {
       const { podId, evidence } = await runPodAfterTimeout(t, 'idem-01', delay);
-      const status = await t.cri.podStatus(podId);
+      const state = await t.cri.podStateOrGone(podId);
       t.expect(
-        status.state === 'SANDBOX_READY',
-        `the converged RunPodSandbox returned ${short(podId)}, which is ${status.state} (${evidence})`,
+        state === 'SANDBOX_READY',
+        `the converged RunPodSandbox returned ${short(podId)}, which is ${state} (${evidence})`,
       );
     });
   },

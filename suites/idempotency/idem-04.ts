@@ -17,8 +17,8 @@ export const check = defineCheck({
     const name = timedOut.config.metadata.name;
     const notReady = async () => {
       const listed = await t.cri.listPods({ name, state: 'SANDBOX_READY' });
-      const status = await t.cri.tryCall('PodSandboxStatus', { podSandboxId: heldId, verbose: false });
-      return listed.length === 0 && !(status.ok && status.value.status?.state === 'SANDBOX_READY');
+      // Hidden (NOT_FOUND) or not READY; any other status error is no proof and ends the check in ERROR.
+      return listed.length === 0 && (await t.cri.podStateOrGone(heldId)) !== 'SANDBOX_READY';
     };
     // From the timeout until well after the build finished: the held sandbox never shows READY.
     await t.holdsFor(

@@ -33,7 +33,7 @@ export const check = defineCheck({
       const now = await podState(t, abandoned);
       return now !== 'SANDBOX_READY' && now;
     };
-    const state = await t.poll(notReady, {
+    const state = await t.expectWithin(notReady, {
       withinMs: ttlMs + t.settings.marginMs,
       everyMs: 500,
       what: `the abandoned attempt's sandbox ${short(abandoned)} to be gone or NOTREADY within --cache-ttl ${ttlMs} ms`,
@@ -41,7 +41,7 @@ export const check = defineCheck({
     t.step(`the abandoned sandbox ${short(abandoned)} is ${state}`);
     if (state === 'GONE') return;
     // A NOTREADY sandbox of an old attempt is what the kubelet stops and removes: that must work.
-    await t.cri.stopPod(abandoned);
-    await t.cri.removePod(abandoned);
+    await t.expectOk(`StopPodSandbox of the abandoned ${short(abandoned)}`, t.cri.stopPod(abandoned));
+    await t.expectOk(`RemovePodSandbox of the abandoned ${short(abandoned)}`, t.cri.removePod(abandoned));
   },
 });

@@ -21,7 +21,7 @@ export const check = defineCheck({
       DELAY_MS + ttlMs,
       `nobody asks for ${short(held)} until its build is done and --cache-ttl has passed`,
     );
-    await t.poll(async () => (await podState(t, held)) === 'GONE', {
+    await t.expectWithin(async () => (await podState(t, held)) === 'GONE', {
       withinMs: t.settings.marginMs,
       everyMs: 250,
       what: `the unclaimed timed-out sandbox ${short(held)} to be reclaimed (PodSandboxStatus reports it absent) after --cache-ttl ${ttlMs} ms`,

@@ -21,10 +21,10 @@ export const check = defineCheck({
         config.metadata.name,
         `after a cancelled RunPodSandbox and its retries (${evidence})`,
       );
-      const status = await t.cri.podStatus(podId);
+      const state = await t.cri.podStateOrGone(podId);
       t.expect(
-        status.state === 'SANDBOX_READY',
-        `the retry returned ${short(podId)}, which is ${status.state} (${evidence})`,
+        state === 'SANDBOX_READY',
+        `the retry returned ${short(podId)}, which is ${state} (${evidence})`,
       );
     });
   },

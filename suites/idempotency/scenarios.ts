@@ -41,6 +41,8 @@ export interface Delay {
   /** The handler the request must name for the delay to act ('' = the run's default handler). */
   runtimeHandler: string;
   setDelay(ms: number): Promise<void>;
+  /** What the delay was asked to create since the check started, where it logs that (slow runtime). */
+  createdIds?: () => Promise<string[]>;
 }
 
 /** The slow runtime handler as a Delay, for checks that also need its record of created ids. */
@@ -49,7 +51,35 @@ export function slowHandlerDelay(slow: SlowRuntime): Delay {
     name: `slow runtime handler "${slow.handler}"`,
     runtimeHandler: slow.handler,
     setDelay: slow.setDelay,
+    createdIds: slow.createdIds,
   };
+}
+
+/**
+ * Resolves once `delay` holds a request sent after `logged` creates had been logged: the slow runtime
+ * handler has logged the create it is now sleeping in. The slow CNI logs nothing, so there a short pause
+ * stands in for the event (shown in the timeline with its reason).
+ */
+export async function heldByDelay(
+  t: CheckContext,
+  delay: Delay,
+  logged: number,
+  what: string,
+): Promise<void> {
+  const { createdIds } = delay;
+  if (!createdIds) {
+    await t.pause(200, `the ${delay.name} logs nothing: give ${what} time to reach it`);
+    return;
+  }
+  await t.poll(async () => (await createdIds()).length > logged, {
+    withinMs: DELAY_MS,
+    what: `the ${delay.name} to log the create of ${what} (the hold being reached)`,
+  });
+}
+
+/** How many creates `delay` has logged so far (0 when it logs nothing). */
+export async function loggedCreates(delay: Delay): Promise<number> {
+  return delay.createdIds ? (await delay.createdIds()).length : 0;
 }
 
 /** Kubelet-like retries: the identical request, back-off from 100 ms, within the delay plus the margin. */
@@ -72,7 +102,9 @@ export function evidence(first: CallResult<unknown>, outcome?: RetryOutcome<unkn
 
 /**
  * Sends the first attempt with the delay set and ends it by deadline or cancel, then lifts the delay.
- * When the delay did not hold the request, `notHeld` decides: by default an error (the injector is broken).
+ * When the delay did not hold the request, `notHeld` decides: by default an ERROR (the injector is broken,
+ * so nothing about the runtime was decided). A first attempt that the runtime answered with an error of
+ * its own is an ERROR too: the scenario (a timed-out build) never came about.
  */
 export async function firstAttempt<T>(
   t: CheckContext,
@@ -80,9 +112,7 @@ export async function firstAttempt<T>(
   delay: { name: string; setDelay(ms: number): Promise<void> },
   ending: Ending,
   send: (opts: CallOpts) => Promise<CallResult<T>>,
-  notHeld: (why: string) => never = (why) => {
-    throw new Error(why);
-  },
+  notHeld: (why: string) => never = (why) => setupFailed(t, why),
 ): Promise<CallResult<T>> {
   await delay.setDelay(DELAY_MS);
   const opts: CallOpts =
@@ -99,12 +129,16 @@ export async function firstAttempt<T>(
   if (first.ok)
     notHeld(`the ${delay.name} did not hold ${what}: it returned OK after ${Math.round(first.latencyMs)} ms`);
   // An expired deadline can arrive as CANCELLED: the server resets the stream as its own deadline passes.
-  if (first.code !== 'DEADLINE_EXCEEDED' && first.code !== 'CANCELLED') {
-    throw new Error(
-      `${what} was expected to end by the client's ${ending}, but the runtime answered ${first.code}: ${first.message}`,
-    );
-  }
+  t.require(
+    first.code === 'DEADLINE_EXCEEDED' || first.code === 'CANCELLED',
+    `${what} was expected to end by the client's ${ending}, but the runtime answered ${first.code}: ${first.message}`,
+  );
   return first;
+}
+
+/** Ends the check in ERROR: the scenario could not be set up. */
+function setupFailed(t: CheckContext, why: string): never {
+  t.require(false, why);
 }
 
 export interface TimedOutPod {
@@ -206,9 +240,10 @@ export async function kubeletBackoff(t: CheckContext, first: CallResult<unknown>
 
 /** The id the slow runtime handler logged first since the check started: what the timed-out call built. */
 export function timedOutId(t: CheckContext, slow: SlowRuntime): Promise<string> {
+  // A handler that logged nothing did not hold the request: a setup failure (ERROR), not the runtime's.
   return t.poll(async () => (await slow.createdIds())[0], {
     withinMs: 1_000,
-    what: 'the slow runtime handler to log the id the timed-out request built',
+    what: 'the slow runtime handler to log the id the timed-out request built (it logged nothing: the injector did not hold the request)',
   });
 }
 
@@ -224,9 +259,9 @@ export function expectReused(
   line: string,
 ): void {
   const first = built[0];
-  t.expect(
+  t.require(
     first !== undefined,
-    `the slow runtime handler logged no create for the timed-out request (${line})`,
+    `the slow runtime handler logged no create for the timed-out request, so what it built is unknown (${line})`,
   );
   t.expect(
     first === served && built.length === 1,

@@ -1,7 +1,7 @@
 import { defineCheck } from '../../src/harness/check.js';
 import type { CheckContext } from '../../src/harness/context.js';
 import { expectOnePod } from '../idempotency/census.js';
-import { DELAY_MS } from '../idempotency/scenarios.js';
+import { DELAY_MS, heldByDelay, loggedCreates } from '../idempotency/scenarios.js';
 import { describeReply, identicalReplyViolation, observeReply, podReply } from './reservation.js';
 
 export const check = defineCheck({
@@ -18,9 +18,11 @@ export const check = defineCheck({
     const request = { config, runtimeHandler: delay.runtimeHandler || t.settings.runtimeHandler };
     const deadlineMs = DELAY_MS + t.settings.marginMs;
     await delay.setDelay(DELAY_MS);
+    const logged = await loggedCreates(delay);
     t.step(`RunPodSandbox ${config.metadata.name}, held ${DELAY_MS} ms by the ${delay.name}`);
     const first = t.cri.tryCall('RunPodSandbox', request, { deadlineMs }).then(podReply);
-    await t.pause(200, 'let the first request take the name before the identical second one arrives');
+    // Once the delay holds the first request it has taken the name: only then send the identical second.
+    await heldByDelay(t, delay, logged, 'the first RunPodSandbox');
     t.step('the identical RunPodSandbox while the first is in flight');
     const second = podReply(await t.cri.tryCall('RunPodSandbox', request, { deadlineMs }));
     const holder = await first;

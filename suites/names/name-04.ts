@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { defineCheck } from '../../src/harness/check.js';
 import type { CheckContext } from '../../src/harness/context.js';
 import { short } from '../idempotency/census.js';
-import { DELAY_MS, type PodConfig } from '../idempotency/scenarios.js';
+import { DELAY_MS, heldByDelay, loggedCreates, type PodConfig } from '../idempotency/scenarios.js';
 import { describeReply, type IdReply, podReply } from './reservation.js';
 
 /** The same pod name with other key fields, on the host network and default handler: no injector slows it. */
@@ -33,6 +33,7 @@ export const check = defineCheck({
     const config = t.make.pod('name-04');
     const handler = t.settings.runtimeHandler;
     await delay.setDelay(DELAY_MS);
+    const logged = await loggedCreates(delay);
     t.step(`RunPodSandbox ${config.metadata.name} attempt 0, held ${DELAY_MS} ms by the ${delay.name}`);
     let heldDoneAt = Number.POSITIVE_INFINITY;
     const held = t.cri
@@ -45,7 +46,8 @@ export const check = defineCheck({
         heldDoneAt = performance.now();
         return podReply(r);
       });
-    await t.pause(200, 'let the held request take its reservation');
+    // Once the delay holds the request, its reservation is taken.
+    await heldByDelay(t, delay, logged, 'the held RunPodSandbox');
     const others: [string, PodConfig][] = [
       [`attempt ${config.metadata.attempt + 1}`, variant(config, { attempt: config.metadata.attempt + 1 })],
       ['another uid', variant(config, { uid: randomUUID() })],
