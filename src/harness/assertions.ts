@@ -33,28 +33,26 @@ export class Assertions {
   }
 
   /** The call IS the contract: OK counts as an assertion, a non-OK status fails the check naming `what`. */
-  async expectOk<T>(what: string, call: Promise<T>): Promise<T> {
-    try {
-      const value = await call;
-      this.count++;
-      return value;
-    } catch (e) {
-      if (!(e instanceof CriCallError)) throw e;
-      this.count++;
-      throw new ContractViolation(`${what}: ${e.message}`);
-    }
+  expectOk<T>(what: string, call: Promise<T>): Promise<T> {
+    return this.asserted(call, (e) => (e instanceof CriCallError ? `${what}: ${e.message}` : undefined));
   }
 
   /** A wait the contract bounds: it must end within its window, or the check fails naming what never came. */
-  async expectWithin<T>(wait: Promise<T>): Promise<T> {
+  expectWithin<T>(wait: Promise<T>): Promise<T> {
+    return this.asserted(wait, (e) => (e instanceof WaitTimeout ? e.message : undefined));
+  }
+
+  /** Settles `work` as one assertion: the errors `violation` names become a FAIL, any other propagates. */
+  private async asserted<T>(work: Promise<T>, violation: (e: unknown) => string | undefined): Promise<T> {
     try {
-      const value = await wait;
+      const value = await work;
       this.count++;
       return value;
     } catch (e) {
-      if (!(e instanceof WaitTimeout)) throw e;
+      const why = violation(e);
+      if (why === undefined) throw e;
       this.count++;
-      throw new ContractViolation(e.message);
+      throw new ContractViolation(why);
     }
   }
 
