@@ -1,5 +1,5 @@
 /** Every check cri-conform knows, suite by suite, in catalogue order (../shared/checks.md). */
-import type { Check } from '../src/harness/check.js';
+import type { Check } from '../src/harness/face.js';
 import { checks as hooks } from './hooks/index.js';
 import { checks as idempotency } from './idempotency/index.js';
 import { checks as names } from './names/index.js';

@@ -2,8 +2,9 @@
  * Turns flags, environment and config file into a RunConfig. Pure: everything it reads is passed in,
  * so the precedence (flag > env > config file > default) is tested as a table.
  */
-import { SUITES, type SuiteName } from '../harness/check.js';
+
 import type { LevelFilter, PullPolicy, RunConfig } from '../harness/settings.js';
+import { SUITES, type SuiteName } from '../harness/vocabulary.js';
 import type { ConfigValues } from './config-file.js';
 import { parseCount, parseDurationMs } from './durations.js';
 import { UsageError } from './errors.js';

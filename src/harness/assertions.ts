@@ -5,8 +5,8 @@
  * that the check did not declare part of the contract is setup, and its failure is an ERROR.
  */
 import { CriCallError } from '../cri/errors.js';
-import type { Level } from './check.js';
 import { ContractViolation, errorMessage, SetupError, SkipSignal, WaitTimeout } from './errors.js';
+import type { Level } from './vocabulary.js';
 
 /** How a variant of a check ended. */
 export type VariantOutcome = { name: string; ran: true } | { name: string; ran: false; skipped: string };

@@ -3,18 +3,7 @@
  * from these records; suites never touch the runner.
  */
 import type { CheckContext } from './context.js';
-
-export type Level = 'MUST' | 'SHOULD' | 'OBSERVE';
-export type Tag = 'Slow' | 'Node' | 'Restart';
-export type SuiteName = 'idempotency' | 'names' | 'hooks' | 'teardown';
-export const SUITES: readonly SuiteName[] = ['idempotency', 'names', 'hooks', 'teardown'];
-
-/**
- * Static requirements, known before the check runs. An unmet need makes the check skip with a reason that
- * says how to meet it. `nri` checks also run serially; `exclusive` checks (global injectors, restarts) run
- * alone too. Injector needs that have alternatives are checked at run time via t.inject.
- */
-export type Need = 'nri' | 'exclusive';
+import type { Level, Need, SuiteName, Tag } from './vocabulary.js';
 
 export interface CheckSpec {
   id: string;

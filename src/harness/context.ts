@@ -12,13 +12,17 @@ import type {
   PodSandboxStatus,
 } from '../cri/types.js';
 import type { EventMatch, FaultSpec, NriEventName, NriEventRecord, NriPod } from '../nri/types.js';
-import type { HostLeak, PodHostSnapshot } from './host-probe.js';
+import type { HostLeak, PodHostSnapshot } from './host-findings.js';
 import type { CheckSettings } from './settings.js';
 
 export interface CallOpts {
   deadlineMs?: number;
   signal?: AbortSignal;
 }
+
+export type HandlerOpts = CallOpts & { runtimeHandler?: string };
+
+export type RunPodRequest = CriRequest<'RunPodSandbox'>;
 
 /** A CRI call's outcome when the check wants to look at failures instead of failing on them. */
 export type CallResult<T> =
@@ -63,7 +67,11 @@ export interface TrackedCri {
     policy: RetryPolicy,
   ): Promise<RetryOutcome<CriResponse<M>>>;
 
-  runPod(config: PodSandboxConfig, opts?: CallOpts & { runtimeHandler?: string }): Promise<string>;
+  /** The RunPodSandbox request for `config`; an empty or absent handler means the run's handler. */
+  runPodRequest(config: PodSandboxConfig, runtimeHandler?: string): RunPodRequest;
+  runPod(config: PodSandboxConfig, opts?: HandlerOpts): Promise<string>;
+  /** RunPodSandbox whose failure the check looks at; the reply carries the sandbox id. */
+  tryRunPod(config: PodSandboxConfig, opts?: HandlerOpts): Promise<CallResult<string>>;
   stopPod(podId: string, opts?: CallOpts): Promise<void>;
   removePod(podId: string, opts?: CallOpts): Promise<void>;
   podStatus(podId: string): Promise<PodSandboxStatus>;

@@ -7,11 +7,12 @@ import { join } from 'node:path';
 import { status as Status } from '@grpc/grpc-js';
 import { CriClient } from '../cri/client.js';
 import { type Handler, type Running, socketDir, startCriServer } from '../cri/fake-cri.test.helper.js';
-import type { Check, CheckSpec, SuiteName } from './check.js';
+import type { Check, CheckSpec } from './check.js';
 import { inSuite } from './check.js';
 import type { RunEnv } from './run-env.js';
 import { MARGIN_MS } from './settings.js';
 import { Sequence } from './timeline.js';
+import type { SuiteName } from './vocabulary.js';
 
 interface Labelled {
   id: string;

@@ -6,6 +6,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { HostProbe } from './context.js';
 import { SkipSignal } from './errors.js';
+import type { HostLeak, PodHostSnapshot } from './host-findings.js';
+import { shortId } from './ids.js';
 import {
   cgroupDir,
   exists,
@@ -16,20 +18,6 @@ import {
   readProc,
 } from './proc.js';
 import { sleep } from './waits.js';
-
-export interface PodHostSnapshot {
-  podId: string;
-  ids: string[];
-  processes: { pid: number; startTime: string; cmdline: string }[];
-  cgroupDirs: string[];
-  netnsPath?: string;
-  mounts: string[];
-}
-
-export interface HostLeak {
-  kind: 'process' | 'cgroup' | 'netns' | 'mount' | 'runtime-record';
-  what: string;
-}
 
 const NETNS_DIRS = ['/run/netns', '/var/run/netns'];
 /** PID 1 here reaps slowly: look this long before calling a lingering process a leak. */
@@ -44,7 +32,7 @@ export class NodeHostProbe implements HostProbe {
     const processes = livingProcessesOf(ids);
     if (processes.length === 0) {
       throw new SkipSignal(
-        `no process of pod ${podId.slice(0, 13)} is visible on this host: run cri-conform on the runtime's node as root, or pass --node-probes off`,
+        `no process of pod ${shortId(podId)} is visible on this host: run cri-conform on the runtime's node as root, or pass --node-probes off`,
       );
     }
     const mounts = parseCgroupMounts(readFileSync('/proc/self/mountinfo', 'utf8'));
@@ -92,7 +80,7 @@ export class NodeHostProbe implements HostProbe {
         .map(
           (t): HostLeak => ({
             kind: 'runtime-record',
-            what: `containerd task ${t.containerId.slice(0, 13)} (pid ${t.pid}) is still there`,
+            what: `containerd task ${shortId(t.containerId)} (pid ${t.pid}) is still there`,
           }),
         ),
       ...records.containers
@@ -100,7 +88,7 @@ export class NodeHostProbe implements HostProbe {
         .map(
           (c): HostLeak => ({
             kind: 'runtime-record',
-            what: `containerd container ${c.id.slice(0, 13)} is still there`,
+            what: `containerd container ${shortId(c.id)} is still there`,
           }),
         ),
     ];
@@ -163,8 +151,4 @@ function netnsOf(pids: readonly number[]): string | undefined {
     }
   }
   return undefined;
-}
-
-export function describeLeaks(leaks: readonly HostLeak[]): string {
-  return leaks.map((l) => `${l.kind}: ${l.what}`).join('; ');
 }

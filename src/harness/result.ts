@@ -2,7 +2,7 @@
  * The outcome of one check, as every reporter sees it. Reporters read these records only; they never see
  * mocha, the CRI client or the NRI plugin.
  */
-import type { Level, SuiteName, Tag } from './check.js';
+import type { Level, SuiteName, Tag } from './vocabulary.js';
 
 export type Verdict =
   | 'passed' // every assertion held

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
-import type { Check, Need } from './check.js';
+import type { Check } from './check.js';
 import type { CheckResult } from './result.js';
 import { runScheduled } from './scheduler.js';
+import type { Need } from './vocabulary.js';
 
 function check(id: string, needs: Need[] = []): Check {
   return {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import type { Check, Level, Tag } from './check.js';
+import type { Check } from './check.js';
 import { selectChecks, staticSkipReason } from './selection.js';
+import type { Level, Tag } from './vocabulary.js';
 
 function check(id: string, level: Level, tags: Tag[] = []): Check {
   return {

@@ -1,6 +1,7 @@
 /** Which checks a run selects, and which of those cannot run here (and why). */
-import type { Check, Level } from './check.js';
+import type { Check } from './check.js';
 import type { LevelFilter } from './settings.js';
+import type { Level } from './vocabulary.js';
 
 export interface SelectionInput {
   suites: readonly string[];

@@ -1,5 +1,5 @@
 /** The resolved configuration of a run. The CLI builds it from flags, env and files; nothing else reads those. */
-import type { SuiteName } from './check.js';
+import type { SuiteName } from './vocabulary.js';
 
 export type LevelFilter = 'must' | 'should' | 'all';
 export type PullPolicy = 'never' | 'missing' | 'always';

@@ -11,11 +11,14 @@ import type {
   CallResult,
   ConfigFactory,
   ContainerListItem,
+  HandlerOpts,
   PodSandboxListItem,
   RetryOutcome,
   RetryPolicy,
+  RunPodRequest,
   TrackedCri,
 } from './context.js';
+import { shortId } from './ids.js';
 import { CHECK_LABEL, RUN_LABEL } from './labels.js';
 import { retryLikeKubelet } from './retry.js';
 import type { Timeline } from './timeline.js';
@@ -98,10 +101,19 @@ export class CheckCri implements TrackedCri {
     );
   }
 
-  async runPod(config: PodSandboxConfig, opts: CallOpts & { runtimeHandler?: string } = {}): Promise<string> {
-    const runtimeHandler = opts.runtimeHandler ?? this.deps.runtimeHandler;
-    const reply = await this.call('RunPodSandbox', { config, runtimeHandler }, opts);
+  runPodRequest(config: PodSandboxConfig, runtimeHandler?: string): RunPodRequest {
+    // '' names the runtime's default handler in CRI; here it means "the handler this run uses".
+    return { config, runtimeHandler: runtimeHandler || this.deps.runtimeHandler };
+  }
+
+  async runPod(config: PodSandboxConfig, opts: HandlerOpts = {}): Promise<string> {
+    const reply = await this.call('RunPodSandbox', this.runPodRequest(config, opts.runtimeHandler), opts);
     return reply.podSandboxId;
+  }
+
+  async tryRunPod(config: PodSandboxConfig, opts: HandlerOpts = {}): Promise<CallResult<string>> {
+    const reply = await this.tryCall('RunPodSandbox', this.runPodRequest(config, opts.runtimeHandler), opts);
+    return reply.ok ? { ...reply, value: reply.value.podSandboxId } : reply;
   }
 
   async stopPod(podSandboxId: string, opts?: CallOpts): Promise<void> {
@@ -235,7 +247,7 @@ export function describeRequest(request: unknown): string {
   for (const key of ['podSandboxId', 'containerId'] as const) {
     const v = r[key];
     if (typeof v === 'string' && v !== '')
-      parts.push(`${key === 'podSandboxId' ? 'pod' : 'ctr'}=${v.slice(0, 13)}`);
+      parts.push(`${key === 'podSandboxId' ? 'pod' : 'ctr'}=${shortId(v)}`);
   }
   const config = r.config as { metadata?: { name?: string; attempt?: number } } | undefined;
   if (config?.metadata?.name) parts.push(`name=${config.metadata.name}#${config.metadata.attempt ?? 0}`);

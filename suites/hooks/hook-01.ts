@@ -1,5 +1,4 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
+import { type CheckContext, defineCheck } from '../../src/harness/face.js';
 import {
   describeEvents,
   duplicates,
@@ -7,8 +6,8 @@ import {
   orderViolation,
   POD_EVENTS,
   receivedBy,
-} from './events.js';
-import { deliveryWithinMs } from './timing.js';
+} from '../common/events.js';
+import { deliveryWithinMs } from '../common/timing.js';
 
 export const check = defineCheck({
   id: 'HOOK-01',

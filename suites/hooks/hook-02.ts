@@ -1,18 +1,16 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
+import { type CheckContext, defineCheck, type NriEventName, shortId } from '../../src/harness/face.js';
 import {
   CONTAINER_EVENTS,
   describeEvents,
-  type EventName,
   missingMessage,
   orderViolation,
   POD_EVENTS,
   receivedBy,
-} from './events.js';
-import { deliveryWithinMs } from './timing.js';
+} from '../common/events.js';
+import { deliveryWithinMs } from '../common/timing.js';
 
 /** The lifecycle chain for a pod with one container that the runtime stops and removes with the pod. */
-const CHAIN: readonly EventName[] = [
+const CHAIN: readonly NriEventName[] = [
   'RunPodSandbox',
   'CreateContainer',
   'StartContainer',
@@ -53,7 +51,7 @@ export const check = defineCheck({
     );
     t.expect(
       foreign.length === 0,
-      `events ${describeEvents(foreign)} name pod/container ${foreign.map((e) => `${e.pod.id.slice(0, 13)}/${e.container?.id.slice(0, 13) ?? '-'} (sandbox ${e.container?.podSandboxId.slice(0, 13) ?? '-'})`).join(', ')}; expected pod ${podId.slice(0, 13)}, container ${containerId.slice(0, 13)}`,
+      `events ${describeEvents(foreign)} name pod/container ${foreign.map((e) => `${shortId(e.pod.id)}/${e.container ? shortId(e.container.id) : '-'} (sandbox ${e.container ? shortId(e.container.podSandboxId) : '-'})`).join(', ')}; expected pod ${shortId(podId)}, container ${shortId(containerId)}`,
     );
   },
 });

@@ -1,7 +1,7 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { runPodWithHeldRunHook } from './holds.js';
-import { probeWhileHeldMs } from './timing.js';
+import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
+import { runPodWithHeldRunHook } from '../common/holds.js';
+import { describeReply } from '../common/replies.js';
+import { probeWhileHeldMs } from '../common/timing.js';
 
 export const check = defineCheck({
   id: 'HOOK-03',
@@ -31,23 +31,20 @@ export const check = defineCheck({
 
     t.expect(
       !listedReady,
-      `while the RunPodSandbox hook was held, ListPodSandbox listed ${podId.slice(0, 13)} as READY`,
+      `while the RunPodSandbox hook was held, ListPodSandbox listed ${shortId(podId)} as READY`,
     );
     t.expect(
       !(status.ok && status.value.status?.state === 'SANDBOX_READY'),
-      `while the RunPodSandbox hook was held, PodSandboxStatus(${podId.slice(0, 13)}) said SANDBOX_READY`,
+      `while the RunPodSandbox hook was held, PodSandboxStatus(${shortId(podId)}) said SANDBOX_READY`,
     );
     t.expect(
       !early.ok,
-      `while the RunPodSandbox hook was held, CreateContainer into ${podId.slice(0, 13)} succeeded (container ${early.ok ? early.value.containerId.slice(0, 13) : ''})`,
+      `while the RunPodSandbox hook was held, CreateContainer into ${shortId(podId)} succeeded (container ${early.ok ? shortId(early.value.containerId) : ''})`,
     );
+    t.expect(done.ok, `after release RunPodSandbox failed: ${describeReply(done)}`);
     t.expect(
-      done.ok,
-      `after release RunPodSandbox failed: ${done.ok ? '' : `${done.code}: ${done.message}`}`,
-    );
-    t.expect(
-      done.value.podSandboxId === podId,
-      `RunPodSandbox returned ${done.value.podSandboxId.slice(0, 13)}, but the held hook was for ${podId.slice(0, 13)}`,
+      done.value === podId,
+      `RunPodSandbox returned ${shortId(done.value)}, but the held hook was for ${shortId(podId)}`,
     );
     const after = await t.cri.podStateOrGone(podId);
     t.expect(after === 'SANDBOX_READY', `after the reply the sandbox is ${after}, not SANDBOX_READY`);

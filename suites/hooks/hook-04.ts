@@ -1,6 +1,6 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { runPodWithHeldRunHook } from './holds.js';
+import { type CheckContext, defineCheck } from '../../src/harness/face.js';
+import { runPodWithHeldRunHook } from '../common/holds.js';
+import { describeReply } from '../common/replies.js';
 
 export const check = defineCheck({
   id: 'HOOK-04',
@@ -25,12 +25,9 @@ export const check = defineCheck({
       netnsExisted,
       `RunPodSandbox#${held.seq} named netns ${netns}, which did not exist while the hook ran`,
     );
-    t.expect(
-      done.ok,
-      `after release RunPodSandbox failed: ${done.ok ? '' : `${done.code}: ${done.message}`}`,
-    );
+    t.expect(done.ok, `after release RunPodSandbox failed: ${describeReply(done)}`);
 
-    const status = await t.cri.podStatus(done.value.podSandboxId);
+    const status = await t.cri.podStatus(done.value);
     const statusIps = [
       status.network?.ip ?? '',
       ...(status.network?.additionalIps ?? []).map((a) => a.ip),

@@ -1,7 +1,6 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { holdDuring } from './holds.js';
-import { deliveryWithinMs, probeWhileHeldMs } from './timing.js';
+import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
+import { holdDuring } from '../common/holds.js';
+import { deliveryWithinMs, probeWhileHeldMs } from '../common/timing.js';
 
 export const check = defineCheck({
   id: 'HOOK-05',
@@ -39,7 +38,7 @@ export const check = defineCheck({
 
     t.expect(
       ctr.ok && ctr.value.status?.state === 'CONTAINER_EXITED',
-      `at StopPodSandbox#${held.seq} container ${containerId.slice(0, 13)} was ${ctr.ok ? ctr.value.status?.state : `unreadable (${ctr.code}: ${ctr.message})`}, not CONTAINER_EXITED`,
+      `at StopPodSandbox#${held.seq} container ${shortId(containerId)} was ${ctr.ok ? ctr.value.status?.state : `unreadable (${ctr.code}: ${ctr.message})`}, not CONTAINER_EXITED`,
     );
     t.expect(
       pod.ok,

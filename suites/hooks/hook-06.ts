@@ -1,7 +1,6 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { describeEvents } from './events.js';
-import { deliveryWithinMs, quietWindowMs } from './timing.js';
+import { type CheckContext, defineCheck } from '../../src/harness/face.js';
+import { describeEvents } from '../common/events.js';
+import { deliveryWithinMs, quietWindowMs } from '../common/timing.js';
 
 export const check = defineCheck({
   id: 'HOOK-06',

@@ -1,17 +1,14 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext, TestPlugin } from '../../src/harness/context.js';
 import {
-  CONTAINER_EVENTS,
-  type EventName,
-  missingMessage,
-  type NriEvent,
-  POD_EVENTS,
-  pluginIndex,
-  receivedBy,
-} from './events.js';
-import { deliveryWithinMs } from './timing.js';
+  type CheckContext,
+  defineCheck,
+  type NriEventName,
+  type NriEventRecord,
+  type TestPlugin,
+} from '../../src/harness/face.js';
+import { CONTAINER_EVENTS, missingMessage, POD_EVENTS, pluginIndex, receivedBy } from '../common/events.js';
+import { deliveryWithinMs } from '../common/timing.js';
 
-const EVENTS: readonly EventName[] = [...POD_EVENTS, ...CONTAINER_EVENTS];
+const EVENTS: readonly NriEventName[] = [...POD_EVENTS, ...CONTAINER_EVENTS];
 
 export const check = defineCheck({
   id: 'HOOK-07',
@@ -28,7 +25,7 @@ export const check = defineCheck({
     await t.cri.stopPod(podId);
     await t.cri.removePod(podId);
 
-    const received = new Map<TestPlugin, NriEvent[]>();
+    const received = new Map<TestPlugin, NriEventRecord[]>();
     for (const p of plugins) {
       const got = await receivedBy(p, { podId }, EVENTS, deliveryWithinMs(t));
       const missing = missingMessage(p, got, EVENTS);

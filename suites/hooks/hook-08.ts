@@ -1,7 +1,6 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { expectInOrder } from './events.js';
-import { deliveryWithinMs } from './timing.js';
+import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
+import { expectInOrder } from '../common/events.js';
+import { deliveryWithinMs } from '../common/timing.js';
 
 export const check = defineCheck({
   id: 'HOOK-08',
@@ -18,7 +17,7 @@ export const check = defineCheck({
     const synced = plugin.synchronized.pods.map((p) => p.id);
     t.expect(
       synced.includes(podId),
-      `Synchronize gave plugin 10 the pods [${synced.map((id) => id.slice(0, 13)).join(', ')}]; missing ${podId.slice(0, 13)}`,
+      `Synchronize gave plugin 10 the pods [${synced.map((id) => shortId(id)).join(', ')}]; missing ${shortId(podId)}`,
     );
     await t.cri.stopPod(podId);
     await t.cri.removePod(podId);

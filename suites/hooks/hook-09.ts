@@ -1,7 +1,6 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { expectInOrder } from './events.js';
-import { deliveryWithinMs } from './timing.js';
+import { type CheckContext, defineCheck } from '../../src/harness/face.js';
+import { expectInOrder } from '../common/events.js';
+import { deliveryWithinMs } from '../common/timing.js';
 
 export const check = defineCheck({
   id: 'HOOK-09',

@@ -1,7 +1,6 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { POD_EVENTS, receivedBy } from './events.js';
-import { quietWindowMs } from './timing.js';
+import { type CheckContext, defineCheck } from '../../src/harness/face.js';
+import { POD_EVENTS, receivedBy } from '../common/events.js';
+import { quietWindowMs } from '../common/timing.js';
 
 export const check = defineCheck({
   id: 'HOOK-12',
@@ -20,7 +19,7 @@ export const check = defineCheck({
       match: { event: 'RunPodSandbox', podName: config.metadata.name },
       action: { kind: 'error', message: 'cri-conform HOOK-12: refusing the pod' },
     });
-    const reply = await t.cri.tryCall('RunPodSandbox', { config, runtimeHandler: t.settings.runtimeHandler });
+    const reply = await t.cri.tryRunPod(config);
     t.observe('run-reply', reply.ok ? 'OK' : `${reply.code} (${reply.codeNumber}): ${reply.message}`);
     const match = { podName: config.metadata.name };
     const undo = ['StopPodSandbox', 'RemovePodSandbox'] as const;

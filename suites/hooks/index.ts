@@ -1,5 +1,5 @@
 /** The hooks suite, in catalogue order. Listed explicitly: no discovery, so `list` stays fast and ordered. */
-import { inSuite } from '../../src/harness/check.js';
+import { inSuite } from '../../src/harness/face.js';
 import * as hook01 from './hook-01.js';
 import * as hook02 from './hook-02.js';
 import * as hook03 from './hook-03.js';

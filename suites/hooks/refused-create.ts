@@ -2,9 +2,14 @@
  * HOOK-10/11: a CreateContainer the runtime must refuse (the sandbox is missing or stopped) fails and never
  * reaches a plugin.
  */
-import type { CheckContext, ConfigFactory, TestPlugin } from '../../src/harness/context.js';
-import { describeEvents, noneArrive } from './events.js';
-import { quietWindowMs } from './timing.js';
+import {
+  type CheckContext,
+  type PodSandboxConfig,
+  shortId,
+  type TestPlugin,
+} from '../../src/harness/face.js';
+import { describeEvents, noneArrive } from '../common/events.js';
+import { quietWindowMs } from '../common/timing.js';
 
 export interface RefusedTarget {
   /** How messages name the sandbox: "a removed sandbox". */
@@ -15,7 +20,7 @@ export interface RefusedTarget {
 export async function expectCreateRefusedUnseen(
   t: CheckContext,
   plugin: TestPlugin,
-  sandboxConfig: ReturnType<ConfigFactory['pod']>,
+  sandboxConfig: PodSandboxConfig,
   targets: readonly RefusedTarget[],
 ): Promise<void> {
   for (const [i, target] of targets.entries()) {
@@ -27,7 +32,7 @@ export async function expectCreateRefusedUnseen(
     });
     t.expect(
       !reply.ok,
-      `CreateContainer into ${target.what} (${target.podSandboxId.slice(0, 13)}) succeeded: container ${reply.ok ? reply.value.containerId.slice(0, 13) : ''}`,
+      `CreateContainer into ${target.what} (${shortId(target.podSandboxId)}) succeeded: container ${reply.ok ? shortId(reply.value.containerId) : ''}`,
     );
   }
   const quiet = await noneArrive(t, plugin, { event: 'CreateContainer' }, quietWindowMs(t));

@@ -3,20 +3,17 @@
  * by an NRI CreateContainer hook delay, or by the slow runtime handler where the runtime creates the OCI
  * container inside CreateContainer (IDEM-07).
  */
-import type { CallResult, CheckContext, SlowRuntime } from '../../src/harness/context.js';
-import { describeItems, short } from './census.js';
 import {
+  type CallResult,
+  type CheckContext,
   type ContainerConfig,
-  converge,
-  DELAY_MS,
-  type Ending,
-  evidence,
-  FIRST_DEADLINE_MS,
-  firstAttempt,
-  kubeletBackoff,
-  kubeletRetry,
-  type PodConfig,
-} from './scenarios.js';
+  type PodSandboxConfig,
+  type SlowRuntime,
+  shortId,
+} from '../../src/harness/face.js';
+import { describeItems } from '../common/census.js';
+import { DELAY_MS, FIRST_DEADLINE_MS } from '../common/timing.js';
+import { converge, type Ending, evidence, firstAttempt, kubeletBackoff, kubeletRetry } from './scenarios.js';
 
 /** A delay that holds CreateContainer of one named container in one sandbox. */
 export interface ContainerDelay {
@@ -68,9 +65,9 @@ export function slowHandlerCreateDelay(slow: SlowRuntime): ContainerDelay {
 
 export interface TimedOutContainer {
   podId: string;
-  podConfig: PodConfig;
+  podConfig: PodSandboxConfig;
   config: ContainerConfig;
-  request: { podSandboxId: string; config: ContainerConfig; sandboxConfig: PodConfig };
+  request: { podSandboxId: string; config: ContainerConfig; sandboxConfig: PodSandboxConfig };
   first: CallResult<{ containerId: string }>;
 }
 
@@ -79,7 +76,12 @@ export async function timeOutCreateContainer(
   t: CheckContext,
   name: string,
   delay: ContainerDelay,
-  opts: { ending?: Ending; notHeld?: (why: string) => never; podId?: string; podConfig?: PodConfig } = {},
+  opts: {
+    ending?: Ending;
+    notHeld?: (why: string) => never;
+    podId?: string;
+    podConfig?: PodSandboxConfig;
+  } = {},
 ): Promise<TimedOutContainer> {
   const podConfig = opts.podConfig ?? t.make.pod(name);
   const podId =
@@ -88,7 +90,7 @@ export async function timeOutCreateContainer(
   const request = { podSandboxId: podId, config, sandboxConfig: podConfig };
   const first = await firstAttempt(
     t,
-    `CreateContainer workload in ${short(podId)}`,
+    `CreateContainer workload in ${shortId(podId)}`,
     { name: delay.name, setDelay: (ms) => (ms > 0 ? delay.arm(podId, 'workload') : delay.disarm()) },
     opts.ending ?? 'deadline',
     (callOpts) => t.cri.tryCall('CreateContainer', request, callOpts),
@@ -108,7 +110,7 @@ export async function retryCreateContainerAfterTimeout(
 ): Promise<TimedOutContainer & { containerId?: string; evidence: string }> {
   const timedOut = await timeOutCreateContainer(t, name, delay);
   await kubeletBackoff(t, timedOut.first);
-  t.step(`the identical CreateContainer in ${short(timedOut.podId)}, kubelet-like retries`);
+  t.step(`the identical CreateContainer in ${shortId(timedOut.podId)}, kubelet-like retries`);
   const outcome = await t.cri.retry('CreateContainer', timedOut.request, kubeletRetry(t));
   const containerId = outcome.value?.containerId;
   return {
@@ -129,7 +131,7 @@ export async function createContainerAfterTimeout(
   await kubeletBackoff(t, timedOut.first);
   const done = await converge(
     t,
-    `the identical CreateContainer in ${short(timedOut.podId)}`,
+    `the identical CreateContainer in ${shortId(timedOut.podId)}`,
     timedOut.first,
     (p) => t.cri.retry('CreateContainer', timedOut.request, p),
     async () =>

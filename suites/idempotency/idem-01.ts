@@ -1,6 +1,4 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { short } from './census.js';
+import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
 import { runPodAfterTimeout } from './scenarios.js';
 
 export const check = defineCheck({
@@ -19,7 +17,7 @@ export const check = defineCheck({
       const state = await t.cri.podStateOrGone(podId);
       t.expect(
         state === 'SANDBOX_READY',
-        `the converged RunPodSandbox returned ${short(podId)}, which is ${state} (${evidence})`,
+        `the converged RunPodSandbox returned ${shortId(podId)}, which is ${state} (${evidence})`,
       );
     });
   },

@@ -1,6 +1,5 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { expectOnePod } from './census.js';
+import { type CheckContext, defineCheck } from '../../src/harness/face.js';
+import { expectOnePod } from '../common/census.js';
 import { runPodAfterTimeout } from './scenarios.js';
 
 export const check = defineCheck({

@@ -1,7 +1,6 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { short } from './census.js';
-import { DELAY_MS, timeOutOnSlowHandler } from './scenarios.js';
+import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
+import { DELAY_MS } from '../common/timing.js';
+import { timeOutOnSlowHandler } from './scenarios.js';
 
 export const check = defineCheck({
   id: 'IDEM-04',
@@ -24,7 +23,7 @@ export const check = defineCheck({
     await t.holdsFor(
       notReady,
       DELAY_MS,
-      `the timed-out sandbox ${short(heldId)} (or any sandbox named ${name}) to stay un-READY while nobody claimed it`,
+      `the timed-out sandbox ${shortId(heldId)} (or any sandbox named ${name}) to stay un-READY while nobody claimed it`,
     );
     const create = await t.cri.tryCall('CreateContainer', {
       podSandboxId: heldId,
@@ -33,7 +32,7 @@ export const check = defineCheck({
     });
     t.expect(
       !create.ok,
-      `CreateContainer into the unclaimed timed-out sandbox ${short(heldId)} succeeded (container ${create.ok ? short(create.value.containerId) : ''})`,
+      `CreateContainer into the unclaimed timed-out sandbox ${shortId(heldId)} succeeded (container ${create.ok ? shortId(create.value.containerId) : ''})`,
     );
   },
 });

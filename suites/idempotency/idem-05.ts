@@ -1,6 +1,4 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { short } from './census.js';
+import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
 import { createContainerAfterTimeout, nriCreateDelay } from './container-scenarios.js';
 
 export const check = defineCheck({
@@ -23,13 +21,13 @@ export const check = defineCheck({
         await nriCreateDelay(t),
       );
       await t.expectOk(
-        `StartContainer of the converged container ${short(containerId)} (${evidence})`,
+        `StartContainer of the converged container ${shortId(containerId)} (${evidence})`,
         t.cri.startContainer(containerId),
       );
       const state = await t.cri.containerStateOrGone(containerId);
       t.expect(
         state === 'CONTAINER_RUNNING',
-        `the converged CreateContainer returned ${short(containerId)}, which is ${state} after StartContainer (${evidence})`,
+        `the converged CreateContainer returned ${shortId(containerId)}, which is ${state} after StartContainer (${evidence})`,
       );
     });
   },

@@ -1,6 +1,5 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { expectOneContainer } from './census.js';
+import { type CheckContext, defineCheck } from '../../src/harness/face.js';
+import { expectOneContainer } from '../common/census.js';
 import { nriCreateDelay, retryCreateContainerAfterTimeout } from './container-scenarios.js';
 
 export const check = defineCheck({

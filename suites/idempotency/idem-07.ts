@@ -1,5 +1,4 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
+import { type CheckContext, defineCheck } from '../../src/harness/face.js';
 import { createContainerAfterTimeout, slowHandlerCreateDelay } from './container-scenarios.js';
 import { expectReused } from './scenarios.js';
 

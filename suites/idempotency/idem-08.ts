@@ -1,7 +1,7 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { podState, short } from './census.js';
-import { converge, DELAY_MS, timeOutOnSlowHandler } from './scenarios.js';
+import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
+import { podState } from '../common/census.js';
+import { DELAY_MS } from '../common/timing.js';
+import { converge, timeOutOnSlowHandler } from './scenarios.js';
 
 export const check = defineCheck({
   id: 'IDEM-08',
@@ -25,7 +25,7 @@ export const check = defineCheck({
     const { value } = await converge(t, bumped, timedOut.first, (p) => t.cri.retry('RunPodSandbox', next, p));
     t.expect(
       value.podSandboxId !== abandoned,
-      `attempt ${metadata.attempt + 1} was answered with ${short(abandoned)}, the sandbox built for the abandoned attempt ${metadata.attempt}`,
+      `attempt ${metadata.attempt + 1} was answered with ${shortId(abandoned)}, the sandbox built for the abandoned attempt ${metadata.attempt}`,
     );
 
     const ttlMs = t.settings.cacheTtlMs;
@@ -36,12 +36,12 @@ export const check = defineCheck({
     const state = await t.expectWithin(notReady, {
       withinMs: ttlMs + t.settings.marginMs,
       everyMs: 500,
-      what: `the abandoned attempt's sandbox ${short(abandoned)} to be gone or NOTREADY within --cache-ttl ${ttlMs} ms`,
+      what: `the abandoned attempt's sandbox ${shortId(abandoned)} to be gone or NOTREADY within --cache-ttl ${ttlMs} ms`,
     });
-    t.step(`the abandoned sandbox ${short(abandoned)} is ${state}`);
+    t.step(`the abandoned sandbox ${shortId(abandoned)} is ${state}`);
     if (state === 'GONE') return;
     // A NOTREADY sandbox of an old attempt is what the kubelet stops and removes: that must work.
-    await t.expectOk(`StopPodSandbox of the abandoned ${short(abandoned)}`, t.cri.stopPod(abandoned));
-    await t.expectOk(`RemovePodSandbox of the abandoned ${short(abandoned)}`, t.cri.removePod(abandoned));
+    await t.expectOk(`StopPodSandbox of the abandoned ${shortId(abandoned)}`, t.cri.stopPod(abandoned));
+    await t.expectOk(`RemovePodSandbox of the abandoned ${shortId(abandoned)}`, t.cri.removePod(abandoned));
   },
 });

@@ -1,7 +1,7 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { podState, short } from './census.js';
-import { converge, DELAY_MS, timeOutOnSlowHandler } from './scenarios.js';
+import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
+import { podState } from '../common/census.js';
+import { DELAY_MS } from '../common/timing.js';
+import { converge, timeOutOnSlowHandler } from './scenarios.js';
 
 export const check = defineCheck({
   id: 'IDEM-09',
@@ -19,12 +19,12 @@ export const check = defineCheck({
     // The TTL runs from the end of the build, which the delay bounds.
     await t.pause(
       DELAY_MS + ttlMs,
-      `nobody asks for ${short(held)} until its build is done and --cache-ttl has passed`,
+      `nobody asks for ${shortId(held)} until its build is done and --cache-ttl has passed`,
     );
     await t.expectWithin(async () => (await podState(t, held)) === 'GONE', {
       withinMs: t.settings.marginMs,
       everyMs: 250,
-      what: `the unclaimed timed-out sandbox ${short(held)} to be reclaimed (PodSandboxStatus reports it absent) after --cache-ttl ${ttlMs} ms`,
+      what: `the unclaimed timed-out sandbox ${shortId(held)} to be reclaimed (PodSandboxStatus reports it absent) after --cache-ttl ${ttlMs} ms`,
     });
 
     const what = `the identical RunPodSandbox ${timedOut.config.metadata.name} after the TTL`;
@@ -33,7 +33,7 @@ export const check = defineCheck({
     );
     t.expect(
       value.podSandboxId !== held,
-      `the identical RunPodSandbox after --cache-ttl ${ttlMs} ms was still answered with the stale ${short(held)}: it was never reclaimed`,
+      `the identical RunPodSandbox after --cache-ttl ${ttlMs} ms was still answered with the stale ${shortId(held)}: it was never reclaimed`,
     );
   },
 });

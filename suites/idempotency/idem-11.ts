@@ -1,6 +1,4 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CallResult, CheckContext } from '../../src/harness/context.js';
-import { short } from './census.js';
+import { type CallResult, type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
 
 export const check = defineCheck({
   id: 'IDEM-11',
@@ -39,7 +37,7 @@ export const check = defineCheck({
     t.observe('StopContainer on a removed container', late.ok ? 'OK' : `${late.code} (${late.codeNumber})`);
     t.expect(
       errors.length === 0,
-      `pod ${short(podId)}, container ${short(containerId)}: ${errors.join('; ')}`,
+      `pod ${shortId(podId)}, container ${shortId(containerId)}: ${errors.join('; ')}`,
     );
   },
 });

@@ -1,6 +1,5 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { expectOnePod, short } from './census.js';
+import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
+import { expectOnePod } from '../common/census.js';
 import { runPodAfterTimeout } from './scenarios.js';
 
 export const check = defineCheck({
@@ -24,7 +23,7 @@ export const check = defineCheck({
       const state = await t.cri.podStateOrGone(podId);
       t.expect(
         state === 'SANDBOX_READY',
-        `the retry returned ${short(podId)}, which is ${state} (${evidence})`,
+        `the retry returned ${shortId(podId)}, which is ${state} (${evidence})`,
       );
     });
   },

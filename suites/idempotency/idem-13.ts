@@ -1,7 +1,7 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { expectOnePod } from './census.js';
-import { DELAY_MS, retryRunPod, timeOutRunPod } from './scenarios.js';
+import { type CheckContext, defineCheck } from '../../src/harness/face.js';
+import { expectOnePod } from '../common/census.js';
+import { DELAY_MS } from '../common/timing.js';
+import { retryRunPod, timeOutRunPod } from './scenarios.js';
 
 export const check = defineCheck({
   id: 'IDEM-13',

@@ -1,10 +1,7 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { describeLeaks } from '../../src/harness/host-probe.js';
-import { short } from './census.js';
+import { type CheckContext, defineCheck, describeLeaks, shortId } from '../../src/harness/face.js';
+import { DELAY_MS } from '../common/timing.js';
 import { nriCreateDelay, timeOutCreateContainer } from './container-scenarios.js';
 import {
-  DELAY_MS,
   type Ending,
   evidence,
   kubeletBackoff,
@@ -62,8 +59,8 @@ export const check = defineCheck({
       const leaks = await t.host.leftovers(snapshot);
       t.expect(
         leaks.length === 0,
-        `after ${ending} + retries (${pod.evidence}) and removal of ${short(pod.podId)} (abandoned: ${
-          abandoned.map(short).join(', ') || 'none logged'
+        `after ${ending} + retries (${pod.evidence}) and removal of ${shortId(pod.podId)} (abandoned: ${
+          abandoned.map(shortId).join(', ') || 'none logged'
         }): ${describeLeaks(leaks)}`,
       );
     });

@@ -1,6 +1,4 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CallResult, CheckContext } from '../../src/harness/context.js';
-import { short } from './census.js';
+import { type CallResult, type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
 
 /** Pods raced at once in each trial: the race is rare, so each trial gives it several chances. */
 const PODS_PER_TRIAL = 3;
@@ -13,11 +11,11 @@ function said(r: CallResult<unknown>): string {
 async function raceStops(t: CheckContext, pod: { podId: string; containerId: string }): Promise<string> {
   const stop = () => t.cri.tryCall('StopPodSandbox', { podSandboxId: pod.podId });
   const replies = await Promise.all([stop(), stop()]);
-  if (!replies.every((r) => r.ok)) return `${short(pod.podId)}: ${replies.map(said).join(' / ')}`;
+  if (!replies.every((r) => r.ok)) return `${shortId(pod.podId)}: ${replies.map(said).join(' / ')}`;
   const sandbox = await t.cri.podStatus(pod.podId);
   const ctr = await t.cri.containerStatus(pod.containerId);
   if (sandbox.state === 'SANDBOX_NOTREADY' && ctr.state === 'CONTAINER_EXITED') return '';
-  return `${short(pod.podId)}: both stops returned OK, but the sandbox is ${sandbox.state} and its container ${ctr.state}`;
+  return `${shortId(pod.podId)}: both stops returned OK, but the sandbox is ${sandbox.state} and its container ${ctr.state}`;
 }
 
 export const check = defineCheck({

@@ -1,5 +1,5 @@
 /** The idempotency suite, in catalogue order. Listed explicitly: no discovery, so `list` stays fast and ordered. */
-import { inSuite } from '../../src/harness/check.js';
+import { inSuite } from '../../src/harness/face.js';
 import * as idem01 from './idem-01.js';
 import * as idem02 from './idem-02.js';
 import * as idem03 from './idem-03.js';

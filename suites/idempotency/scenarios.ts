@@ -7,25 +7,21 @@
  * runtime that builds every request anew can only converge once it is fast again, while a runtime that
  * keeps the timed-out build serves it to the retry (IDEM-03). Only the first attempt races the delay.
  */
-import type {
-  CallOpts,
-  CallResult,
-  CheckContext,
-  RetryOutcome,
-  RetryPolicy,
-  SlowRuntime,
-} from '../../src/harness/context.js';
-import { describeAttempts } from '../../src/harness/retry.js';
-import { describeItems, short } from './census.js';
+import {
+  type CallOpts,
+  type CallResult,
+  type CheckContext,
+  describeAttempts,
+  type PodSandboxConfig,
+  type RetryOutcome,
+  type RetryPolicy,
+  type RunPodRequest,
+  type SlowRuntime,
+  shortId,
+} from '../../src/harness/face.js';
+import { describeItems } from '../common/census.js';
+import { CANCEL_AFTER_MS, DELAY_MS, FIRST_DEADLINE_MS } from '../common/timing.js';
 
-export type PodConfig = ReturnType<CheckContext['make']['pod']>;
-export type ContainerConfig = ReturnType<CheckContext['make']['container']>;
-
-/** The injected creation delay: well above the first attempt's deadline, so the deadline expires mid-build. */
-export const DELAY_MS = 1_500;
-export const FIRST_DEADLINE_MS = 500;
-/** The explicit client cancel of IDEM-12 comes this long after the call started (the build is under way). */
-export const CANCEL_AFTER_MS = 400;
 /**
  * A retry may be held until the timed-out build ends (a caching runtime hands that build over): its
  * deadline outlasts the delay, so a held retry is not cut off at the very moment the build completes.
@@ -53,33 +49,6 @@ export function slowHandlerDelay(slow: SlowRuntime): Delay {
     setDelay: slow.setDelay,
     createdIds: slow.createdIds,
   };
-}
-
-/**
- * Resolves once `delay` holds a request sent after `logged` creates had been logged: the slow runtime
- * handler has logged the create it is now sleeping in. The slow CNI logs nothing, so there a short pause
- * stands in for the event (shown in the timeline with its reason).
- */
-export async function heldByDelay(
-  t: CheckContext,
-  delay: Delay,
-  logged: number,
-  what: string,
-): Promise<void> {
-  const { createdIds } = delay;
-  if (!createdIds) {
-    await t.pause(200, `the ${delay.name} logs nothing: give ${what} time to reach it`);
-    return;
-  }
-  await t.poll(async () => (await createdIds()).length > logged, {
-    withinMs: DELAY_MS,
-    what: `the ${delay.name} to log the create of ${what} (the hold being reached)`,
-  });
-}
-
-/** How many creates `delay` has logged so far (0 when it logs nothing). */
-export async function loggedCreates(delay: Delay): Promise<number> {
-  return delay.createdIds ? (await delay.createdIds()).length : 0;
 }
 
 /** Kubelet-like retries: the identical request, back-off from 100 ms, within the delay plus the margin. */
@@ -142,8 +111,8 @@ function setupFailed(t: CheckContext, why: string): never {
 }
 
 export interface TimedOutPod {
-  config: PodConfig;
-  request: { config: PodConfig; runtimeHandler: string };
+  config: PodSandboxConfig;
+  request: RunPodRequest;
   first: CallResult<{ podSandboxId: string }>;
 }
 
@@ -155,7 +124,7 @@ export async function timeOutRunPod(
   ending: Ending = 'deadline',
 ): Promise<TimedOutPod> {
   const config = t.make.pod(name);
-  const request = { config, runtimeHandler: delay.runtimeHandler || t.settings.runtimeHandler };
+  const request = t.cri.runPodRequest(config, delay.runtimeHandler);
   const first = await firstAttempt(t, `RunPodSandbox ${config.metadata.name}`, delay, ending, (opts) =>
     t.cri.tryCall('RunPodSandbox', request, opts),
   );
@@ -265,8 +234,8 @@ export function expectReused(
   );
   t.expect(
     first === served && built.length === 1,
-    `timed-out call built ${short(first)}, retry got ${short(served)}; the runtime built ${built.length} ${kind} (${built
-      .map(short)
+    `timed-out call built ${shortId(first)}, retry got ${shortId(served)}; the runtime built ${built.length} ${kind} (${built
+      .map(shortId)
       .join(', ')}) for one logical request instead of reusing the first (${line})`,
   );
 }

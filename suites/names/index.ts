@@ -1,5 +1,5 @@
 /** The names suite, in catalogue order. Listed explicitly: no discovery, so `list` stays fast and ordered. */
-import { inSuite } from '../../src/harness/check.js';
+import { inSuite } from '../../src/harness/face.js';
 import * as name01 from './name-01.js';
 import * as name02 from './name-02.js';
 import * as name03 from './name-03.js';

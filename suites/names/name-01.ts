@@ -1,8 +1,9 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { expectOnePod } from '../idempotency/census.js';
-import { DELAY_MS, heldByDelay, loggedCreates } from '../idempotency/scenarios.js';
-import { describeReply, identicalReplyViolation, observeReply, podReply } from './reservation.js';
+import { type CheckContext, defineCheck } from '../../src/harness/face.js';
+import { expectOnePod } from '../common/census.js';
+import { heldByDelay, loggedCreates } from '../common/creation-delay.js';
+import { describeReply } from '../common/replies.js';
+import { DELAY_MS } from '../common/timing.js';
+import { identicalReplyViolation, observeReply } from './reservation.js';
 
 export const check = defineCheck({
   id: 'NAME-01',
@@ -15,16 +16,15 @@ export const check = defineCheck({
     t.step('two identical RunPodSandbox requests while the creation delay holds the first');
     const delay = t.inject.creationDelay();
     const config = t.make.pod('name-01');
-    const request = { config, runtimeHandler: delay.runtimeHandler || t.settings.runtimeHandler };
     const deadlineMs = DELAY_MS + t.settings.marginMs;
     await delay.setDelay(DELAY_MS);
     const logged = await loggedCreates(delay);
     t.step(`RunPodSandbox ${config.metadata.name}, held ${DELAY_MS} ms by the ${delay.name}`);
-    const first = t.cri.tryCall('RunPodSandbox', request, { deadlineMs }).then(podReply);
+    const first = t.cri.tryRunPod(config, { runtimeHandler: delay.runtimeHandler, deadlineMs });
     // Once the delay holds the first request it has taken the name: only then send the identical second.
     await heldByDelay(t, delay, logged, 'the first RunPodSandbox');
     t.step('the identical RunPodSandbox while the first is in flight');
-    const second = podReply(await t.cri.tryCall('RunPodSandbox', request, { deadlineMs }));
+    const second = await t.cri.tryRunPod(config, { runtimeHandler: delay.runtimeHandler, deadlineMs });
     const holder = await first;
     await delay.setDelay(0);
     t.expect(holder.ok, `the first RunPodSandbox did not succeed: ${describeReply(holder)}`);

@@ -1,7 +1,7 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { expectOnePod } from '../idempotency/census.js';
-import { describeReply, identicalReplyViolation, podReply } from './reservation.js';
+import { type CheckContext, defineCheck } from '../../src/harness/face.js';
+import { expectOnePod } from '../common/census.js';
+import { describeReply } from '../common/replies.js';
+import { identicalReplyViolation } from './reservation.js';
 
 export const check = defineCheck({
   id: 'NAME-02',
@@ -13,10 +13,9 @@ export const check = defineCheck({
   async run(t: CheckContext) {
     t.step('run a pod, then send its RunPodSandbox again unchanged');
     const config = t.make.pod('name-02');
-    const request = { config, runtimeHandler: t.settings.runtimeHandler };
     const podId = await t.cri.runPod(config);
     t.step('the identical RunPodSandbox again');
-    const again = podReply(await t.cri.tryCall('RunPodSandbox', request));
+    const again = await t.cri.tryRunPod(config);
     const violation = identicalReplyViolation(again, podId, false);
     t.expect(violation === '', `identical RunPodSandbox after the first succeeded: ${violation}`);
     await expectOnePod(

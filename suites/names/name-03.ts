@@ -1,7 +1,5 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { short } from '../idempotency/census.js';
-import { describeReply, podReply } from './reservation.js';
+import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
+import { describeReply } from '../common/replies.js';
 
 export const check = defineCheck({
   id: 'NAME-03',
@@ -12,15 +10,14 @@ export const check = defineCheck({
   async run(t: CheckContext) {
     t.step('run, stop and remove a pod, then send its RunPodSandbox again unchanged');
     const config = t.make.pod('name-03');
-    const request = { config, runtimeHandler: t.settings.runtimeHandler };
     const podId = await t.cri.runPod(config);
     await t.cri.stopPod(podId);
     await t.cri.removePod(podId);
     t.step('the identical RunPodSandbox right after the removal');
-    const again = podReply(await t.cri.tryCall('RunPodSandbox', request));
+    const again = await t.cri.tryRunPod(config);
     t.expect(
       again.ok,
-      `identical RunPodSandbox right after removing ${short(podId)}: ${describeReply(again)}; the removed sandbox kept its name`,
+      `identical RunPodSandbox right after removing ${shortId(podId)}: ${describeReply(again)}; the removed sandbox kept its name`,
     );
   },
 });

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { short } from '../idempotency/census.js';
-import { DELAY_MS, heldByDelay, loggedCreates, type PodConfig } from '../idempotency/scenarios.js';
-import { describeReply, type IdReply, podReply } from './reservation.js';
+import { type CheckContext, defineCheck, type PodSandboxConfig, shortId } from '../../src/harness/face.js';
+import { heldByDelay, loggedCreates } from '../common/creation-delay.js';
+import { describeReply } from '../common/replies.js';
+import { DELAY_MS } from '../common/timing.js';
+import type { IdReply } from './reservation.js';
 
 /** The same pod name with other key fields, on the host network and default handler: no injector slows it. */
-function variant(config: PodConfig, change: { attempt?: number; uid?: string }): PodConfig {
+function variant(config: PodSandboxConfig, change: { attempt?: number; uid?: string }): PodSandboxConfig {
   const uid = change.uid ?? config.metadata.uid;
   const namespaces = config.linux?.securityContext?.namespaceOptions;
   return {
@@ -31,33 +31,26 @@ export const check = defineCheck({
     // delay the other requests too and say nothing about reservations.
     const delay = t.inject.creationDelay();
     const config = t.make.pod('name-04');
-    const handler = t.settings.runtimeHandler;
     await delay.setDelay(DELAY_MS);
     const logged = await loggedCreates(delay);
     t.step(`RunPodSandbox ${config.metadata.name} attempt 0, held ${DELAY_MS} ms by the ${delay.name}`);
     let heldDoneAt = Number.POSITIVE_INFINITY;
     const held = t.cri
-      .tryCall(
-        'RunPodSandbox',
-        { config, runtimeHandler: delay.runtimeHandler || handler },
-        { deadlineMs: DELAY_MS + t.settings.marginMs },
-      )
+      .tryRunPod(config, { runtimeHandler: delay.runtimeHandler, deadlineMs: DELAY_MS + t.settings.marginMs })
       .then((r) => {
         heldDoneAt = performance.now();
-        return podReply(r);
+        return r;
       });
     // Once the delay holds the request, its reservation is taken.
     await heldByDelay(t, delay, logged, 'the held RunPodSandbox');
-    const others: [string, PodConfig][] = [
+    const others: [string, PodSandboxConfig][] = [
       [`attempt ${config.metadata.attempt + 1}`, variant(config, { attempt: config.metadata.attempt + 1 })],
       ['another uid', variant(config, { uid: randomUUID() })],
     ];
     t.step('the same name with another attempt, and with another uid, while the first is held');
     const replies = await Promise.all(
       others.map(async ([what, other]): Promise<[string, IdReply, number]> => {
-        const reply = podReply(
-          await t.cri.tryCall('RunPodSandbox', { config: other, runtimeHandler: handler }),
-        );
+        const reply = await t.cri.tryRunPod(other);
         return [what, reply, performance.now()];
       }),
     );
@@ -66,7 +59,7 @@ export const check = defineCheck({
     const problems = replies.flatMap(([what, reply, at]) => {
       if (!reply.ok) return [`${what}: ${describeReply(reply)}`];
       if (first.ok && reply.value === first.value)
-        return [`${what}: answered with the held sandbox ${short(first.value)}`];
+        return [`${what}: answered with the held sandbox ${shortId(first.value)}`];
       return at > heldDoneAt
         ? [`${what}: waited until the held request finished (${describeReply(reply)})`]
         : [];

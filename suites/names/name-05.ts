@@ -1,6 +1,5 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { podReply, releasedAfterFailure } from './reservation.js';
+import { type CheckContext, defineCheck } from '../../src/harness/face.js';
+import { releasedAfterFailure } from './reservation.js';
 
 const NO_SUCH_HANDLER = 'cri-conform-no-such-handler';
 
@@ -13,15 +12,13 @@ export const check = defineCheck({
     'kubelet: after a failed RunPodSandbox the next pod sync sends the same metadata again; containerd CRI releases the name reservation when RunPodSandbox fails; NRI: a plugin error on RunPodSandbox fails the request',
   async run(t: CheckContext) {
     t.step('fail a RunPodSandbox on purpose, then send the valid request with the same metadata');
-    const handler = t.settings.runtimeHandler;
     const config = t.make.pod('name-05');
     const problems = [
       await releasedAfterFailure(
         t,
         'unknown runtime handler',
-        async () =>
-          podReply(await t.cri.tryCall('RunPodSandbox', { config, runtimeHandler: NO_SUCH_HANDLER })),
-        async () => podReply(await t.cri.tryCall('RunPodSandbox', { config, runtimeHandler: handler })),
+        async () => await t.cri.tryRunPod(config, { runtimeHandler: NO_SUCH_HANDLER }),
+        async () => await t.cri.tryRunPod(config),
       ),
     ];
     if (t.nri.available) {
@@ -32,8 +29,7 @@ export const check = defineCheck({
         action: { kind: 'error', message: 'cri-conform NAME-05: injected RunPodSandbox hook error' },
         times: 1,
       });
-      const send = async () =>
-        podReply(await t.cri.tryCall('RunPodSandbox', { config: hooked, runtimeHandler: handler }));
+      const send = async () => await t.cri.tryRunPod(hooked);
       problems.push(await releasedAfterFailure(t, 'NRI RunPodSandbox hook error', send, send));
     }
     const found = problems.filter((p) => p !== '');

@@ -1,7 +1,7 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { expectOneContainer } from '../idempotency/census.js';
-import { containerReply, describeReply, identicalReplyViolation, observeReply } from './reservation.js';
+import { type CheckContext, defineCheck } from '../../src/harness/face.js';
+import { expectOneContainer } from '../common/census.js';
+import { describeReply } from '../common/replies.js';
+import { containerReply, identicalReplyViolation, observeReply } from './reservation.js';
 
 export const check = defineCheck({
   id: 'NAME-06',

@@ -1,7 +1,6 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { short } from '../idempotency/census.js';
-import { containerReply, describeReply, releasedAfterFailure } from './reservation.js';
+import { type CheckContext, type ContainerConfig, defineCheck, shortId } from '../../src/harness/face.js';
+import { describeReply } from '../common/replies.js';
+import { containerReply, releasedAfterFailure } from './reservation.js';
 
 const MISSING_IMAGE = 'registry.invalid/cri-conform/no-such-image:0';
 
@@ -16,7 +15,7 @@ export const check = defineCheck({
     t.step('free a container name by removal and by failed creates; each time create the same name again');
     const podConfig = t.make.pod('name-07');
     const podId = await t.cri.runPod(podConfig);
-    const create = async (config: ReturnType<typeof t.make.container>) =>
+    const create = async (config: ContainerConfig) =>
       containerReply(
         await t.cri.tryCall('CreateContainer', { podSandboxId: podId, config, sandboxConfig: podConfig }),
       );
@@ -29,7 +28,7 @@ export const check = defineCheck({
     const problems = [
       again.ok
         ? ''
-        : `after removing ${short(containerId)}: ${describeReply(again)}; the removed container kept its name`,
+        : `after removing ${shortId(containerId)}: ${describeReply(again)}; the removed container kept its name`,
     ];
 
     const valid = t.make.container('bad-image');

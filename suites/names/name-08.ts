@@ -1,6 +1,6 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { containerReply, describeReply, type IdReply, observeReply, podReply } from './reservation.js';
+import { type CheckContext, defineCheck } from '../../src/harness/face.js';
+import { describeReply } from '../common/replies.js';
+import { containerReply, type IdReply, observeReply } from './reservation.js';
 
 /**
  * Sends a create, then the identical one, and records how the second was answered. A first request that
@@ -29,10 +29,7 @@ export const check = defineCheck({
   async run(t: CheckContext) {
     t.step('send an identical RunPodSandbox and CreateContainer after the first ones succeeded');
     const podConfig = t.make.pod('name-08');
-    const podRequest = { config: podConfig, runtimeHandler: t.settings.runtimeHandler };
-    const podId = await sendTwice(t, 'RunPodSandbox', async () =>
-      podReply(await t.cri.tryCall('RunPodSandbox', podRequest)),
-    );
+    const podId = await sendTwice(t, 'RunPodSandbox', () => t.cri.tryRunPod(podConfig));
     if (podId === undefined) return;
     const request = { podSandboxId: podId, config: t.make.container('workload'), sandboxConfig: podConfig };
     await sendTwice(t, 'CreateContainer', async () =>

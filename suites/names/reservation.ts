@@ -4,25 +4,16 @@
  * The gRPC code differs between runtimes (2, 5 or 9 for the same condition), so the condition is matched
  * by the message and the code is only recorded.
  */
-import type { CallResult, CheckContext } from '../../src/harness/context.js';
-import { idsIn, namesReservation, short } from '../idempotency/census.js';
+
+import { type CallResult, type CheckContext, shortId } from '../../src/harness/face.js';
+import { idsIn, namesReservation } from '../common/census.js';
+import { describeReply } from '../common/replies.js';
 
 /** The reply of a create call, reduced to the id it returned. */
 export type IdReply = CallResult<string>;
 
-export function podReply(r: CallResult<{ podSandboxId: string }>): IdReply {
-  return r.ok ? { ...r, value: r.value.podSandboxId } : r;
-}
-
 export function containerReply(r: CallResult<{ containerId: string }>): IdReply {
   return r.ok ? { ...r, value: r.value.containerId } : r;
-}
-
-export function describeReply(r: IdReply): string {
-  const ms = Math.round(r.latencyMs);
-  return r.ok
-    ? `OK ${short(r.value)} after ${ms} ms`
-    : `${r.code} (${r.codeNumber}) after ${ms} ms: "${r.message}"`;
 }
 
 /**
@@ -33,7 +24,7 @@ export function identicalReplyViolation(reply: IdReply, holderId: string, ownDea
   if (reply.ok) {
     return reply.value === holderId
       ? ''
-      : `it built a second one, ${short(reply.value)}, beside ${short(holderId)}`;
+      : `it built a second one, ${shortId(reply.value)}, beside ${shortId(holderId)}`;
   }
   if (namesReservation(reply.message)) return '';
   if (ownDeadlineOk && reply.code === 'DEADLINE_EXCEEDED') return '';
@@ -57,7 +48,7 @@ export function observeReply(t: CheckContext, prefix: string, reply: IdReply, ho
       ? 'no id in message'
       : named.includes(holderId)
         ? 'yes'
-        : `no: ${named.map(short).join(', ')}`,
+        : `no: ${named.map(shortId).join(', ')}`,
   );
 }
 

@@ -5,10 +5,19 @@
  * often the fault acted, and what the pod and container look like afterwards; the checks assert on that.
  * After a hang or a crash the runtime has dropped plugin 10, so it registers again before the next step.
  */
-import type { CallResult, CheckContext, FaultHandle, TestPlugin } from '../../src/harness/context.js';
-import type { EventName, FaultAction, PodConfig } from '../hooks/events.js';
-import { CONTAINER_EVENTS, describeEvents, POD_EVENTS, receivedBy } from '../hooks/events.js';
-import { boundedCallDeadlineMs, deliveryWithinMs, teardownBoundMs } from '../hooks/timing.js';
+
+import type {
+  CallResult,
+  CheckContext,
+  FaultAction,
+  FaultHandle,
+  NriEventName,
+  PodSandboxConfig,
+  TestPlugin,
+} from '../../src/harness/face.js';
+import { CONTAINER_EVENTS, describeEvents, POD_EVENTS, receivedBy } from '../common/events.js';
+import { describeReply } from '../common/replies.js';
+import { boundedCallDeadlineMs, deliveryWithinMs, teardownBoundMs } from '../common/timing.js';
 
 /** The teardown calls in the order the kubelet reaches them for a pod with one container. */
 export const TEARDOWN_EVENTS = [
@@ -50,7 +59,7 @@ export interface StepOutcome {
 }
 
 export interface FaultyTeardown<T> extends LivePod {
-  podConfig: PodConfig;
+  podConfig: PodSandboxConfig;
   faulty: TestPlugin;
   witness?: TestPlugin;
   steps: StepOutcome[];
@@ -58,7 +67,7 @@ export interface FaultyTeardown<T> extends LivePod {
   live: T | undefined;
 }
 
-const TEARDOWN_SUBSCRIPTION: readonly EventName[] = [...POD_EVENTS, ...CONTAINER_EVENTS];
+const TEARDOWN_SUBSCRIPTION: readonly NriEventName[] = [...POD_EVENTS, ...CONTAINER_EVENTS];
 
 export async function tearDownWithFaultyPlugin<T = undefined>(
   t: CheckContext,
@@ -125,12 +134,6 @@ async function statesOf(
   const containerState =
     (await t.cri.listContainers({ podId: pod.podId })).find((c) => c.id === pod.containerId)?.state ?? 'gone';
   return { podState, containerState };
-}
-
-/** "OK in 12 ms" or "UNKNOWN (2) in 15 ms: plugin says no" */
-export function describeReply(r: CallResult<unknown>): string {
-  const ms = Math.round(r.latencyMs);
-  return r.ok ? `OK in ${ms} ms` : `${r.code} (${r.codeNumber}) in ${ms} ms: ${r.message}`;
 }
 
 /** The reply, plus the retry's when there was one: "UNKNOWN (2) in 15 ms: ...; retry OK in 9 ms". */

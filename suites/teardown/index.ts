@@ -1,5 +1,5 @@
 /** The teardown suite, in catalogue order. Listed explicitly: no discovery, so `list` stays fast and ordered. */
-import { inSuite } from '../../src/harness/check.js';
+import { inSuite } from '../../src/harness/face.js';
 import * as tear01 from './tear-01.js';
 import * as tear02 from './tear-02.js';
 import * as tear03 from './tear-03.js';

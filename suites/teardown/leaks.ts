@@ -2,9 +2,9 @@
  * The [Node] side of the teardown suite: snapshot what the host holds for a live pod, tear it down, and
  * report what is left (kubelet's PodResourcesAreReclaimed, seen from /proc, cgroupfs, netns and mounts).
  */
-import type { CheckContext } from '../../src/harness/context.js';
-import { describeLeaks, type PodHostSnapshot } from '../../src/harness/host-probe.js';
-import { describeReply, type LivePod } from './faulty-teardown.js';
+import { type CheckContext, describeLeaks, type PodHostSnapshot } from '../../src/harness/face.js';
+import { describeReply } from '../common/replies.js';
+import type { LivePod } from './faulty-teardown.js';
 
 /** Stops and removes a pod whatever state a scenario left it in; returns what went wrong, or ''. */
 export async function finishTeardown(t: CheckContext, podId: string): Promise<string> {

@@ -2,7 +2,7 @@
  * The fault scenarios of TEAR-01..06 and TEAR-15 as data. Each check runs its own; TEAR-13 runs them all
  * again with a host probe around them, so the two never drift apart.
  */
-import type { FaultAction } from '../hooks/events.js';
+import type { FaultAction } from '../../src/harness/face.js';
 import { type FaultyTeardownSpec, TEARDOWN_EVENTS } from './faulty-teardown.js';
 
 const REFUSE: FaultAction = { kind: 'error', message: 'cri-conform: this plugin refuses the event' };

@@ -1,5 +1,4 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
+import { type CheckContext, defineCheck } from '../../src/harness/face.js';
 import { describeStep, expectFaultsReached, stepOf, tearDownWithFaultyPlugin } from './faulty-teardown.js';
 import { STOP_POD_REFUSED } from './scenarios.js';
 

@@ -1,12 +1,6 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import {
-  describeReply,
-  describeStep,
-  expectFaultsReached,
-  stepOf,
-  tearDownWithFaultyPlugin,
-} from './faulty-teardown.js';
+import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
+import { describeReply } from '../common/replies.js';
+import { describeStep, expectFaultsReached, stepOf, tearDownWithFaultyPlugin } from './faulty-teardown.js';
 import { REMOVE_POD_REFUSED } from './scenarios.js';
 
 export const check = defineCheck({
@@ -24,13 +18,10 @@ export const check = defineCheck({
     t.observe('remove-reply', describeStep(remove));
     t.expect(
       remove.podState === 'gone',
-      `with plugin 10 failing its RemovePodSandbox hook, sandbox ${podId.slice(0, 13)} is still listed (${remove.podState}) after ${describeStep(remove)}`,
+      `with plugin 10 failing its RemovePodSandbox hook, sandbox ${shortId(podId)} is still listed (${remove.podState}) after ${describeStep(remove)}`,
     );
     t.step('run a pod with the identical metadata: the name must be free');
-    const again = await t.cri.tryCall('RunPodSandbox', {
-      config: podConfig,
-      runtimeHandler: t.settings.runtimeHandler,
-    });
+    const again = await t.cri.tryRunPod(podConfig);
     t.expect(
       again.ok,
       `RunPodSandbox with the removed sandbox's name ${podConfig.metadata.name} failed: ${describeReply(again)}`,

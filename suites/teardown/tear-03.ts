@@ -1,5 +1,4 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
+import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
 import { describeStep, expectFaultsReached, stepOf, tearDownWithFaultyPlugin } from './faulty-teardown.js';
 import { CONTAINER_TEARDOWN_REFUSED } from './scenarios.js';
 
@@ -18,7 +17,7 @@ export const check = defineCheck({
     const remove = stepOf(t, steps, 'RemoveContainer');
     t.observe('stop-reply', describeStep(stop));
     t.observe('remove-reply', describeStep(remove));
-    const id = containerId.slice(0, 13);
+    const id = shortId(containerId);
     t.expect(
       stop.containerState === 'CONTAINER_EXITED',
       `with plugin 10 failing its StopContainer hook, container ${id} is ${stop.containerState} after ${describeStep(stop)}`,

@@ -1,5 +1,4 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
+import { type CheckContext, defineCheck } from '../../src/harness/face.js';
 import { expectFaultsReached, overBound, tearDownWithFaultyPlugin } from './faulty-teardown.js';
 import { EVERY_TEARDOWN_HOOK_HANGS } from './scenarios.js';
 

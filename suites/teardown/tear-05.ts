@@ -1,5 +1,4 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
+import { type CheckContext, defineCheck } from '../../src/harness/face.js';
 import { expectFaultsReached, tearDownWithFaultyPlugin, witnessGap } from './faulty-teardown.js';
 import { LOWER_PLUGIN_REFUSES } from './scenarios.js';
 

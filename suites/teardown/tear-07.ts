@@ -1,7 +1,6 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { describeEvents, type FaultAction, POD_EVENTS, receivedBy } from '../hooks/events.js';
-import { boundedCallDeadlineMs, deliveryWithinMs, teardownBoundMs } from '../hooks/timing.js';
+import { type CheckContext, defineCheck, type FaultAction, shortId } from '../../src/harness/face.js';
+import { describeEvents, POD_EVENTS, receivedBy } from '../common/events.js';
+import { boundedCallDeadlineMs, deliveryWithinMs, teardownBoundMs } from '../common/timing.js';
 import { registerAgain } from './faulty-teardown.js';
 
 const WAYS_TO_BE_DROPPED: readonly FaultAction[] = [{ kind: 'hang' }, { kind: 'crash' }];
@@ -33,7 +32,7 @@ export const check = defineCheck({
       const got = await receivedBy(plugin, { podId: next }, ['RunPodSandbox'], deliveryWithinMs(t));
       t.expect(
         got.length > 0,
-        `after its ${action.kind} and registering again, plugin 10 got ${describeEvents(plugin.events())}; missing RunPodSandbox of the new pod ${next.slice(0, 13)}`,
+        `after its ${action.kind} and registering again, plugin 10 got ${describeEvents(plugin.events())}; missing RunPodSandbox of the new pod ${shortId(next)}`,
       );
     }
   },

@@ -1,8 +1,7 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CallResult, CheckContext } from '../../src/harness/context.js';
-import { describeEvents, receivedBy } from '../hooks/events.js';
-import { deliveryWithinMs } from '../hooks/timing.js';
-import { describeReply } from './faulty-teardown.js';
+import { type CallResult, type CheckContext, defineCheck } from '../../src/harness/face.js';
+import { describeEvents, receivedBy } from '../common/events.js';
+import { describeReply } from '../common/replies.js';
+import { deliveryWithinMs } from '../common/timing.js';
 
 /**
  * Keeps this process busy until `untilMs` (Date.now() clock), so that its gRPC client cannot send the

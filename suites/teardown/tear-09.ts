@@ -1,6 +1,5 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { describeReply } from './faulty-teardown.js';
+import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
+import { describeReply } from '../common/replies.js';
 
 export const check = defineCheck({
   id: 'TEAR-09',
@@ -21,7 +20,7 @@ export const check = defineCheck({
     const pod = (await t.cri.listPods()).find((p) => p.id === podId);
     t.expect(
       pod === undefined,
-      `after RemovePodSandbox, sandbox ${podId.slice(0, 13)} is still listed (${pod?.state})`,
+      `after RemovePodSandbox, sandbox ${shortId(podId)} is still listed (${pod?.state})`,
     );
     const left = (await t.cri.listContainers()).filter((c) => c.podSandboxId === podId);
     t.expect(
@@ -33,7 +32,7 @@ export const check = defineCheck({
       const state = await t.cri.containerStateOrGone(id);
       t.expect(
         state === 'GONE',
-        `after RemovePodSandbox, ContainerStatus(${id.slice(0, 13)}) still answers: ${state}`,
+        `after RemovePodSandbox, ContainerStatus(${shortId(id)}) still answers: ${state}`,
       );
     }
   },

@@ -1,6 +1,5 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { describeReply } from './faulty-teardown.js';
+import { type CheckContext, defineCheck } from '../../src/harness/face.js';
+import { describeReply } from '../common/replies.js';
 
 /**
  * Ignores TERM in any pid namespace mode (the trap is inherited by every `sleep` the loop starts), and

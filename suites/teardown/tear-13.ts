@@ -1,5 +1,4 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
+import { type CheckContext, defineCheck } from '../../src/harness/face.js';
 import { tearDownWithFaultyPlugin } from './faulty-teardown.js';
 import { finishTeardown, leftoversOf, snapshotOf } from './leaks.js';
 import { LEAK_PROBED_SCENARIOS } from './scenarios.js';

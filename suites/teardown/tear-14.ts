@@ -1,7 +1,6 @@
-import { defineCheck } from '../../src/harness/check.js';
-import type { CheckContext } from '../../src/harness/context.js';
-import { tryHoldDuring } from '../hooks/holds.js';
-import { describeReply } from './faulty-teardown.js';
+import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
+import { tryHoldDuring } from '../common/holds.js';
+import { describeReply } from '../common/replies.js';
 import { finishTeardown, leftoversOf } from './leaks.js';
 
 /** Plugin 10 must see a creation hook before plugin 20 fails it; HOOK-07 is the check for that order. */
@@ -30,7 +29,7 @@ export const check = defineCheck({
       const podName = podConfig.metadata.name;
       refuser.fault({ match: { event: 'RunPodSandbox', podName }, action: REFUSE });
       const run = await tryHoldDuring(t, holder, 'RunPodSandbox', { podName }, () =>
-        t.cri.tryCall('RunPodSandbox', { config: podConfig, runtimeHandler: t.settings.runtimeHandler }),
+        t.cri.tryRunPod(podConfig),
       );
       if ('unreached' in run) t.skip(OUT_OF_ORDER);
       const podSnapshot = await t.host.snapshot(run.held.pod.id);
@@ -40,7 +39,7 @@ export const check = defineCheck({
       const listed = await t.cri.listPods({ name: podName });
       t.expect(
         listed.length === 0,
-        `the failed sandbox is still listed: ${listed.map((p) => `${p.id.slice(0, 13)}/${p.state}`).join(', ')}`,
+        `the failed sandbox is still listed: ${listed.map((p) => `${shortId(p.id)}/${p.state}`).join(', ')}`,
       );
       const podLeaks = await leftoversOf(t, podSnapshot);
       t.expect(podLeaks === '', `after RunPodSandbox failed in a plugin, the host still holds ${podLeaks}`);

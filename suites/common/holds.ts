@@ -3,13 +3,22 @@
  * shape): arm a hang for one pod only, send the call without awaiting it, wait until the plugin has the
  * event. The caller looks at the runtime, then releases and awaits the reply.
  */
-import type { CallResult, CheckContext, FaultHandle, TestPlugin } from '../../src/harness/context.js';
-import type { EventMatch, EventName, NriEvent, PodConfig } from './events.js';
+import type {
+  CallResult,
+  CheckContext,
+  EventMatch,
+  FaultHandle,
+  NriEventName,
+  NriEventRecord,
+  PodSandboxConfig,
+  TestPlugin,
+} from '../../src/harness/face.js';
+import { describeReply } from './replies.js';
 import { deliveryWithinMs } from './timing.js';
 
 export interface HeldCall<T> {
   /** The event as the plugin got it, while its reply is held. */
-  held: NriEvent;
+  held: NriEventRecord;
   hold: FaultHandle;
   /** The CRI reply; settles after release (or after the runtime timed the hook out). */
   reply: Promise<CallResult<T>>;
@@ -27,7 +36,7 @@ export interface Unreached<T> {
 export async function tryHoldDuring<T>(
   t: CheckContext,
   plugin: TestPlugin,
-  event: EventName,
+  event: NriEventName,
   match: EventMatch,
   call: () => Promise<CallResult<T>>,
 ): Promise<HeldCall<T> | Unreached<T>> {
@@ -50,31 +59,27 @@ export async function tryHoldDuring<T>(
 export async function holdDuring<T>(
   t: CheckContext,
   plugin: TestPlugin,
-  event: EventName,
+  event: NriEventName,
   match: EventMatch,
   call: () => Promise<CallResult<T>>,
 ): Promise<HeldCall<T>> {
   const attempt = await tryHoldDuring(t, plugin, event, match, call);
   t.expect(
     !('unreached' in attempt),
-    `the call answered (${'unreached' in attempt ? describeCall(attempt.unreached) : ''}) before plugin ${plugin.label} got its ${event} hook`,
+    `the call answered (${'unreached' in attempt ? describeReply(attempt.unreached) : ''}) before plugin ${plugin.label} got its ${event} hook`,
   );
   return attempt;
-}
-
-function describeCall(r: CallResult<unknown>): string {
-  return r.ok ? 'OK' : `${r.code}: ${r.message}`;
 }
 
 /** RunPodSandbox of `config` with its RunPodSandbox hook held at `plugin` (matched by the pod name: no id yet). */
 export function holdRunPodSandbox(
   t: CheckContext,
   plugin: TestPlugin,
-  config: PodConfig,
-): Promise<HeldCall<{ podSandboxId: string }>> {
+  config: PodSandboxConfig,
+): Promise<HeldCall<string>> {
   t.step(`hold the RunPodSandbox hook of ${config.metadata.name} at plugin ${plugin.label}`);
   return holdDuring(t, plugin, 'RunPodSandbox', { podName: config.metadata.name }, () =>
-    t.cri.tryCall('RunPodSandbox', { config, runtimeHandler: t.settings.runtimeHandler }),
+    t.cri.tryRunPod(config),
   );
 }
 

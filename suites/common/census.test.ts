@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { CheckContext } from '../../src/harness/context.js';
 import { executeCheck } from '../../src/harness/execute-check.js';
+import type { CheckContext } from '../../src/harness/face.js';
 import {
   type FakeRuntime,
   fakeEnv,

@@ -3,8 +3,7 @@
  * request timeout (--nri-request-timeout) and the margin for scheduling noise. Nothing here is a guess
  * about one runtime.
  */
-import type { CheckContext } from '../../src/harness/context.js';
-import type { NriEvent } from './events.js';
+import type { CheckContext, NriEventRecord } from '../../src/harness/face.js';
 
 /**
  * How long to wait for an event that the runtime owes for a call it has already answered (or for a hook
@@ -30,7 +29,7 @@ export function quietWindowMs(t: CheckContext): number {
  * own deadline (the event's timeout, else the plugin request timeout) and then goes on as if the plugin
  * had answered, so everything the check looks at during a hold must fit well inside that deadline.
  */
-export function probeWhileHeldMs(t: CheckContext, held: NriEvent): number {
+export function probeWhileHeldMs(t: CheckContext, held: NriEventRecord): number {
   const runtimeDeadlineMs = Math.min(
     held.timeoutMs ?? t.settings.nriRequestTimeoutMs,
     t.settings.nriRequestTimeoutMs,
@@ -47,3 +46,9 @@ export function teardownBoundMs(t: CheckContext): number {
 export function boundedCallDeadlineMs(t: CheckContext): number {
   return teardownBoundMs(t) + t.settings.marginMs;
 }
+
+/** The injected creation delay: well above the first attempt's deadline, so the deadline expires mid-build. */
+export const DELAY_MS = 1_500;
+export const FIRST_DEADLINE_MS = 500;
+/** The explicit client cancel of IDEM-12 comes this long after the call started (the build is under way). */
+export const CANCEL_AFTER_MS = 400;

@@ -2,26 +2,27 @@
  * Counting what the runtime holds for one logical request, and saying it in a failure message. Used by the
  * idempotency and names suites: both assert "exactly one sandbox (container) with this metadata".
  */
-import type { CheckContext, ContainerListItem, PodSandboxListItem } from '../../src/harness/context.js';
+import {
+  type CheckContext,
+  type ContainerListItem,
+  type PodSandboxListItem,
+  shortId,
+} from '../../src/harness/face.js';
 
 /** How long a census waits for a rollback that is still finishing before it counts. */
 export const SETTLE_MS = 1_000;
 /**
- * How long the count must then stay one. A runtime that publishes a duplicate late (a timed-out build
- * registered after the retry got its answer) does so as bookkeeping right after the build ends; a
- * second is ample for that and short enough to sit in every census.
+ * How long the count must then stay one. A census runs once the builds of the logical request have ended
+ * (the retries come after the timed-out build, held requests are awaited first), so a duplicate that
+ * shows up later is the runtime's asynchronous bookkeeping of a finished build: the same bound as the
+ * hooks' quiet window for late deliveries (a quarter of the default plugin request timeout).
  */
-export const CENSUS_WINDOW_MS = 1_000;
-
-/** Ids as the timeline prints them. */
-export function short(id: string): string {
-  return id.slice(0, 13);
-}
+export const CENSUS_WINDOW_MS = 500;
 
 /** "<id1> READY, <id2> NOTREADY" */
 export function describeItems(items: readonly (PodSandboxListItem | ContainerListItem)[]): string {
   if (items.length === 0) return 'none';
-  return items.map((i) => `${short(i.id)} ${i.state.replace(/^(SANDBOX|CONTAINER)_/, '')}`).join(', ');
+  return items.map((i) => `${shortId(i.id)} ${i.state.replace(/^(SANDBOX|CONTAINER)_/, '')}`).join(', ');
 }
 
 /** An error message that names a reservation ("name is reserved", "failed to reserve"), whatever its code. */
@@ -91,7 +92,7 @@ export function expectOneContainer(
   return census(
     t,
     () => t.cri.listContainers({ podId, name }),
-    `containers named ${name} in sandbox ${short(podId)}`,
+    `containers named ${name} in sandbox ${shortId(podId)}`,
     when,
     opts.allowNone ?? false,
   );

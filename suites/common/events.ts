@@ -2,16 +2,16 @@
  * Reading what a check's plugins received: short labels for failure messages, waits that end with the
  * evidence instead of a bare timeout, and order by the global `seq` (never by clock).
  */
-import type { CheckContext, ConfigFactory, NriControl, TestPlugin } from '../../src/harness/context.js';
+import type {
+  CheckContext,
+  EventMatch,
+  NriEventName,
+  NriEventRecord,
+  TestPlugin,
+} from '../../src/harness/face.js';
 
-export type NriEvent = ReturnType<TestPlugin['events']>[number];
-export type EventName = Parameters<NriControl['plugin']>[0]['events'][number];
-export type EventMatch = NonNullable<Parameters<TestPlugin['events']>[0]>;
-export type FaultAction = Parameters<TestPlugin['fault']>[0]['action'];
-export type PodConfig = ReturnType<ConfigFactory['pod']>;
-
-export const POD_EVENTS: readonly EventName[] = ['RunPodSandbox', 'StopPodSandbox', 'RemovePodSandbox'];
-export const CONTAINER_EVENTS: readonly EventName[] = [
+export const POD_EVENTS: readonly NriEventName[] = ['RunPodSandbox', 'StopPodSandbox', 'RemovePodSandbox'];
+export const CONTAINER_EVENTS: readonly NriEventName[] = [
   'CreateContainer',
   'StartContainer',
   'StopContainer',
@@ -23,13 +23,13 @@ export function pluginIndex(plugin: TestPlugin): string {
   return plugin.label.split('-', 1)[0] ?? plugin.label;
 }
 
-export function bySeq(a: NriEvent, b: NriEvent): number {
+export function bySeq(a: NriEventRecord, b: NriEventRecord): number {
   return a.seq - b.seq;
 }
 
 /** "[RunPodSandbox#12, StopContainer(workload)#14]" */
-export function describeEvents(events: readonly NriEvent[]): string {
-  const label = (e: NriEvent) => `${e.event}${e.container ? `(${e.container.name})` : ''}#${e.seq}`;
+export function describeEvents(events: readonly NriEventRecord[]): string {
+  const label = (e: NriEventRecord) => `${e.event}${e.container ? `(${e.container.name})` : ''}#${e.seq}`;
   return `[${[...events].sort(bySeq).map(label).join(', ')}]`;
 }
 
@@ -40,9 +40,9 @@ export function describeEvents(events: readonly NriEvent[]): string {
 export async function receivedBy(
   plugin: TestPlugin,
   match: EventMatch,
-  expected: readonly EventName[],
+  expected: readonly NriEventName[],
   withinMs: number,
-): Promise<NriEvent[]> {
+): Promise<NriEventRecord[]> {
   const endAt = Date.now() + withinMs;
   for (const event of expected) {
     const left = Math.max(0, endAt - Date.now());
@@ -55,15 +55,18 @@ export async function receivedBy(
 }
 
 /** The expected events that are not among `got`. */
-export function missingFrom(got: readonly NriEvent[], expected: readonly EventName[]): EventName[] {
+export function missingFrom(
+  got: readonly NriEventRecord[],
+  expected: readonly NriEventName[],
+): NriEventName[] {
   return expected.filter((name) => !got.some((e) => e.event === name));
 }
 
 /** "plugin 20 got [RunPodSandbox#12, RemovePodSandbox#15]; missing StopPodSandbox" (empty when none is missing). */
 export function missingMessage(
   plugin: TestPlugin,
-  got: readonly NriEvent[],
-  expected: readonly EventName[],
+  got: readonly NriEventRecord[],
+  expected: readonly NriEventName[],
 ): string {
   const missing = missingFrom(got, expected);
   if (missing.length === 0) return '';
@@ -71,7 +74,7 @@ export function missingMessage(
 }
 
 /** The first event of that name, by seq. */
-export function first(got: readonly NriEvent[], name: EventName): NriEvent | undefined {
+export function first(got: readonly NriEventRecord[], name: NriEventName): NriEventRecord | undefined {
   return [...got].sort(bySeq).find((e) => e.event === name);
 }
 
@@ -81,8 +84,8 @@ export function first(got: readonly NriEvent[], name: EventName): NriEvent | und
  */
 export function orderViolation(
   plugin: TestPlugin,
-  got: readonly NriEvent[],
-  chain: readonly EventName[],
+  got: readonly NriEventRecord[],
+  chain: readonly NriEventName[],
 ): string {
   for (let i = 1; i < chain.length; i++) {
     const [earlierName, laterName] = [chain[i - 1], chain[i]];
@@ -97,7 +100,7 @@ export function orderViolation(
 }
 
 /** Event names that arrived more than once, as "StopPodSandbox x2". */
-export function duplicates(got: readonly NriEvent[]): string[] {
+export function duplicates(got: readonly NriEventRecord[]): string[] {
   const counts = new Map<string, number>();
   for (const e of got) counts.set(e.event, (counts.get(e.event) ?? 0) + 1);
   return [...counts].filter(([, n]) => n > 1).map(([name, n]) => `${name} x${n}`);
@@ -129,9 +132,9 @@ export async function expectInOrder(
   t: CheckContext,
   plugin: TestPlugin,
   match: EventMatch,
-  expected: readonly EventName[],
+  expected: readonly NriEventName[],
   withinMs: number,
-): Promise<NriEvent[]> {
+): Promise<NriEventRecord[]> {
   const got = await receivedBy(plugin, match, expected, withinMs);
   const missing = missingMessage(plugin, got, expected);
   t.expect(missing === '', missing);

@@ -1,0 +1,12 @@
+/**
+ * How a CRI reply reads in a failure message. One wording for every suite, so a reader of two failures can
+ * compare them: the status, the gRPC code number (runtimes differ in it), the latency and the runtime's text.
+ */
+import { type CallResult, shortId } from '../../src/harness/face.js';
+
+/** "OK in 12 ms", "OK 3f2a9c1d0b7e4 in 12 ms" when the reply is an id, "UNKNOWN (2) in 15 ms: plugin says no". */
+export function describeReply(r: CallResult<unknown>): string {
+  const ms = Math.round(r.latencyMs);
+  if (!r.ok) return `${r.code} (${r.codeNumber}) in ${ms} ms: ${r.message}`;
+  return typeof r.value === 'string' ? `OK ${shortId(r.value)} in ${ms} ms` : `OK in ${ms} ms`;
+}
