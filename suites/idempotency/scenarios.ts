@@ -37,8 +37,6 @@ export interface Delay {
   /** The handler the request must name for the delay to act ('' = the run's default handler). */
   runtimeHandler: string;
   setDelay(ms: number): Promise<void>;
-  /** What the delay was asked to create since the check started, where it logs that (slow runtime). */
-  createdIds?: () => Promise<string[]>;
 }
 
 /** The slow runtime handler as a Delay, for checks that also need its record of created ids. */
@@ -47,7 +45,6 @@ export function slowHandlerDelay(slow: SlowRuntime): Delay {
     name: `slow runtime handler "${slow.handler}"`,
     runtimeHandler: slow.handler,
     setDelay: slow.setDelay,
-    createdIds: slow.createdIds,
   };
 }
 
