@@ -63,7 +63,7 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
           signal,
         })
       : undefined;
-  const injectors = new CheckInjectors(env.injectors);
+  const injectors = new CheckInjectors(env.injectors, check.needs);
   let tally: TrialTally | undefined;
 
   /** The one cleanup sequence, between trials and at the end: returns what it could not clean. */

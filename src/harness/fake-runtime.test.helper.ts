@@ -90,6 +90,10 @@ export async function startFakeRuntime(): Promise<FakeRuntime> {
       containers: [...containers.values()].filter((c) => matches(c, (req as { filter: null }).filter)),
     }),
     StopContainer: () => ({}),
+    Status: () => ({
+      status: { conditions: [{ type: 'RuntimeReady', status: true, reason: '', message: '' }] },
+      runtimeHandlers: [],
+    }),
     ImageStatus: () => ({ image: { id: 'sha256:fake', repoTags: ['test:1'] } }),
     RemoveContainer: (req) => {
       containers.delete((req as { containerId: string }).containerId);

@@ -7,12 +7,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CreationDelay, Injectors, SlowCni, SlowRuntime } from './context.js';
 import { SkipSignal } from './errors.js';
-
-export interface InjectorConfig {
-  slowRuntimeHandler?: string;
-  slowRuntimeDir?: string;
-  slowCniDir?: string;
-}
+import { type InjectorConfig, type InjectorNeed, injectorFor } from './injector-needs.js';
+import type { Need } from './vocabulary.js';
 
 const DELAY_FILE = 'delay-ms';
 const CREATED_LOG = 'created.log';
@@ -21,15 +17,59 @@ const CONTAINER_ID = /\b[0-9a-f]{64}\b/g;
 export class CheckInjectors implements Injectors {
   private readonly touched = new Set<string>();
 
-  constructor(private readonly config: InjectorConfig) {}
+  /** `declared`: the check's needs; asking for an injector it did not declare is a bug in the check. */
+  constructor(
+    private readonly config: InjectorConfig,
+    private readonly declared: readonly Need[],
+  ) {}
 
   slowRuntime(): SlowRuntime {
-    const { slowRuntimeHandler: handler, slowRuntimeDir: dir } = this.config;
-    if (!handler || !dir) {
-      throw new SkipSignal(
-        'needs a slow runtime handler: pass --slow-runtime-handler NAME --slow-runtime-dir DIR (scripts/containerd-up.sh sets up "conform-slow"; see README "Injectors")',
+    this.require('slow-runtime');
+    return this.runtime();
+  }
+
+  slowCni(): SlowCni {
+    this.require('slow-cni');
+    return this.cni();
+  }
+
+  creationDelay(): CreationDelay {
+    if (this.require('creation-delay') === 'runtime') {
+      const slow = this.runtime();
+      return {
+        name: `slow runtime handler "${slow.handler}"`,
+        runtimeHandler: slow.handler,
+        setDelay: slow.setDelay,
+        createdIds: slow.createdIds,
+      };
+    }
+    return { name: 'slow CNI wrapper', runtimeHandler: '', setDelay: this.cni().setDelay };
+  }
+
+  /** Puts every delay this check set back to zero. */
+  async reset(): Promise<void> {
+    await Promise.all([...this.touched].map((dir) => writeDelay(dir, 0)));
+    this.touched.clear();
+  }
+
+  /**
+   * The injector for a declared need. The run skips a check whose need is unmet before it starts, so the
+   * skip here is only reached when a check is executed on its own.
+   */
+  private require(need: InjectorNeed): 'runtime' | 'cni' {
+    if (!this.declared.includes(need)) {
+      throw new Error(
+        `the check asks for t.inject (${need}) without declaring it: add '${need}' to its needs, so the run and doctor know it`,
       );
     }
+    const found = injectorFor(need, this.config);
+    if ('missing' in found) throw new SkipSignal(found.missing);
+    return found.kind;
+  }
+
+  private runtime(): SlowRuntime {
+    const { slowRuntimeHandler: handler, slowRuntimeDir: dir } = this.config;
+    if (!handler || !dir) throw new Error('unreachable: require() checked the slow runtime handler');
     const logAtStart = readCreated(dir);
     return {
       handler,
@@ -41,48 +81,25 @@ export class CheckInjectors implements Injectors {
     };
   }
 
-  slowCni(): SlowCni {
+  private cni(): SlowCni {
     const dir = this.config.slowCniDir;
-    if (!dir) {
-      throw new SkipSignal(
-        'needs a slow CNI wrapper: pass --slow-cni-dir DIR (scripts/containerd-up.sh sets one up; see README "Injectors")',
-      );
-    }
+    if (!dir) throw new Error('unreachable: require() checked the slow CNI dir');
     return { setDelay: (ms) => this.setDelay(dir, ms) };
-  }
-
-  creationDelay(): CreationDelay {
-    if (this.config.slowRuntimeHandler && this.config.slowRuntimeDir) {
-      const slow = this.slowRuntime();
-      return {
-        name: `slow runtime handler "${slow.handler}"`,
-        runtimeHandler: slow.handler,
-        setDelay: slow.setDelay,
-        createdIds: slow.createdIds,
-      };
-    }
-    if (this.config.slowCniDir) {
-      const cni = this.slowCni();
-      return { name: 'slow CNI wrapper', runtimeHandler: '', setDelay: cni.setDelay };
-    }
-    throw new SkipSignal(
-      'needs a creation delay outside NRI: pass --slow-runtime-handler/--slow-runtime-dir or --slow-cni-dir (see README "Injectors")',
-    );
-  }
-
-  /** Puts every delay this check set back to zero. */
-  async reset(): Promise<void> {
-    await Promise.all([...this.touched].map((dir) => writeFile(join(dir, DELAY_FILE), '0\n')));
-    this.touched.clear();
   }
 
   private async setDelay(dir: string, ms: number): Promise<void> {
     this.touched.add(dir);
-    await writeFile(join(dir, DELAY_FILE), `${Math.max(0, Math.round(ms))}\n`);
+    await writeDelay(dir, ms);
   }
 }
 
-async function readCreated(dir: string): Promise<string[]> {
+/** Sets the delay an injector's wrapper sleeps on its next create or ADD. */
+export async function writeDelay(dir: string, ms: number): Promise<void> {
+  await writeFile(join(dir, DELAY_FILE), `${Math.max(0, Math.round(ms))}\n`);
+}
+
+/** Every id the slow runtime handler's wrapper logged, oldest first. */
+export async function readCreated(dir: string): Promise<string[]> {
   try {
     const text = await readFile(join(dir, CREATED_LOG), 'utf8');
     return [...text.matchAll(CONTAINER_ID)].map((m) => m[0]);

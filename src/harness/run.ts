@@ -1,16 +1,17 @@
 /**
- * A whole run in three stages: prepare (connect, images, NRI, the shared environment), run the selected
+ * A whole run in three stages: prepare (readiness, the environment every check shares), run the selected
  * checks, and sweep what they left. Exceptions are for environment problems only; check verdicts are data.
  */
+import { hostname } from 'node:os';
 import type { CriClient } from '../cri/client.js';
 import { type Check, displayName } from './check.js';
 import { removeLabelledUntilGone } from './cleanup.js';
-import { applyDeviations, type Deviation, loadDeviations } from './deviations.js';
-import { connectRuntime, nodeProbeAvailability, probeNri } from './environment.js';
-import { EnvironmentError } from './errors.js';
+import { loadBundledDeviations, loadDeviations } from './deviation-file.js';
+import { applyDeviations, type DeviationSets, staleDeviations } from './deviations.js';
+import { connectRuntime } from './environment.js';
 import { executeCheck, identityOf } from './execute-check.js';
-import { ensureImage } from './images.js';
 import { newRunId } from './labels.js';
+import { assessReadiness, requireReady } from './readiness.js';
 import type { CheckResult, RunOutcome, RunProperties } from './result.js';
 import type { RunEnv } from './run-env.js';
 import { describeLeftovers, runtimeLeftovers } from './runtime-leftovers.js';
@@ -28,13 +29,6 @@ export interface RunListener {
 
 const SWEEP_MS = 60_000;
 
-/** What the preparing stage hands to the running stage. */
-interface Prepared {
-  env: RunEnv;
-  properties: RunProperties;
-  availability: Availability;
-}
-
 export async function runConformance(
   config: RunConfig,
   checks: readonly Check[],
@@ -44,27 +38,39 @@ export async function runConformance(
   hooks: Pick<RunEnv, 'beforeCall'> = {},
 ): Promise<RunOutcome> {
   const started = performance.now();
-  const deviations: Deviation[] = config.expectedDeviations ? loadDeviations(config.expectedDeviations) : [];
+  const deviations: DeviationSets = {
+    expected: config.expectedDeviations ? loadDeviations(config.expectedDeviations) : [],
+    bundled: loadBundledDeviations(),
+  };
   const client = await connectRuntime(config);
   try {
-    const { runtimeName, runtimeVersion } = client.version;
-    listener.onNote(`runtime ${runtimeName} ${runtimeVersion} at ${config.runtimeEndpoint}`);
     const prepared = await prepare(config, checks, client, signal, toolVersion, hooks);
     listener.onStart(checks.length, prepared.properties);
     const { results, stop } = await runChecks(config, checks, prepared, deviations, listener, signal);
     await sweep(config, client, prepared.env.runId, listener);
+    const stale = staleDeviations(deviations.expected, results, prepared.runtime);
+    for (const s of stale) listener.onNote(`warning: stale expected deviation ${s}`);
     return {
       properties: prepared.properties,
       results,
       durationMs: Math.round(performance.now() - started),
       ...(stop ? { interrupted: stop } : {}),
+      ...(stale.length > 0 ? { staleDeviations: stale } : {}),
     };
   } finally {
     client.close();
   }
 }
 
-/** Stage 1: images present, NRI probed, the environment every check shares. */
+/** What the preparing stage hands to the running stage. */
+interface Prepared {
+  env: RunEnv;
+  properties: RunProperties;
+  availability: Availability;
+  runtime: { name: string; version: string };
+}
+
+/** Stage 1: the runtime is ready for the selected checks, and the environment they share is built. */
 async function prepare(
   config: RunConfig,
   checks: readonly Check[],
@@ -73,17 +79,10 @@ async function prepare(
   toolVersion: string,
   hooks: Pick<RunEnv, 'beforeCall'>,
 ): Promise<Prepared> {
-  const images = [
-    [config.testImage, '--test-image'],
-    [config.pauseImage, '--pause-image'],
-  ] as const;
-  for (const [image, flag] of images) await ensureImage(client, image, config.pull, flag);
-
-  const nri = await probeNri(config.nriSocket, 6_000);
-  if (nri.unavailable && config.requireNri && checks.some((c) => c.needs.includes('nri'))) {
-    throw new EnvironmentError(`${nri.unavailable} (--require-nri)`);
-  }
-  const host = nodeProbeAvailability(config);
+  const readiness = await assessReadiness(client, config, checks, 'run');
+  requireReady(readiness);
+  const { nri, host, availability } = readiness;
+  const runtime = { name: client.version.runtimeName, version: client.version.runtimeVersion };
   const runId = newRunId();
   const env: RunEnv = {
     runId,
@@ -104,33 +103,27 @@ async function prepare(
   const properties: RunProperties = {
     runId,
     toolVersion,
-    runtimeName: client.version.runtimeName,
-    runtimeVersion: client.version.runtimeVersion,
+    runtimeName: runtime.name,
+    runtimeVersion: runtime.version,
     criApiVersion: client.version.runtimeApiVersion,
     nriVersion: nri.version ?? 'absent',
     endpoint: config.runtimeEndpoint,
     startedAt: new Date().toISOString(),
     flags: config.flagsText,
+    node: hostname(),
   };
-  const availability: Availability = {
-    slow: config.slow,
-    ...(nri.unavailable ? { nri: nri.unavailable } : {}),
-    ...('unavailable' in host ? { node: host.unavailable } : {}),
-    ...(config.restartCmd ? {} : { restart: 'restarts the runtime: pass --restart-cmd' }),
-  };
-  return { env, properties, availability };
+  return { env, properties, availability, runtime };
 }
 
 /** Stage 2: every selected check to a verdict, in the scheduler's order, until done or stopped. */
 async function runChecks(
   config: RunConfig,
   checks: readonly Check[],
-  { env, properties, availability }: Prepared,
-  deviations: readonly Deviation[],
+  { env, availability, runtime }: Prepared,
+  deviations: DeviationSets,
   listener: RunListener,
   signal: AbortSignal,
 ): Promise<{ results: CheckResult[]; stop: string | undefined }> {
-  const runtime = { name: properties.runtimeName, version: properties.runtimeVersion };
   let stop: string | undefined;
   signal.addEventListener('abort', () => {
     stop ??= signal.reason instanceof Error ? signal.reason.message : 'interrupted';

@@ -21,12 +21,16 @@ export async function runtimeLeftovers(endpoint: string, runId?: string): Promis
     .map((c) => ({ id: c.id, runId: c.labels[RUN_LABEL] ?? '' }));
 }
 
-/** One line for the user: what is left and how to remove it with containerd's own CLI. */
+/** What is left and how to remove it with containerd's own CLI, in short lines: one per id, one per command. */
 export function describeLeftovers(endpoint: string, leftovers: readonly RuntimeLeftover[]): string {
   const socket = endpoint.replace(/^unix:\/\//, '');
-  const ids = leftovers.map((l) => l.id).join(', ');
-  return (
-    `the runtime still keeps ${leftovers.length} container(s) of cri-conform runs that the CRI no longer lists (a runtime leak): ${ids}. ` +
-    `Remove each with: ctr -a ${socket} -n k8s.io tasks kill -s SIGKILL <id>; ctr -a ${socket} -n k8s.io tasks rm -f <id>; ctr -a ${socket} -n k8s.io containers rm <id>`
-  );
+  const ctr = `ctr -a ${socket} -n k8s.io`;
+  return [
+    `the runtime still keeps ${leftovers.length} container(s) of cri-conform runs that the CRI no longer lists (a runtime leak):`,
+    ...leftovers.map((l) => `  ${l.id}`),
+    'Remove each with:',
+    `  ${ctr} tasks kill -s SIGKILL <id>`,
+    `  ${ctr} tasks rm -f <id>`,
+    `  ${ctr} containers rm <id>`,
+  ].join('\n');
 }

@@ -7,7 +7,7 @@ export const check = defineCheck({
   id: 'IDEM-08',
   level: 'SHOULD',
   tags: ['Slow'],
-  needs: ['exclusive'],
+  needs: ['slow-runtime'],
   title:
     'After a timeout, a request with attempt+1 gets a new sandbox, and the abandoned attempt does not stay READY beyond --cache-ttl',
   contract:

@@ -7,7 +7,7 @@ export const check = defineCheck({
   id: 'IDEM-09',
   level: 'SHOULD',
   tags: ['Slow'],
-  needs: ['exclusive'],
+  needs: ['slow-runtime'],
   title:
     'A timed-out sandbox that nobody asks for again is reclaimed within --cache-ttl, and an identical request afterwards gets a fresh sandbox',
   contract:

@@ -7,7 +7,7 @@ const VARIANT = 'cri-conform.io/variant';
 export const check = defineCheck({
   id: 'IDEM-10',
   level: 'SHOULD',
-  needs: ['exclusive'],
+  needs: ['creation-delay'],
   title:
     'A RunPodSandbox with the same metadata but other labels than a timed-out one is never answered with the sandbox built for the timed-out request',
   contract:

@@ -5,7 +5,7 @@ import { runPodAfterTimeout } from './scenarios.js';
 export const check = defineCheck({
   id: 'IDEM-12',
   level: 'MUST',
-  needs: ['exclusive'],
+  needs: ['creation-delay'],
   trials: true,
   title:
     'A RunPodSandbox cancelled by the client while the runtime builds it leaves the same state as a timeout: identical retries converge to one READY sandbox',
