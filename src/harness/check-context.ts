@@ -33,7 +33,15 @@ function unavailableHost(why: string): HostProbe {
   const skip = (): never => {
     throw new SkipSignal(`[Node] ${why}`);
   };
-  return { snapshot: skip, leftovers: skip, netnsExists: skip };
+  return {
+    snapshot: skip,
+    leftovers: skip,
+    netnsExists: skip,
+    baseline: skip,
+    netnsOwners: skip,
+    recordIds: skip,
+    newLeftovers: skip,
+  };
 }
 
 export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): CheckScope {

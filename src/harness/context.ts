@@ -12,6 +12,7 @@ import type {
   PodSandboxStatus,
 } from '../cri/types.js';
 import type { EventMatch, FaultSpec, NriEventName, NriEventRecord, NriPod } from '../nri/types.js';
+import type { HostBaseline, TrialClues } from './host-diff.js';
 import type { HostLeak, PodHostSnapshot } from './host-findings.js';
 import type { CheckSettings } from './settings.js';
 
@@ -183,6 +184,21 @@ export interface HostProbe {
   /** What of the snapshot is still on the host; waits out slow zombie reaping before calling it a leak. */
   leftovers(snapshot: PodHostSnapshot, opts?: { withinMs?: number }): Promise<HostLeak[]>;
   netnsExists(path: string): boolean;
+  /** What the host holds now (processes, netns, mounts), to diff a trial against; needs no ids. */
+  baseline(): Promise<HostBaseline>;
+  /** Network namespaces that processes of these ids live in now (path -> id), to blame them later. */
+  netnsOwners(ids: readonly string[]): Map<string, string>;
+  /** Ids of the runtime's own records carrying all these labels; [] when the runtime has no such API. */
+  recordIds(labels: Readonly<Record<string, string>>): Promise<string[]>;
+  /**
+   * What appeared since the baseline and belongs to the trial (its ids, the runtime's records with the
+   * labels, netns by owner), after waiting out slow zombie reaping. Unrelated host activity is never blamed.
+   */
+  newLeftovers(
+    baseline: HostBaseline,
+    evidence: TrialClues & { labels: Readonly<Record<string, string>> },
+    opts?: { withinMs?: number },
+  ): Promise<HostLeak[]>;
 }
 
 export interface SlowRuntime {
@@ -194,6 +210,10 @@ export interface SlowRuntime {
 
 export interface SlowCni {
   setDelay(ms: number): Promise<void>;
+  /** Makes every ADD fail (after the real plugin ran) until switched off; reset when the check ends. */
+  setFail(fail: boolean): Promise<void>;
+  /** Netns the wrapper set up since the check started, and the sandbox (CNI container) id of each. */
+  added(): Promise<Map<string, string>>;
 }
 
 export interface CreationDelay {
@@ -207,6 +227,11 @@ export interface Injectors {
   /** The slow runtime handler, or skips the check with how to configure it. */
   slowRuntime(): SlowRuntime;
   slowCni(): SlowCni;
+  /**
+   * For a variant that runs only where the run offers the injector: undefined when it does (the check may
+   * then use it without declaring it as a need), else why not (a check would skip with that).
+   */
+  offers(need: 'slow-runtime' | 'slow-cni'): string | undefined;
   /**
    * Whichever creation delay is configured (slow runtime first), or skips. `createdIds` is there when the
    * delay logs what it holds (the slow runtime does; the slow CNI does not).
