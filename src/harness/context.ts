@@ -170,12 +170,18 @@ export interface NriControl {
   events(match?: EventMatch): NriEventRecord[];
 }
 
+/** What a path that should be a pod's network namespace turned out to be. */
+export type NetnsKind = 'netns' | 'not-a-namespace' | 'absent';
+
 export interface HostProbe {
+  /** False when host probes are off or impossible; every method then skips the check with the reason. */
+  readonly available: boolean;
   /** Takes what the host holds for a live pod: processes, cgroups, netns, mounts, shims, runtime records. */
   snapshot(podId: string, containerIds?: string[]): Promise<PodHostSnapshot>;
   /** What of the snapshot is still on the host; waits out slow zombie reaping before calling it a leak. */
   leftovers(snapshot: PodHostSnapshot, opts?: { withinMs?: number }): Promise<HostLeak[]>;
-  netnsExists(path: string): boolean;
+  /** Whether `path` is a namespace (an nsfs inode, as a bind-mounted netns is), another file, or absent. */
+  netnsKind(path: string): NetnsKind;
 }
 
 export interface SlowRuntime {

@@ -28,7 +28,9 @@ export type {
   ContainerOptions,
   FaultHandle,
   HandlerOpts,
+  HostProbe,
   Injectors,
+  NetnsKind,
   NriControl,
   PodOptions,
   PodSandboxListItem,
@@ -43,6 +45,7 @@ export type {
 } from './context.js';
 export { describeLeaks, type HostLeak, type PodHostSnapshot } from './host-findings.js';
 export { shortId } from './ids.js';
+export { compareVersions } from '../nri/nri-version.js';
 export { describeAttempts } from './retry.js';
 export type { CheckSettings } from './settings.js';
 export type { Level, Need, SuiteName, Tag } from './vocabulary.js';

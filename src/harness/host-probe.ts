@@ -4,7 +4,7 @@
  * knowing which runtime this is.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import type { HostProbe } from './context.js';
+import type { HostProbe, NetnsKind } from './context.js';
 import { SkipSignal } from './errors.js';
 import type { HostLeak, PodHostSnapshot } from './host-findings.js';
 import { shortId } from './ids.js';
@@ -12,6 +12,7 @@ import {
   cgroupDir,
   exists,
   inodeOf,
+  isNsfs,
   listPids,
   mountsMentioning,
   parseCgroupMounts,
@@ -24,6 +25,7 @@ const NETNS_DIRS = ['/run/netns', '/var/run/netns'];
 const REAP_GRACE_MS = 2_500;
 
 export class NodeHostProbe implements HostProbe {
+  readonly available = true;
   /** @param endpoint the CRI endpoint; when it also serves containerd's own API, its records are probed too. */
   constructor(private readonly endpoint?: string) {}
 
@@ -62,8 +64,9 @@ export class NodeHostProbe implements HostProbe {
     }
   }
 
-  netnsExists(path: string): boolean {
-    return exists(path);
+  netnsKind(path: string): NetnsKind {
+    if (!exists(path)) return 'absent';
+    return isNsfs(path) ? 'netns' : 'not-a-namespace';
   }
 
   /** Containers and tasks the runtime still keeps for the ids, though the CRI no longer shows them. */
