@@ -77,6 +77,7 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
       available: false,
       plugin: () => unavailable('unavailable' in env.nri ? env.nri.unavailable : 'NRI unavailable'),
       events: () => [],
+      watchIds: () => undefined,
     },
     host,
     inject: injectors,

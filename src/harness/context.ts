@@ -168,6 +168,11 @@ export interface NriControl {
   plugin(opts: { index: string; events: readonly NriEventName[]; name?: string }): Promise<TestPlugin>;
   /** Every event of this check's pods, across plugins, by global sequence. */
   events(match?: EventMatch): NriEventRecord[];
+  /**
+   * Also records events that name one of these pod or container ids, whatever labels they carry: ids the
+   * check targets that belong to no labelled pod (a removed sandbox, an id that never existed).
+   */
+  watchIds(ids: readonly string[]): void;
 }
 
 /** What a path that should be a pod's network namespace turned out to be. */
