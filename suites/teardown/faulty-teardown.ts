@@ -141,6 +141,17 @@ export function describeStep(s: StepOutcome): string {
   return `${s.event} ${describeReply(s.reply)}${s.retry ? `; retry ${describeReply(s.retry)}` : ''}`;
 }
 
+/**
+ * Asserts what TEAR-01..03 allow a call whose hook a plugin failed: OK, or an error that an immediate
+ * identical retry clears (the kubelet retries; an error that persists keeps the pod Terminating).
+ */
+export function expectRetryClears(t: CheckContext, s: StepOutcome): void {
+  t.expect(
+    s.reply.ok || s.retry?.ok === true,
+    `with plugin 10 failing its ${s.event} hook, ${describeStep(s)}: the error persists on an immediate identical retry`,
+  );
+}
+
 /** Steps whose event plugin 10 was set to fail but never received: the scenario could not test them. */
 export function unreachedFaults(spec: FaultyTeardownSpec, steps: readonly StepOutcome[]): string[] {
   return steps.filter((s) => spec.faultOn.includes(s.event) && s.faultHits === 0).map((s) => s.event);
