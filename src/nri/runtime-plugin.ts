@@ -61,7 +61,11 @@ export class ConnectedPlugin {
   }
 
   /** register -> Configure -> Synchronize (the last inside `syncLock`). Throws; the caller closes. */
-  async handshake(sync: () => object, syncLock: <T>(job: () => Promise<T>) => Promise<T>): Promise<void> {
+  /** `sync` gets the registered plugin's name and index; it may throw to refuse the plugin. */
+  async handshake(
+    sync: (who: { name: string; index: string }) => object,
+    syncLock: <T>(job: () => Promise<T>) => Promise<T>,
+  ): Promise<void> {
     const who = await this.waitRegistration();
     Object.assign(this, who);
     const sendVersion = compareVersions(this.cfg.nriVersion, 'v0.12.0') >= 0;
@@ -80,7 +84,7 @@ export class ConnectedPlugin {
       throw new Error(`invalid plugin events: 0x${events.toString(16)}`);
     this.events = events === 0 ? this.cfg.validEventsMask : events;
     await syncLock(async () => {
-      const req = encodeProto('SynchronizeRequest', { ...sync(), more: false });
+      const req = encodeProto('SynchronizeRequest', { ...sync(who), more: false });
       await this.client.call(PLUGIN_SERVICE, 'Synchronize', req, { timeoutMs: this.cfg.requestTimeoutMs });
     });
   }

@@ -23,7 +23,8 @@ export interface NriRuntimeOptions {
   registrationTimeoutMs: number;
   /** 'dedicated': NRI v0.12 style, falling back to StateChange for a plugin that answers 12. */
   podEventsVia: 'StateChange' | 'dedicated';
-  sync: () => { pods: NriPod[]; containers: NriContainer[] };
+  /** The state a registering plugin gets; may throw to refuse that plugin. */
+  sync: (who: { name: string; index: string }) => { pods: NriPod[]; containers: NriContainer[] };
   /** The NRI version to emulate; default v0.12.0 for 'dedicated', else inferred from runtime name/version. */
   nriVersion?: string;
 }
@@ -168,8 +169,8 @@ export class NriRuntime {
     void p.mux.closed.then(() => this.remove(p));
     void this.admissions.run(async () => {
       try {
-        const sync = () => {
-          const s = this.opts.sync();
+        const sync = (who: { name: string; index: string }) => {
+          const s = this.opts.sync(who);
           return { pods: s.pods.map(fromNriPod), containers: s.containers.map(fromNriContainer) };
         };
         await p.handshake(sync, (job) => this.deliveries.run(job));
