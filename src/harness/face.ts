@@ -10,6 +10,7 @@ export type {
   PodSandboxState,
   PodSandboxStatus,
 } from '../cri/types.js';
+export { compareVersions } from '../nri/nri-version.js';
 export type {
   EventMatch,
   FaultAction,
@@ -45,7 +46,6 @@ export type {
 } from './context.js';
 export { describeLeaks, type HostLeak, type PodHostSnapshot } from './host-findings.js';
 export { shortId } from './ids.js';
-export { compareVersions } from '../nri/nri-version.js';
 export { describeAttempts } from './retry.js';
 export type { CheckSettings } from './settings.js';
 export type { Level, Need, SuiteName, Tag } from './vocabulary.js';
