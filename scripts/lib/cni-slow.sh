@@ -1,8 +1,9 @@
 #!/bin/sh
 # The slow CNI plugin (installed by containerd-up.sh as <dir>/cni-bin/conform-bridge, with REAL_PLUGIN
 # filled in): the type of the bridge entry in the throwaway containerd's conflist. On ADD it sleeps for
-# the milliseconds in <dir>/slow-cni/delay-ms (missing, empty or not a number: no delay); then, for every
-# command, it runs the real bridge plugin with the same environment and stdin (the network config).
+# the milliseconds in <dir>/slow-cni/delay-ms (missing, empty or not a number: no delay); on DEL it appends
+# the sandbox id (CNI_CONTAINERID) to <dir>/slow-cni/del.log, so a check can count teardowns; then, for
+# every command, it runs the real bridge plugin with the same environment and stdin (the network config).
 real_plugin='@REAL_PLUGIN@'
 control=${0%/*}/../slow-cni
 
@@ -15,5 +16,8 @@ if [ "${CNI_COMMAND:-}" = ADD ]; then
   if [ "$ms" -gt 0 ]; then
     sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
   fi
+fi
+if [ "${CNI_COMMAND:-}" = DEL ]; then
+  printf '%s\n' "${CNI_CONTAINERID:-}" >>"$control/del.log" || :
 fi
 exec "$real_plugin" "$@"

@@ -198,14 +198,34 @@ export interface SlowRuntime {
 
 export interface SlowCni {
   setDelay(ms: number): Promise<void>;
+  /**
+   * Sandbox ids the wrapper got a CNI DEL for since the check started, one entry per DEL; empty when the
+   * wrapper keeps no `del.log` (an older or foreign wrapper cannot count).
+   */
+  deletedIds(): Promise<string[]>;
+}
+
+/** A delay that holds sandbox creation in one place: the runtime's create, or network setup. */
+export interface CreationDelay {
+  name: string;
+  /** The handler the request must name for the delay to act ('' = the run's default handler). */
+  runtimeHandler: string;
+  setDelay(ms: number): Promise<void>;
 }
 
 export interface Injectors {
   /** The slow runtime handler, or skips the check with how to configure it. */
   slowRuntime(): SlowRuntime;
   slowCni(): SlowCni;
+  /** Whether each injector is configured, for checks that use one only when it is there. */
+  readonly configured: { slowRuntime: boolean; slowCni: boolean };
   /** Whichever creation delay is configured (slow runtime first), or skips. */
-  creationDelay(): { name: string; runtimeHandler: string; setDelay(ms: number): Promise<void> };
+  creationDelay(): CreationDelay;
+  /**
+   * Every configured creation delay, one per path a timeout can land on (runtime create, network setup),
+   * or skips when none is configured.
+   */
+  creationDelays(): CreationDelay[];
 }
 
 export interface WaitOpts {

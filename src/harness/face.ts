@@ -27,6 +27,7 @@ export type {
   ConfigFactory,
   ContainerListItem,
   ContainerOptions,
+  CreationDelay,
   FaultHandle,
   HandlerOpts,
   HostProbe,

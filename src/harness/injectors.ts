@@ -5,7 +5,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Injectors, SlowCni, SlowRuntime } from './context.js';
+import type { CreationDelay, Injectors, SlowCni, SlowRuntime } from './context.js';
 import { SkipSignal } from './errors.js';
 
 export interface InjectorConfig {
@@ -16,6 +16,8 @@ export interface InjectorConfig {
 
 const DELAY_FILE = 'delay-ms';
 const CREATED_LOG = 'created.log';
+/** The slow CNI wrapper's log: one sandbox id (CNI_CONTAINERID) per DEL. */
+const DELETED_LOG = 'del.log';
 const CONTAINER_ID = /\b[0-9a-f]{64}\b/g;
 
 export class CheckInjectors implements Injectors {
@@ -30,14 +32,10 @@ export class CheckInjectors implements Injectors {
         'needs a slow runtime handler: pass --slow-runtime-handler NAME --slow-runtime-dir DIR (scripts/containerd-up.sh sets up "conform-slow"; see README "Injectors")',
       );
     }
-    const logAtStart = readCreated(dir);
     return {
       handler,
       setDelay: (ms) => this.setDelay(dir, ms),
-      createdIds: async () => {
-        const before = (await logAtStart).length;
-        return (await readCreated(dir)).slice(before);
-      },
+      createdIds: idsLoggedSince(join(dir, CREATED_LOG)),
     };
   }
 
@@ -48,25 +46,42 @@ export class CheckInjectors implements Injectors {
         'needs a slow CNI wrapper: pass --slow-cni-dir DIR (scripts/containerd-up.sh sets one up; see README "Injectors")',
       );
     }
-    return { setDelay: (ms) => this.setDelay(dir, ms) };
+    return {
+      setDelay: (ms) => this.setDelay(dir, ms),
+      deletedIds: idsLoggedSince(join(dir, DELETED_LOG)),
+    };
   }
 
-  creationDelay(): { name: string; runtimeHandler: string; setDelay(ms: number): Promise<void> } {
-    if (this.config.slowRuntimeHandler && this.config.slowRuntimeDir) {
+  get configured(): { slowRuntime: boolean; slowCni: boolean } {
+    const { slowRuntimeHandler, slowRuntimeDir, slowCniDir } = this.config;
+    return { slowRuntime: Boolean(slowRuntimeHandler && slowRuntimeDir), slowCni: Boolean(slowCniDir) };
+  }
+
+  creationDelay(): CreationDelay {
+    const [first] = this.creationDelays();
+    if (!first) throw new Error('creationDelays() returned none without skipping');
+    return first;
+  }
+
+  creationDelays(): CreationDelay[] {
+    const delays: CreationDelay[] = [];
+    if (this.configured.slowRuntime) {
       const slow = this.slowRuntime();
-      return {
+      delays.push({
         name: `slow runtime handler "${slow.handler}"`,
         runtimeHandler: slow.handler,
         setDelay: slow.setDelay,
-      };
+      });
     }
-    if (this.config.slowCniDir) {
-      const cni = this.slowCni();
-      return { name: 'slow CNI wrapper', runtimeHandler: '', setDelay: cni.setDelay };
+    if (this.configured.slowCni) {
+      delays.push({ name: 'slow CNI wrapper', runtimeHandler: '', setDelay: this.slowCni().setDelay });
     }
-    throw new SkipSignal(
-      'needs a creation delay outside NRI: pass --slow-runtime-handler/--slow-runtime-dir or --slow-cni-dir (see README "Injectors")',
-    );
+    if (delays.length === 0) {
+      throw new SkipSignal(
+        'needs a creation delay outside NRI: pass --slow-runtime-handler/--slow-runtime-dir or --slow-cni-dir (see README "Injectors")',
+      );
+    }
+    return delays;
   }
 
   /** Puts every delay this check set back to zero. */
@@ -81,9 +96,18 @@ export class CheckInjectors implements Injectors {
   }
 }
 
-async function readCreated(dir: string): Promise<string[]> {
+/** A reader of the ids `file` gained after this call (the check's own part of a shared log). */
+function idsLoggedSince(file: string): () => Promise<string[]> {
+  const atStart = readIds(file);
+  return async () => {
+    const before = (await atStart).length;
+    return (await readIds(file)).slice(before);
+  };
+}
+
+async function readIds(file: string): Promise<string[]> {
   try {
-    const text = await readFile(join(dir, CREATED_LOG), 'utf8');
+    const text = await readFile(file, 'utf8');
     return [...text.matchAll(CONTAINER_ID)].map((m) => m[0]);
   } catch {
     return [];
