@@ -1,6 +1,6 @@
 import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
 import { expectOnePod } from '../common/census.js';
-import { runPodAfterTimeout } from './scenarios.js';
+import { pathFor, runPodAfterTimeout } from './scenarios.js';
 
 export const check = defineCheck({
   id: 'IDEM-12',
@@ -12,18 +12,20 @@ export const check = defineCheck({
   contract:
     'kubelet: a RunPodSandbox whose context is cancelled (pod deleted, kubelet restarting) is sent again with the same metadata; gRPC delivers a client cancel to the runtime as a cancelled request context, like an expired deadline; CRI-O issue 4221 (ResourceCache)',
   async run(t: CheckContext) {
-    const delay = t.inject.creationDelay();
-    await t.trials(async () => {
+    // Each configured path a cancel can land on (runtime create, network setup), spread over the trials.
+    const delays = t.inject.creationDelays();
+    await t.trials(async (trial) => {
+      const delay = pathFor(delays, trial);
       const { config, podId, evidence } = await runPodAfterTimeout(t, 'idem-12', delay, 'cancel');
       await expectOnePod(
         t,
         config.metadata.name,
-        `after a cancelled RunPodSandbox and its retries (${evidence})`,
+        `after a cancelled RunPodSandbox and its retries (${delay.name}; ${evidence})`,
       );
       const status = await t.cri.podStatus(podId);
       t.expect(
         status.state === 'SANDBOX_READY',
-        `the retry returned ${shortId(podId)}, which is ${status.state} (${evidence})`,
+        `the retry returned ${shortId(podId)}, which is ${status.state} (${delay.name}; ${evidence})`,
       );
     });
   },
