@@ -1,5 +1,6 @@
 import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
 import { DELAY_MS } from '../common/timing.js';
+import { claimAndRemove, removeQuietly } from './claim.js';
 import { evidence, kubeletRetry, timeOutRunPod } from './scenarios.js';
 
 const VARIANT = 'cri-conform.io/variant';
@@ -28,14 +29,18 @@ export const check = defineCheck({
     const line = evidence(timedOut.first, outcome);
     t.observe('different request succeeded', outcome.value !== undefined);
     // Refusing the different request (e.g. "name is reserved" until the first is gone) keeps the contract.
-    if (outcome.value === undefined) return;
-    const podId = outcome.value.podSandboxId;
-    const status = await t.cri.podStatus(podId);
-    t.expect(
-      status.labels[VARIANT] === 'second',
-      `a request with ${VARIANT}=second was answered with ${shortId(podId)}, whose labels are the timed-out request's (${VARIANT}=${
-        status.labels[VARIANT] ?? 'absent'
-      }); ${line}`,
-    );
+    if (outcome.value !== undefined) {
+      const podId = outcome.value.podSandboxId;
+      const status = await t.cri.podStatus(podId);
+      t.expect(
+        status.labels[VARIANT] === 'second',
+        `a request with ${VARIANT}=second was answered with ${shortId(podId)}, whose labels are the timed-out request's (${VARIANT}=${
+          status.labels[VARIANT] ?? 'absent'
+        }); ${line}`,
+      );
+      // It holds the name: remove it, so the identical request can claim what the first one left.
+      await removeQuietly(t, podId);
+    }
+    await claimAndRemove(t, timedOut);
   },
 });
