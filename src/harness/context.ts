@@ -185,6 +185,12 @@ export interface HostProbe {
   snapshot(podId: string, containerIds?: string[]): Promise<PodHostSnapshot>;
   /** What of the snapshot is still on the host; waits out slow zombie reaping before calling it a leak. */
   leftovers(snapshot: PodHostSnapshot, opts?: { withinMs?: number }): Promise<HostLeak[]>;
+  /**
+   * What the host and the runtime's own records still hold for these ids, found without a snapshot:
+   * processes that name an id (cgroup or command line) and the runtime's containers and tasks. Used to
+   * tell an object the runtime merely hides from the CRI from one it really let go.
+   */
+  stillHeld(ids: readonly string[]): Promise<HostLeak[]>;
   /** Whether `path` is a namespace (an nsfs inode, as a bind-mounted netns is), another file, or absent. */
   netnsKind(path: string): NetnsKind;
 }

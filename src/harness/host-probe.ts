@@ -64,6 +64,13 @@ export class NodeHostProbe implements HostProbe {
     }
   }
 
+  async stillHeld(ids: readonly string[]): Promise<HostLeak[]> {
+    const processes = livingProcessesOf(ids).map(
+      (p): HostLeak => ({ kind: 'process', what: `pid ${p.pid} (${p.cmdline.slice(0, 80)}) references it` }),
+    );
+    return [...processes, ...(await this.runtimeRecordsOf(ids))];
+  }
+
   netnsKind(path: string): NetnsKind {
     if (!exists(path)) return 'absent';
     return isNsfs(path) ? 'netns' : 'not-a-namespace';

@@ -99,6 +99,37 @@ export async function timeOutCreateContainer(
   return { podId, podConfig, config, request, first };
 }
 
+class NotHeld extends Error {}
+
+/**
+ * As timeOutCreateContainer on the slow runtime handler, for a container variant of a sandbox check: when
+ * the runtime does not create the OCI container inside CreateContainer, nothing outside NRI can hold it, and
+ * the variant is not run (the reason is returned) instead of skipping the whole check. Also returns the id
+ * the timed-out call built, from the handler's log.
+ */
+export async function timeOutContainerOnSlowHandler(
+  t: CheckContext,
+  name: string,
+  slow: SlowRuntime,
+): Promise<(TimedOutContainer & { builtId: string }) | { notRun: string }> {
+  const notHeld = (why: string): never => {
+    throw new NotHeld(why);
+  };
+  const timedOut = await timeOutCreateContainer(t, name, slowHandlerCreateDelay(slow), { notHeld }).catch(
+    (e: unknown) => {
+      if (e instanceof NotHeld)
+        return { notRun: `${e.message}: the runtime creates the OCI container later` };
+      throw e;
+    },
+  );
+  if ('notRun' in timedOut) return timedOut;
+  const builtId = await t.poll(async () => (await slow.createdIds()).find((id) => id !== timedOut.podId), {
+    withinMs: 1_000,
+    what: 'the slow runtime handler to log the container the timed-out request built',
+  });
+  return { ...timedOut, builtId };
+}
+
 /** IDEM-05's scenario: time out a CreateContainer in a fresh sandbox, retry until it converges. */
 export async function createContainerAfterTimeout(
   t: CheckContext,
