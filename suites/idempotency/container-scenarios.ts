@@ -102,25 +102,30 @@ export async function timeOutCreateContainer(
 class NotHeld extends Error {}
 
 /**
- * As timeOutCreateContainer on the slow runtime handler, for a container variant of a sandbox check: when
- * the runtime does not create the OCI container inside CreateContainer, nothing outside NRI can hold it, and
- * the variant is not run (the reason is returned) instead of skipping the whole check. Also returns the id
- * the timed-out call built, from the handler's log.
+ * Runs a container variant of a sandbox check on the slow runtime handler. When the runtime does not
+ * create the OCI container inside CreateContainer, nothing outside NRI can hold it: the variant is then
+ * not run (the reason is returned) instead of skipping the whole check.
  */
+export async function containerVariant<T>(
+  run: (notHeld: (why: string) => never) => Promise<T>,
+): Promise<T | { notRun: string }> {
+  const notHeld = (why: string): never => {
+    throw new NotHeld(why);
+  };
+  return run(notHeld).catch((e: unknown) => {
+    if (e instanceof NotHeld) return { notRun: `${e.message}: the runtime creates the OCI container later` };
+    throw e;
+  });
+}
+
+/** As timeOutCreateContainer on the slow runtime handler (see containerVariant), with the id it built. */
 export async function timeOutContainerOnSlowHandler(
   t: CheckContext,
   name: string,
   slow: SlowRuntime,
 ): Promise<(TimedOutContainer & { builtId: string }) | { notRun: string }> {
-  const notHeld = (why: string): never => {
-    throw new NotHeld(why);
-  };
-  const timedOut = await timeOutCreateContainer(t, name, slowHandlerCreateDelay(slow), { notHeld }).catch(
-    (e: unknown) => {
-      if (e instanceof NotHeld)
-        return { notRun: `${e.message}: the runtime creates the OCI container later` };
-      throw e;
-    },
+  const timedOut = await containerVariant((notHeld) =>
+    timeOutCreateContainer(t, name, slowHandlerCreateDelay(slow), { notHeld }),
   );
   if ('notRun' in timedOut) return timedOut;
   const builtId = await t.poll(async () => (await slow.createdIds()).find((id) => id !== timedOut.podId), {

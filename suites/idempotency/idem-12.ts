@@ -1,6 +1,33 @@
-import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
-import { expectOnePod } from '../common/census.js';
+import { type CheckContext, defineCheck, type SlowRuntime, shortId } from '../../src/harness/face.js';
+import { expectOneContainer, expectOnePod } from '../common/census.js';
+import {
+  containerVariant,
+  createContainerAfterTimeout,
+  slowHandlerCreateDelay,
+} from './container-scenarios.js';
 import { pathFor, runPodAfterTimeout } from './scenarios.js';
+
+/** The container variant: a CreateContainer cancelled mid-create, on the slow runtime handler. */
+async function cancelContainer(t: CheckContext, slow: SlowRuntime): Promise<void> {
+  t.step('container variant: cancel a CreateContainer while the slow runtime handler creates it');
+  const done = await containerVariant((notHeld) =>
+    createContainerAfterTimeout(t, 'idem-12-ctr', slowHandlerCreateDelay(slow), {
+      ending: 'cancel',
+      notHeld,
+    }),
+  );
+  if ('notRun' in done) {
+    t.step(`container variant not run: ${done.notRun}`);
+    t.observe('container variant', `not run: ${done.notRun}`);
+    return;
+  }
+  await expectOneContainer(
+    t,
+    done.podId,
+    done.config.metadata.name,
+    `after a cancelled CreateContainer and its retries (${done.evidence})`,
+  );
+}
 
 export const check = defineCheck({
   id: 'IDEM-12',
@@ -8,12 +35,13 @@ export const check = defineCheck({
   needs: ['exclusive'],
   trials: true,
   title:
-    'A RunPodSandbox cancelled by the client while the runtime builds it leaves the same state as a timeout: identical retries converge to one READY sandbox',
+    'A RunPodSandbox (CreateContainer) cancelled by the client while the runtime builds it leaves the same state as a timeout: identical retries converge to one READY sandbox (one container)',
   contract:
     'kubelet: a RunPodSandbox whose context is cancelled (pod deleted, kubelet restarting) is sent again with the same metadata; gRPC delivers a client cancel to the runtime as a cancelled request context, like an expired deadline; CRI-O issue 4221 (ResourceCache)',
   async run(t: CheckContext) {
     // Each configured path a cancel can land on (runtime create, network setup), spread over the trials.
     const delays = t.inject.creationDelays();
+    const slow = t.inject.configured.slowRuntime ? t.inject.slowRuntime() : undefined;
     await t.trials(async (trial) => {
       const delay = pathFor(delays, trial);
       const { config, podId, evidence } = await runPodAfterTimeout(t, 'idem-12', delay, 'cancel');
@@ -27,6 +55,7 @@ export const check = defineCheck({
         status.state === 'SANDBOX_READY',
         `the retry returned ${shortId(podId)}, which is ${status.state} (${delay.name}; ${evidence})`,
       );
+      if (slow) await cancelContainer(t, slow);
     });
   },
 });
