@@ -5,6 +5,7 @@
  * This is housekeeping, not the contract: a claim that fails is recorded, never judged.
  */
 import { type CheckContext, describeAttempts, shortId } from '../../src/harness/face.js';
+import type { TimedOutContainer } from './container-scenarios.js';
 import { kubeletRetry, type TimedOutPod } from './scenarios.js';
 
 export async function claimAndRemove(t: CheckContext, timedOut: TimedOutPod): Promise<void> {
@@ -18,6 +19,23 @@ export async function claimAndRemove(t: CheckContext, timedOut: TimedOutPod): Pr
   );
   if (!podId) return;
   await removeQuietly(t, podId);
+}
+
+/** As claimAndRemove, for a timed-out CreateContainer. */
+export async function claimContainerAndRemove(
+  t: CheckContext,
+  timedOut: Pick<TimedOutContainer, 'request'>,
+): Promise<void> {
+  t.step(
+    `claim what the timed-out CreateContainer ${timedOut.request.config.metadata.name} left, and remove it`,
+  );
+  const outcome = await t.cri.retry('CreateContainer', timedOut.request, kubeletRetry(t));
+  const containerId = outcome.value?.containerId;
+  t.observe(
+    'timed-out container claimed',
+    containerId ? shortId(containerId) : `no: ${describeAttempts(outcome.attempts) || 'no attempt'}`,
+  );
+  if (containerId) await t.cri.tryCall('RemoveContainer', { containerId });
 }
 
 /** Stop and remove, recorded in the timeline; failures are the cleanup's to retry, not a verdict. */
