@@ -3,6 +3,7 @@
  * wrapper. Both read their delay from a file in a control directory, so a check can set it; the runc
  * wrapper also logs the ids it is asked to create, which is how a check learns what a timed-out call built.
  */
+import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CreationDelay, Injectors, SlowCni, SlowRuntime } from './context.js';
@@ -96,20 +97,23 @@ export class CheckInjectors implements Injectors {
   }
 }
 
-/** A reader of the ids `file` gained after this call (the check's own part of a shared log). */
+/**
+ * A reader of the ids `file` gained after this call (the check's own part of a shared log). The length at
+ * the start is read at once, so nothing logged after the call can count as "before".
+ */
 function idsLoggedSince(file: string): () => Promise<string[]> {
-  const atStart = readIds(file);
-  return async () => {
-    const before = (await atStart).length;
-    return (await readIds(file)).slice(before);
-  };
+  const before = idsIn(readOrEmpty(() => readFileSync(file, 'utf8'))).length;
+  return async () => idsIn(await readFile(file, 'utf8').catch(() => '')).slice(before);
 }
 
-async function readIds(file: string): Promise<string[]> {
+function readOrEmpty(read: () => string): string {
   try {
-    const text = await readFile(file, 'utf8');
-    return [...text.matchAll(CONTAINER_ID)].map((m) => m[0]);
+    return read();
   } catch {
-    return [];
+    return '';
   }
+}
+
+function idsIn(text: string): string[] {
+  return [...text.matchAll(CONTAINER_ID)].map((m) => m[0]);
 }
