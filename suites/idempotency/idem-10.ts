@@ -11,6 +11,22 @@ function differentRequestRetry(t: CheckContext) {
   return { ...kubeletRetry(t), budgetMs: DELAY_MS + 1_000 };
 }
 
+/** The object the different request got must carry that request's labels, not the timed-out one's. */
+function expectOwnLabels(
+  t: CheckContext,
+  call: string,
+  id: string,
+  labels: Record<string, string>,
+  line: string,
+): void {
+  t.expect(
+    labels[VARIANT] === 'second',
+    `a ${call} with ${VARIANT}=second was answered with ${shortId(id)}, whose labels are the timed-out request's (${VARIANT}=${
+      labels[VARIANT] ?? 'absent'
+    }); ${line}`,
+  );
+}
+
 /** The sandbox variant. */
 async function differentSandbox(t: CheckContext): Promise<void> {
   t.step('time out a RunPodSandbox, then send one with the same metadata and other labels');
@@ -27,13 +43,7 @@ async function differentSandbox(t: CheckContext): Promise<void> {
   // Refusing the different request (e.g. "name is reserved" until the first is gone) keeps the contract.
   if (outcome.value !== undefined) {
     const podId = outcome.value.podSandboxId;
-    const status = await t.cri.podStatus(podId);
-    t.expect(
-      status.labels[VARIANT] === 'second',
-      `a request with ${VARIANT}=second was answered with ${shortId(podId)}, whose labels are the timed-out request's (${VARIANT}=${
-        status.labels[VARIANT] ?? 'absent'
-      }); ${line}`,
-    );
+    expectOwnLabels(t, 'RunPodSandbox', podId, (await t.cri.podStatus(podId)).labels, line);
     // It holds the name: remove it, so the identical request can claim what the first one left.
     await removeQuietly(t, podId);
   }
@@ -58,13 +68,8 @@ async function differentContainer(t: CheckContext, slow: SlowRuntime): Promise<v
   t.observe('different container request succeeded', outcome.value !== undefined);
   if (outcome.value !== undefined) {
     const containerId = outcome.value.containerId;
-    const status = await t.cri.containerStatus(containerId);
-    t.expect(
-      status.labels[VARIANT] === 'second',
-      `a CreateContainer with ${VARIANT}=second was answered with ${shortId(containerId)}, whose labels are the timed-out request's (${VARIANT}=${
-        status.labels[VARIANT] ?? 'absent'
-      }); ${evidence(timedOut.first, outcome)}`,
-    );
+    const { labels } = await t.cri.containerStatus(containerId);
+    expectOwnLabels(t, 'CreateContainer', containerId, labels, evidence(timedOut.first, outcome));
     await t.cri.tryCall('RemoveContainer', { containerId });
   }
   await claimContainerAndRemove(t, timedOut);
