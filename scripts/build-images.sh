@@ -26,6 +26,8 @@ if [ $# -ne 1 ] || [ -z "$1" ]; then usage >&2; exit 2; fi
 out=$1
 here="$(cd "$(dirname "$0")" && pwd)"
 pause_src="$here/../fixtures/images/pause.sh"
+# shellcheck source=lib/oci-layout.sh source-path=SCRIPTDIR
+. "$here/lib/oci-layout.sh"
 busybox=/bin/busybox
 test_ref=localhost/cri-conform/busybox:1
 pause_ref=localhost/cri-conform/pause:1
@@ -56,23 +58,9 @@ chmod 0755 "$root" "$root"/{bin,dev,etc,proc,root,sys,var}
 chmod 1777 "$root/tmp"
 chmod 0644 "$root/etc/passwd" "$root/etc/group"
 
-# Same bytes for the same inputs: fixed order, mtimes, owners and format.
-det_tar() { # dir archive
-  tar --format=gnu --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
-    --no-acls --no-xattrs --no-selinux -C "$1" -cf "$2" .
-}
-
-# --- OCI layout --------------------------------------------------------------------------------------
-layout="$work/layout"
-mkdir -p "$layout/blobs/sha256"
-store_blob() { # file -> prints "<hex digest> <size>" and stores the file under blobs/sha256
-  local digest size
-  digest=$(sha256sum "$1" | cut -d' ' -f1)
-  size=$(stat -c %s "$1")
-  cp "$1" "$layout/blobs/sha256/$digest"
-  chmod 0644 "$layout/blobs/sha256/$digest"
-  printf '%s %s\n' "$digest" "$size"
-}
+# --- OCI layout (det_tar: the same bytes for the same inputs) ---------------------------------------------
+oci_layout_init "$work/layout"
+layout=$OCI_LAYOUT
 
 det_tar "$root" "$work/layer.tar"
 read -r layer_digest layer_size < <(store_blob "$work/layer.tar")
@@ -94,7 +82,6 @@ index_entry() { # image name
 }
 printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[%s,%s]}\n' \
   "$(index_entry "$test_ref")" "$(index_entry "$pause_ref")" >"$layout/index.json"
-printf '{"imageLayoutVersion":"1.0.0"}\n' >"$layout/oci-layout"
 chmod 0755 "$layout" "$layout/blobs" "$layout/blobs/sha256"
 chmod 0644 "$layout/index.json" "$layout/oci-layout"
 

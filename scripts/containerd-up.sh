@@ -233,7 +233,7 @@ start_containerd "$dir"
 
 # --- images ----------------------------------------------------------------------------------------------
 # Built once per content of the builder, the pause script and busybox; imported into every instance.
-image_key=$(cat "$here/build-images.sh" "$here/../fixtures/images/pause.sh" /bin/busybox | sha256sum | cut -c1-16)
+image_key=$(cat "$here/build-images.sh" "$here/lib/oci-layout.sh" "$here/../fixtures/images/pause.sh" /bin/busybox | sha256sum | cut -c1-16)
 images="$CC_IMAGE_CACHE/$image_key/cri-conform-images.tar"
 if [ ! -s "$images" ]; then
   say "building the images into $CC_IMAGE_CACHE/$image_key"

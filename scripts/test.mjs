@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The project's test command (`npm test`): build once, run every *.test.js under dist with mocha, and end
-// with the plain line CI reads: "N passed, N failed". Extra args are mocha file globs to narrow the run.
+// The project's test command (`npm test`): build once, run every *.test.js under dist with mocha, list why
+// each skipped test skipped, and end with the plain line CI reads: "N passed, N failed, N skipped".
+// Extra args are path substrings that narrow the run to matching test files.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -28,10 +29,22 @@ const runner = mocha.run();
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+/** reason -> titles; tests record a reason with skipReason (src/skip-reason.test.helper.ts). */
+const skipReasons = new Map();
 runner.on('pass', () => passed++);
 runner.on('fail', () => failed++);
-runner.on('pending', () => skipped++);
+runner.on('pending', (test) => {
+  skipped++;
+  const reason = test.skipReason ?? 'no reason recorded (skipped with it.skip or a bare this.skip())';
+  const title = test.fullTitle().replace(` (skipped: ${test.skipReason})`, '');
+  skipReasons.set(reason, [...(skipReasons.get(reason) ?? []), title]);
+});
 runner.on('end', () => {
+  if (skipReasons.size > 0) process.stdout.write(`\nSkipped, and why:\n`);
+  for (const [reason, titles] of skipReasons) {
+    process.stdout.write(`  ${titles.length} skipped: ${reason}\n`);
+    for (const t of titles) process.stdout.write(`    - ${t}\n`);
+  }
   const line = `${passed} passed, ${failed} failed, ${skipped} skipped`;
   mkdirSync(join(root, 'reports'), { recursive: true });
   writeFileSync(join(root, 'reports/test-summary.txt'), `${line}\n`);

@@ -1,9 +1,9 @@
 /** `cri-conform cleanup`: removes what crashed runs left behind, found by the run label, and nothing else. */
 import type { Command } from 'commander';
-import { CRICTL_CONFIG, readConfigFile } from './config-file.js';
+import { configFromFlags } from './command-config.js';
 import type { Io } from './io.js';
 import { addEndpointOptions } from './options.js';
-import { type RunFlags, resolveRunConfig } from './resolve-config.js';
+import type { RunFlags } from './resolve-config.js';
 
 export function addCleanup(program: Command, io: Io, setExit: (code: number) => void): void {
   const cmd = program
@@ -18,12 +18,8 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
       '\nOnly objects carrying the label cri-conform.io/run are touched.\n\nExamples:\n  $ cri-conform cleanup\n  $ cri-conform cleanup --run-id 202611221530-3fa2c1 -r unix:///run/containerd/containerd.sock',
     )
     .action(async (flags: RunFlags & { config?: string; runId?: string }) => {
-      const { config: configPath, runId, ...rest } = flags;
-      const config = resolveRunConfig(
-        rest,
-        io.env,
-        readConfigFile(configPath ?? CRICTL_CONFIG, configPath !== undefined),
-      );
+      const { runId, ...rest } = flags;
+      const config = configFromFlags(rest, io);
       const [{ removeLabelledUntilGone }, { connectRuntime }] = await Promise.all([
         import('../harness/cleanup.js'),
         import('../harness/environment.js'),

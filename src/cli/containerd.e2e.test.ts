@@ -3,11 +3,18 @@
  * Every selected check reaches a real verdict, nothing labelled is left, a run can be repeated, and SIGINT
  * mid-check cleans up and exits 2.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { labelledLeft, runCli, runtimesUnderTest } from './e2e-env.test.helper.js';
+import { describeSkipped } from '../skip-reason.test.helper.js';
+import {
+  labelledLeft,
+  NO_RUNTIME_REASON,
+  runCli,
+  runtimesUnderTest,
+  untilLabelledPod,
+} from './e2e-env.test.helper.js';
 
 interface JsonResult {
   id: string;
@@ -16,10 +23,21 @@ interface JsonResult {
   tags: string[];
 }
 
+if (runtimesUnderTest().length === 0)
+  describeSkipped('cri-conform against real containerd', NO_RUNTIME_REASON);
 for (const runtime of runtimesUnderTest()) {
   describe(`cri-conform against ${runtime.name}`, function () {
     this.timeout(15 * 60_000);
     const endpoint = runtime.env.CONTAINER_RUNTIME_ENDPOINT ?? '';
+    const made: string[] = [];
+    const reportDir = () => {
+      const dir = mkdtempSync(join(tmpdir(), 'cc-e2e-'));
+      made.push(dir);
+      return dir;
+    };
+    after(() => {
+      for (const dir of made) rmSync(dir, { recursive: true, force: true });
+    });
 
     it('doctor finds the runtime, NRI, the images and the injectors ready', async () => {
       const run = await runCli(['doctor'], runtime.env);
@@ -28,7 +46,7 @@ for (const runtime of runtimesUnderTest()) {
     });
 
     it('gives every check of every suite a real verdict and leaves nothing labelled behind', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'cc-e2e-'));
+      const dir = reportDir();
       const run = await runCli(['run', '--level', 'all', '--trials', '2', '--report-dir', dir], runtime.env);
       expect(run.code, run.stderr).to.be.oneOf([0, 1]);
       const report = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as { results: JsonResult[] };
@@ -55,7 +73,7 @@ for (const runtime of runtimesUnderTest()) {
     });
 
     it('runs again right after, with the same result shape', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'cc-e2e-'));
+      const dir = reportDir();
       const run = await runCli(
         ['run', '--focus', '^(IDEM-11|TEAR-09|HOOK-01) ', '--report-dir', dir],
         runtime.env,
@@ -65,7 +83,7 @@ for (const runtime of runtimesUnderTest()) {
     });
 
     it('on SIGINT mid-check releases the held hook, removes what it made, writes the partial report and exits 2', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'cc-e2e-'));
+      const dir = reportDir();
       let interrupt: ((signal: NodeJS.Signals) => void) | undefined;
       const running = runCli(['run', '--focus', '^TEAR-04 ', '--report-dir', dir], runtime.env, {
         onSpawn: (kill) => {
@@ -73,10 +91,7 @@ for (const runtime of runtimesUnderTest()) {
         },
       });
       // Interrupt once the check has made a pod: then there is something to clean up.
-      const deadline = Date.now() + 60_000;
-      while ((await labelledLeft(endpoint)).pods.length === 0 && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await untilLabelledPod(endpoint, 60_000);
       interrupt?.('SIGINT');
       const run = await running;
       expect(run.code, run.stdout + run.stderr).to.equal(2);

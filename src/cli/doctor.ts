@@ -1,129 +1,71 @@
-/** `cri-conform doctor`: is this node ready for a run, and if not, what to fix. */
-import { accessSync, constants } from 'node:fs';
+/**
+ * `cri-conform doctor`: is this node ready for a run with these flags, and if not, what to fix. It takes
+ * every flag of `run` and asks the same readiness probes a run asks before it starts, so the two agree.
+ */
 import type { Command } from 'commander';
-import { CRICTL_CONFIG, readConfigFile } from './config-file.js';
+import type { Finding, SkipForecast } from '../harness/readiness-types.js';
+import { configFromFlags, selectedChecks } from './command-config.js';
 import type { Io } from './io.js';
-import { addEndpointOptions, addNriSocketOption } from './options.js';
-import { type RunFlags, resolveRunConfig } from './resolve-config.js';
+import { addRunOptions } from './options.js';
+import type { RunFlags } from './resolve-config.js';
 
-interface Finding {
-  ok: boolean;
-  what: string;
-  fix?: string;
-  fatal?: boolean;
-}
+const HELP = `
+It takes the flags of run (report and pacing flags have no effect here), so a run's command line can be
+checked by changing the verb. It proves each configured injector with one short pod labelled
+cri-conform.io/run (removed again; \`cri-conform cleanup\` finds it if doctor is killed), and lists the
+selected checks that will skip with these flags, by the rule run applies.
+
+Exit code 0 when a run with these flags can start (some checks may skip), 2 when it would stop at once.
+
+Example:
+  $ cri-conform doctor -r unix:///run/containerd/containerd.sock --nri-socket /var/run/nri/nri.sock --level all`;
+
+const MARK = { ok: 'ok  ', warn: 'warn', fatal: 'FAIL' } as const;
 
 export function addDoctor(program: Command, io: Io, setExit: (code: number) => void): void {
   const cmd = program
     .command('doctor')
-    .description('check that the runtime, NRI, images and injectors are ready, and say what to fix');
-  addNriSocketOption(addEndpointOptions(cmd))
-    .option('--test-image <ref>', 'image for workload containers')
-    .option('--pause-image <ref>', "the runtime's sandbox image")
-    .option('--slow-runtime-handler <name>', 'runtime handler whose runtime sleeps on create')
-    .option('--slow-runtime-dir <dir>', "control dir of that handler's wrapper")
-    .option('--slow-cni-dir <dir>', 'control dir of the slow CNI wrapper')
-    .option('--restart-cmd <command>', 'command that restarts the runtime')
-    .addHelpText(
-      'after',
-      '\nExit code 0 when a run can proceed (some checks may still be skipped), 2 when it cannot.\n\nExample:\n  $ cri-conform doctor -r unix:///run/containerd/containerd.sock --nri-socket /var/run/nri/nri.sock',
-    )
-    .action(async (flags: RunFlags & { config?: string }) => {
-      const { config: configPath, ...rest } = flags;
-      const config = resolveRunConfig(
-        rest,
-        io.env,
-        readConfigFile(configPath ?? CRICTL_CONFIG, configPath !== undefined),
-      );
-      const findings: Finding[] = [];
-      const [{ connectRuntime, describeRuntime, nodeProbeAvailability, probeNri }, { imagePresent }] =
-        await Promise.all([import('../harness/environment.js'), import('../harness/images.js')]);
-      const client = await connectRuntime(config);
-      try {
-        findings.push({
-          ok: true,
-          what: `CRI: ${describeRuntime(client.version)} at ${config.runtimeEndpoint}`,
-        });
-        const status = await client.call('Status', { verbose: false });
-        for (const c of status.status?.conditions ?? []) {
-          findings.push({
-            ok: c.status,
-            what: `condition ${c.type}`,
-            ...(c.status ? {} : { fix: `${c.reason}: ${c.message}`, fatal: c.type === 'RuntimeReady' }),
-          });
-        }
-        for (const [image, flag] of [
-          [config.testImage, '--test-image'],
-          [config.pauseImage, '--pause-image'],
-        ] as const) {
-          const present = await imagePresent(client, image);
-          findings.push({
-            ok: present,
-            what: `image ${image} (${flag})`,
-            ...(present
-              ? {}
-              : {
-                  fix: 'import it (scripts/build-images.sh builds one; ctr -n k8s.io images import <tar>) or run with --pull missing',
-                }),
-          });
-        }
-        const handlers = (status.runtimeHandlers ?? []).map((h) => h.name);
-        if (config.slowRuntimeHandler) {
-          const listed = handlers.length === 0 || handlers.includes(config.slowRuntimeHandler);
-          findings.push({
-            ok: listed && writable(config.slowRuntimeDir),
-            what: `slow runtime handler ${config.slowRuntimeHandler} (dir ${config.slowRuntimeDir ?? 'unset'})`,
-            fix: 'register the handler in the runtime config and pass --slow-runtime-dir with its writable control dir',
-          });
-        } else
-          findings.push({
-            ok: false,
-            what: 'slow runtime handler',
-            fix: 'IDEM/NAME checks that need a creation delay will skip: see README "Injectors"',
-          });
-        findings.push(
-          config.slowCniDir
-            ? {
-                ok: writable(config.slowCniDir),
-                what: `slow CNI dir ${config.slowCniDir}`,
-                fix: 'make the dir writable',
-              }
-            : { ok: false, what: 'slow CNI wrapper', fix: 'optional: see README "Injectors"' },
-        );
-      } finally {
-        client.close();
-      }
-      const nri = await probeNri(config.nriSocket);
-      findings.push(
-        nri.unavailable
-          ? { ok: false, what: 'NRI', fix: `${nri.unavailable}; NRI checks will skip` }
-          : { ok: true, what: `NRI ${nri.version ?? '?'} at ${config.nriSocket} (${nri.runtime ?? ''})` },
-      );
-      const host = nodeProbeAvailability(config);
-      findings.push(
-        'unavailable' in host
-          ? { ok: false, what: 'host probes', fix: `${host.unavailable}; [Node] checks will skip` }
-          : { ok: true, what: 'host probes (/proc, cgroups, netns, mountinfo)' },
-      );
-      findings.push(
-        config.restartCmd
-          ? { ok: true, what: `restart command: ${config.restartCmd}` }
-          : { ok: false, what: 'restart command', fix: '[Restart] checks will skip: pass --restart-cmd' },
-      );
-      for (const f of findings)
-        io.out(
-          `${f.ok ? 'ok  ' : f.fatal ? 'FAIL' : 'warn'} ${f.what}${!f.ok && f.fix ? `\n       -> ${f.fix}` : ''}\n`,
-        );
-      setExit(findings.some((f) => f.fatal) ? 2 : 0);
+    .description(
+      'check that the runtime, NRI, images and injectors are ready for a run with these flags, and say what to fix',
+    );
+  addRunOptions(cmd)
+    .addHelpText('after', HELP)
+    .action(async (flags: RunFlags & { config?: string; color?: boolean }) => {
+      setExit(await doctor(flags, io));
     });
 }
 
-function writable(dir: string | undefined): boolean {
-  if (!dir) return false;
-  try {
-    accessSync(dir, constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
+async function doctor(flags: RunFlags & { config?: string; color?: boolean }, io: Io): Promise<number> {
+  const { color: _plainOutput, ...rest } = flags;
+  const config = configFromFlags(rest, io);
+  const checks = await selectedChecks(config);
+  // Loaded here, not at the top: grpc and protobuf would slow down --help.
+  const [{ connectRuntime }, { assessReadiness }] = await Promise.all([
+    import('../harness/environment.js'),
+    import('../harness/readiness.js'),
+  ]);
+  const client = await connectRuntime(config);
+  const readiness = await assessReadiness(client, config, checks, 'doctor').finally(() => client.close());
+  for (const f of readiness.findings) io.out(formatFinding(f));
+  io.out(formatSkips(readiness.skips, checks.length));
+  const ready = !readiness.findings.some((f) => f.severity === 'fatal');
+  io.out(
+    ready
+      ? `ready: a run with these flags can start; ${readiness.skips.length} of ${checks.length} selected checks will skip\n`
+      : 'not ready: a run with these flags stops before any check (exit 2); fix what FAIL says\n',
+  );
+  return ready ? 0 : 2;
+}
+
+function formatFinding(f: Finding): string {
+  return `${MARK[f.severity]} ${f.what}${f.severity !== 'ok' && f.fix ? `\n       -> ${f.fix}` : ''}\n`;
+}
+
+/** The forecast grouped by reason, in catalogue order within each group. */
+function formatSkips(skips: readonly SkipForecast[], selected: number): string {
+  if (skips.length === 0) return `skips: none of the ${selected} selected checks skips before it starts\n`;
+  const byReason = new Map<string, string[]>();
+  for (const { check, reason } of skips) byReason.set(reason, [...(byReason.get(reason) ?? []), check.id]);
+  const groups = [...byReason].map(([reason, ids]) => `  ${ids.join(' ')}\n       -> ${reason}\n`);
+  return `skips: ${skips.length} of ${selected} selected checks will skip before they start:\n${groups.join('')}`;
 }

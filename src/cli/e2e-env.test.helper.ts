@@ -17,6 +17,11 @@ export interface RuntimeUnderTest {
   env: Record<string, string>;
 }
 
+/** Why the real-runtime tests skip when none is provisioned, and how to provision one. */
+export const NO_RUNTIME_REASON =
+  'no real containerd: CRI_CONFORM_E2E_ENV_FILES is empty; keep one up with `bash scripts/run-local.sh --keep` ' +
+  'and pass the env file it prints: CRI_CONFORM_E2E_ENV_FILES=<file> npm test';
+
 /** The runtimes to test. On CI they must be there; elsewhere the tests skip when none is provisioned. */
 export function runtimesUnderTest(): RuntimeUnderTest[] {
   const files = (process.env.CRI_CONFORM_E2E_ENV_FILES ?? '').split(':').filter(Boolean);
@@ -84,5 +89,13 @@ export async function labelledLeft(endpoint: string): Promise<{ pods: string[]; 
     };
   } finally {
     client.close();
+  }
+}
+
+/** Resolves once a pod of any cri-conform run is listed, or after `withinMs` (polled: CRI has no events). */
+export async function untilLabelledPod(endpoint: string, withinMs: number): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while ((await labelledLeft(endpoint)).pods.length === 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
   }
 }

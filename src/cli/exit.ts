@@ -5,8 +5,9 @@ export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 
-export function exitCodeFor(outcome: RunOutcome): number {
+export function exitCodeFor(outcome: RunOutcome, opts: { strictDeviations?: boolean } = {}): number {
   if (outcome.interrupted && !outcome.interrupted.startsWith('--fail-fast')) return EXIT_USAGE;
   const bad = outcome.results.some((r) => r.verdict === 'failed' || r.verdict === 'error');
-  return bad ? EXIT_FAILED : EXIT_OK;
+  const stale = opts.strictDeviations === true && (outcome.staleDeviations?.length ?? 0) > 0;
+  return bad || stale ? EXIT_FAILED : EXIT_OK;
 }

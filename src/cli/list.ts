@@ -1,23 +1,26 @@
 /** `cri-conform list`: the catalogue, for people and for machines. */
 import type { Command } from 'commander';
 import { selectChecks } from '../harness/selection.js';
+import { catalogueMarkdown, longListing } from './catalogue-text.js';
 import type { Io } from './io.js';
+import { addSelectionOptions } from './options.js';
 import { type RunFlags, resolveSelection } from './resolve-config.js';
 
 export function addList(program: Command, io: Io): void {
-  program
+  const cmd = program
     .command('list')
-    .description('list every check: ID, level, tags and title (filters as in run)')
-    .option('--suite <name...>', 'only these suites')
-    .option('--level <level>', 'must, should or all (default all here)')
-    .option('--focus <regex>', 'only checks whose "ID title" matches')
-    .option('--skip <regex>', 'leave out checks whose "ID title" matches')
+    .description(
+      'list every check: ID, level, tags and title; --long adds its contract (filters as in run; every level unless --level)',
+    );
+  addSelectionOptions(cmd)
+    .option('--long', "each check's title and the contract it cites")
+    .option('--markdown', 'the catalogue as Markdown (docs/checks.md is this output)')
     .option('--json', 'one JSON document: [{id, suite, level, tags, needs, title, contract}]')
     .addHelpText(
       'after',
-      '\nExamples:\n  $ cri-conform list\n  $ cri-conform list --suite hooks --json | jq -r ".[].id"',
+      '\nExamples:\n  $ cri-conform list\n  $ cri-conform list --long --focus HOOK-03\n  $ cri-conform list --suite hooks --json | jq -r ".[].id"',
     )
-    .action(async (flags: RunFlags & { json?: boolean }) => {
+    .action(async (flags: RunFlags & { json?: boolean; long?: boolean; markdown?: boolean }) => {
       const selection = resolveSelection({ level: 'all', ...flags });
       const { ALL_CHECKS } = await import('../../suites/index.js');
       const checks = selectChecks(ALL_CHECKS, selection);
@@ -35,6 +38,8 @@ export function addList(program: Command, io: Io): void {
         io.out(`${JSON.stringify(rows, null, 2)}\n`);
         return;
       }
+      if (flags.markdown) return io.out(catalogueMarkdown(checks));
+      if (flags.long) return io.out(`${longListing(checks)}${checks.length} checks\n`);
       for (const c of checks) {
         const tags = c.tags.map((t) => `[${t}]`).join('');
         io.out(

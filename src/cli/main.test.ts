@@ -1,10 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { main } from './main.js';
-import { recordingIo } from './test-io.js';
+import { recordingIo } from './test-io.test.helper.js';
 
 const argv = (...args: string[]) => ['node', 'cri-conform', ...args];
 
@@ -27,7 +27,10 @@ describe('cri-conform CLI', () => {
     garbage = createServer((socket) => socket.end('HTTP/1.1 400 nope\r\n\r\n'));
     await new Promise<void>((resolve) => garbage.listen(join(dir, 'garbage.sock'), resolve));
   });
-  after(() => garbage.close());
+  after(() => {
+    garbage.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   it('prints help with the commands and exits 0', async () => {
     const io = recordingIo();

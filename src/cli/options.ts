@@ -1,32 +1,202 @@
-/** Option declarations shared by several commands, so each flag is spelled and explained once. */
+/**
+ * Every flag of `run`, declared once as data. `run` and `doctor` take the same set, so a run's command line
+ * can be checked by changing the verb; `cleanup`, `list` and `nri watch` take the groups they need. The
+ * config file accepts the same names as keys (plus crictl's own), so the list of valid keys comes from here.
+ */
 import { type Command, Option } from 'commander';
 
+interface FlagSpec {
+  /** Commander's flag syntax: '-r, --runtime-endpoint <url>'. */
+  flags: string;
+  help: string;
+  choices?: readonly string[];
+  /** The config-file key that sets it: its long name unless given; false when only the flag sets it. */
+  fileKey?: string | false;
+}
+
+const ENDPOINTS: readonly FlagSpec[] = [
+  {
+    flags: '-r, --runtime-endpoint <url>',
+    help: 'CRI endpoint: unix:///path or /path (env CONTAINER_RUNTIME_ENDPOINT, config runtime-endpoint; default unix:///run/containerd/containerd.sock)',
+  },
+  { flags: '-i, --image-endpoint <url>', help: 'CRI image endpoint (default: the runtime endpoint)' },
+  {
+    flags: '--config <file>',
+    help: 'YAML file with crictl keys (runtime-endpoint, image-endpoint, timeout, ...) and any long flag of run (default /etc/crictl.yaml when present)',
+    fileKey: false,
+  },
+  {
+    flags: '--call-timeout <duration>',
+    help: 'deadline of CRI calls that a check does not race on purpose (default 30s; config "timeout")',
+  },
+];
+
+const NRI_SOCKET: FlagSpec = {
+  flags: '--nri-socket <path>',
+  help: 'NRI socket of the runtime (env CRI_CONFORM_NRI_SOCKET; default /var/run/nri/nri.sock)',
+};
+
+const SELECTION: readonly FlagSpec[] = [
+  { flags: '--suite <name...>', help: 'only these suites: idempotency, names, hooks, teardown (repeatable)' },
+  {
+    flags: '--level <level>',
+    help: 'must: MUST checks; should: also SHOULD; all: also OBSERVE (default must)',
+    choices: ['must', 'should', 'all'],
+  },
+  { flags: '--focus <regex>', help: 'only checks whose "ID title" matches' },
+  { flags: '--skip <regex>', help: 'leave out checks whose "ID title" matches' },
+];
+
+const ENVIRONMENT: readonly FlagSpec[] = [
+  { flags: '--slow', help: 'also run [Slow] checks (cache TTLs; minutes)' },
+  { flags: '--require-nri', help: 'fail (exit 2) instead of skipping NRI checks when NRI is unavailable' },
+  {
+    flags: '--nri-request-timeout <duration>',
+    help: "the runtime's NRI plugin request timeout (default 2s)",
+  },
+  {
+    flags: '--runtime-handler <name>',
+    help: 'runtime handler for the pods checks create (default: the runtime default)',
+  },
+  {
+    flags: '--slow-runtime-handler <name>',
+    help: 'runtime handler whose runtime sleeps on create (injector; see README "Injectors")',
+  },
+  {
+    flags: '--slow-runtime-dir <dir>',
+    help: "control dir of that handler's wrapper: delay-ms, created.log",
+  },
+  { flags: '--slow-cni-dir <dir>', help: 'control dir of a CNI wrapper that sleeps on ADD: delay-ms' },
+  {
+    flags: '--test-image <ref>',
+    help: 'image for workload containers (default localhost/cri-conform/busybox:1)',
+  },
+  {
+    flags: '--pause-image <ref>',
+    help: "the runtime's sandbox image, checked for presence (default localhost/cri-conform/pause:1)",
+  },
+  {
+    flags: '--pull <policy>',
+    help: 'image pull policy (default missing; never for air-gapped nodes)',
+    choices: ['never', 'missing', 'always'],
+  },
+  { flags: '--restart-cmd <command>', help: 'shell command that restarts the runtime ([Restart] checks)' },
+  {
+    flags: '--restart-timeout <duration>',
+    help: 'how long the runtime may take to come back (default 60s)',
+  },
+  {
+    flags: '--node-probes <mode>',
+    help: 'host leak probes: auto (root on a local socket), on, off',
+    choices: ['auto', 'on', 'off'],
+  },
+];
+
+const PACING: readonly FlagSpec[] = [
+  {
+    flags: '--cache-ttl <duration>',
+    help: 'how long a runtime may keep a timed-out resource (default 150s)',
+  },
+  { flags: '--trials <n>', help: 'repetitions of race-prone scenarios (default 5)' },
+  { flags: '--parallel <n>', help: 'CRI-only checks run at once (default 2; NRI checks always run alone)' },
+  // In the config file `timeout` is crictl's per-call timeout, so the per-check one has its own key.
+  { flags: '--timeout <duration>', help: 'deadline of each check (default 5m)', fileKey: 'check-timeout' },
+  { flags: '--run-timeout <duration>', help: 'deadline of the whole run (default none)' },
+  { flags: '--fail-fast', help: 'stop after the first failure' },
+  {
+    flags: '--flake-attempts <n>',
+    help: 're-runs of a failed non-trial check (default 0; a flake is recorded)',
+  },
+];
+
+const REPORTS: readonly FlagSpec[] = [
+  { flags: '--report-dir <dir>', help: 'where reports go (default reports/, created if missing)' },
+  { flags: '--report-prefix <prefix>', help: 'prefix of report file names' },
+  { flags: '--junit <file>', help: 'JUnit file (default <report-dir>/<prefix>junit.xml)' },
+  { flags: '--json <file>', help: 'JSON results file (default <report-dir>/<prefix>results.json)' },
+  {
+    flags: '--expected-deviations <file>',
+    help: 'YAML list of known runtime deviations (id, runtime, versions, message, reason, link)',
+  },
+  {
+    flags: '--strict-deviations',
+    help: 'exit 1 when an --expected-deviations entry matched no failure (stale)',
+  },
+];
+
+const COLOR: readonly FlagSpec[] = [
+  { flags: '--color', help: 'force colored output', fileKey: false },
+  { flags: '--no-color', help: 'no colors (NO_COLOR and FORCE_COLOR are honoured too)', fileKey: false },
+];
+
+const RUN_FLAGS: readonly FlagSpec[] = [
+  ...ENDPOINTS,
+  NRI_SOCKET,
+  ...SELECTION,
+  ...ENVIRONMENT,
+  ...PACING,
+  ...REPORTS,
+  ...COLOR,
+];
+
+/**
+ * The keys crictl itself reads from /etc/crictl.yaml (cri-tools pkg/common/file.go). The file is shared with
+ * crictl, so they stay valid even where cri-conform ignores them.
+ */
+export const CRICTL_KEYS: readonly string[] = [
+  'runtime-endpoint',
+  'image-endpoint',
+  'timeout',
+  'debug',
+  'pull-image-on-create',
+  'disable-pull-on-run',
+  'max-retries',
+  'enable-streaming',
+];
+
+/** Every key the config file may hold. */
+export const CONFIG_FILE_KEYS: readonly string[] = [
+  ...new Set([...CRICTL_KEYS, ...RUN_FLAGS.flatMap((f) => fileKeyOf(f) ?? [])]),
+];
+
+/** Only `run` has it: the Sonobuoy/DaemonSet worker mode; a config file cannot turn a run into a worker. */
+const WORKER: FlagSpec = {
+  flags: '--sonobuoy',
+  help: 'run as a Sonobuoy/DaemonSet worker: find the host runtime, write JUnit and done to $SONOBUOY_RESULTS_DIR, then wait for SIGTERM (deploy/sonobuoy/)',
+  fileKey: false,
+};
+
+export function addWorkerOption(cmd: Command): Command {
+  return addAll(cmd, [WORKER]);
+}
+
+/** Every flag of `run`; `doctor` takes the same ones. */
+export function addRunOptions(cmd: Command): Command {
+  return addAll(cmd, RUN_FLAGS);
+}
+
 export function addEndpointOptions(cmd: Command): Command {
-  return cmd
-    .option(
-      '-r, --runtime-endpoint <url>',
-      'CRI endpoint: unix:///path or /path (env CONTAINER_RUNTIME_ENDPOINT, config runtime-endpoint; default unix:///run/containerd/containerd.sock)',
-    )
-    .option('-i, --image-endpoint <url>', 'CRI image endpoint (default: the runtime endpoint)')
-    .option(
-      '--config <file>',
-      'YAML file with crictl keys (runtime-endpoint, image-endpoint, timeout) and any long flag of run (default /etc/crictl.yaml when present)',
-    )
-    .option(
-      '--call-timeout <duration>',
-      'deadline of CRI calls that a check does not race on purpose (default 30s; config "timeout")',
-    );
+  return addAll(cmd, ENDPOINTS);
 }
 
 export function addNriSocketOption(cmd: Command): Command {
-  return cmd.option(
-    '--nri-socket <path>',
-    'NRI socket of the runtime (env CRI_CONFORM_NRI_SOCKET; default /var/run/nri/nri.sock)',
-  );
+  return addAll(cmd, [NRI_SOCKET]);
 }
 
-export function colorOptions(cmd: Command): Command {
-  return cmd
-    .addOption(new Option('--color', 'force colored output'))
-    .addOption(new Option('--no-color', 'no colors (NO_COLOR and FORCE_COLOR are honoured too)'));
+export function addSelectionOptions(cmd: Command): Command {
+  return addAll(cmd, SELECTION);
+}
+
+function addAll(cmd: Command, specs: readonly FlagSpec[]): Command {
+  for (const spec of specs) {
+    const option = new Option(spec.flags, spec.help);
+    cmd.addOption(spec.choices ? option.choices(spec.choices) : option);
+  }
+  return cmd;
+}
+
+function fileKeyOf(spec: FlagSpec): string | undefined {
+  if (spec.fileKey === false) return undefined;
+  if (spec.fileKey !== undefined) return spec.fileKey;
+  return /--([a-z-]+)/.exec(spec.flags)?.[1];
 }

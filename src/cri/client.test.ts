@@ -173,6 +173,7 @@ describe('CriClient calls', () => {
         repoTags: ['busybox:1'],
         repoDigests: [],
         size: '123',
+        pinned: false,
       });
       const err = await client.call('ImageStatus', { image: { image: 'x' }, verbose: false }).catch((e) => e);
       expect(err, 'the runtime socket has no ImageService').to.have.property('statusName', 'UNIMPLEMENTED');

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import protobuf from 'protobufjs';
+import { skipBecause } from '../skip-reason.test.helper.js';
 import { protoPath } from './package-root.js';
 import { compareProtos, stripGogo } from './proto-compare.test.helper.js';
 
@@ -44,8 +45,7 @@ describe('cri.proto against upstream api.proto', () => {
     if (!existsSync(UPSTREAM)) {
       const why = `${UPSTREAM} is absent: apt-get install golang-github-kubernetes-cri-api-dev`;
       if (process.env.CI === 'true') throw new Error(why);
-      this.test!.title += ` (skipped: ${why})`;
-      this.skip();
+      skipBecause(this, why);
     }
     const { root, how } = loadUpstream();
     this.test!.title += ` (${how})`;

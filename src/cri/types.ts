@@ -213,6 +213,8 @@ export interface Image {
   repoTags: string[];
   repoDigests: string[];
   size: string;
+  /** Kept by the runtime's image GC; containerd pins its sandbox (pause) image. */
+  pinned?: boolean;
 }
 
 export interface ExecSyncResponse {

@@ -59,7 +59,7 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
           signal,
         })
       : undefined;
-  const injectors = new CheckInjectors(env.injectors);
+  const injectors = new CheckInjectors(env.injectors, check.needs);
   let tally: TrialTally | undefined;
 
   const unavailable = (why: string): never => {

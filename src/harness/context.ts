@@ -223,8 +223,12 @@ export interface Injectors {
   /** The slow runtime handler, or skips the check with how to configure it. */
   slowRuntime(): SlowRuntime;
   slowCni(): SlowCni;
-  /** Whether each injector is configured, for checks that use one only when it is there. */
-  readonly configured: { slowRuntime: boolean; slowCni: boolean };
+  /**
+   * The injector when it is configured, else undefined, for a variant that runs only where it can (never
+   * skips, so it needs no declaration; the check runs alone through its other needs).
+   */
+  slowRuntimeIfConfigured(): SlowRuntime | undefined;
+  slowCniIfConfigured(): SlowCni | undefined;
   /** Whichever creation delay is configured (slow runtime first), or skips. */
   creationDelay(): CreationDelay;
   /**

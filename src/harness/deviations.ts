@@ -1,86 +1,114 @@
 /**
- * Expected deviations: known, upstream-tracked differences of a runtime from a contract. A listed failure
- * is reported as skipped with its reason and link; a listed check that passes is flagged, so stale entries
- * get noticed. Checks themselves are never loosened.
+ * Expected deviations applied to results. A failure becomes an "expected deviation" only when an entry of
+ * the --expected-deviations file names its check, the runtime, a range holding the runtime's version, and
+ * a pattern its message matches; any other failure of that check stays a FAIL. Entries that matched no
+ * failure (the check passed, or failed differently) are stale, and the run reports them. Failures that
+ * match an entry of the bundled files keep their verdict but carry the known issue's reason and links.
  */
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
-import { EnvironmentError } from './errors.js';
+import type { Deviation } from './deviation-file.js';
 import type { CheckResult } from './result.js';
 
-export interface Deviation {
-  id: string;
-  /** Regular expressions on the runtime's Version reply; absent = any. */
-  runtime?: RegExp;
-  version?: RegExp;
-  reason: string;
-  link: string;
+export interface DeviationSets {
+  /** From --expected-deviations: these turn a matching failure into a deviation. */
+  expected: readonly Deviation[];
+  /** Shipped with cri-conform: these only name the known issue next to a matching failure. */
+  bundled: readonly Deviation[];
 }
 
-export function loadDeviations(path: string): Deviation[] {
-  let doc: unknown;
-  try {
-    doc = parse(readFileSync(path, 'utf8'));
-  } catch (e) {
-    throw new EnvironmentError(`cannot read --expected-deviations ${path}: ${(e as Error).message}`);
-  }
-  const entries = (doc as { deviations?: unknown })?.deviations ?? doc;
-  if (!Array.isArray(entries)) {
-    throw new EnvironmentError(
-      `--expected-deviations ${path}: expected a list of {id, runtime, version, reason, link}`,
-    );
-  }
-  return entries.map((raw, i) => toDeviation(raw, `${path} entry ${i + 1}`));
+export interface RuntimeIdentity {
+  name: string;
+  version: string;
 }
 
-function toDeviation(raw: unknown, where: string): Deviation {
-  const r = raw as Record<string, unknown>;
-  const text = (k: string) => (typeof r[k] === 'string' ? (r[k] as string) : undefined);
-  const id = text('id');
-  const reason = text('reason');
-  const link = text('link');
-  if (!id || !reason || !link?.startsWith('http')) {
-    throw new EnvironmentError(`${where}: needs id, reason and an http(s) link to the upstream issue`);
-  }
-  const runtime = text('runtime');
-  const version = text('version');
-  return {
-    id,
-    reason,
-    link,
-    ...(runtime ? { runtime: new RegExp(runtime) } : {}),
-    ...(version ? { version: new RegExp(version) } : {}),
-  };
+/** The entry is about this check on this runtime at this version (whatever the failure says). */
+function concerns(d: Deviation, id: string, runtime: RuntimeIdentity): boolean {
+  return (
+    d.id === id && d.runtime.toLowerCase() === runtime.name.toLowerCase() && d.versions.test(runtime.version)
+  );
 }
+
+function failureText(r: CheckResult): string | undefined {
+  if (r.verdict === 'failed') return r.message ?? '';
+  if (r.verdict === 'deviation') return r.detail ?? '';
+  return undefined;
+}
+
+function matching(
+  entries: readonly Deviation[],
+  r: CheckResult,
+  runtime: RuntimeIdentity,
+): Deviation | undefined {
+  const text = failureText(r);
+  return text === undefined
+    ? undefined
+    : entries.find((d) => concerns(d, r.id, runtime) && d.message.test(text));
+}
+
+const knownIssueOf = (d: Deviation) => ({ reason: d.reason, links: [...d.links] });
 
 export function applyDeviations(
   result: CheckResult,
-  deviations: readonly Deviation[],
-  runtime: { name: string; version: string },
+  sets: DeviationSets,
+  runtime: RuntimeIdentity,
 ): CheckResult {
-  const d = deviations.find(
-    (d) =>
-      d.id === result.id &&
-      (!d.runtime || d.runtime.test(runtime.name)) &&
-      (!d.version || d.version.test(runtime.version)),
-  );
-  if (!d) return result;
-  if (result.verdict === 'failed') {
+  if (result.verdict === 'passed') {
+    const listed = sets.expected.find((d) => concerns(d, result.id, runtime));
+    if (!listed) return result;
+    const note = `listed as an expected deviation but passed: ${listed.links[0]}`;
+    return { ...result, observations: { ...result.observations, deviation: note } };
+  }
+  if (result.verdict !== 'failed') return result;
+  const expected = matching(sets.expected, result, runtime);
+  if (expected) {
     return {
       ...result,
       verdict: 'deviation',
-      message: `expected deviation: ${d.reason} ${d.link}`,
+      message: `expected deviation: ${expected.reason} ${expected.links.join(' ')}`,
       detail: result.message,
+      knownIssue: knownIssueOf(expected),
     };
   }
-  if (result.verdict === 'passed') {
-    return {
-      ...result,
-      observations: {
-        ...result.observations,
-        deviation: `listed as expected deviation but passed: ${d.link}`,
-      },
-    };
+  const bundled = matching(sets.bundled, result, runtime);
+  const listed = sets.expected.find((d) => concerns(d, result.id, runtime));
+  return {
+    ...result,
+    ...(bundled ? { knownIssue: knownIssueOf(bundled) } : {}),
+    ...(listed
+      ? {
+          observations: {
+            ...result.observations,
+            deviation: `listed as an expected deviation (${listed.where}), but the message does not match /${listed.message.source}/: a different failure`,
+          },
+        }
+      : {}),
+  };
+}
+
+/**
+ * Entries of the --expected-deviations file that concern this runtime and version but matched no failure
+ * of a check that ran to a verdict. A check that was skipped, errored or not selected proves nothing.
+ */
+export function staleDeviations(
+  expected: readonly Deviation[],
+  results: readonly CheckResult[],
+  runtime: RuntimeIdentity,
+): string[] {
+  const stale: string[] = [];
+  for (const d of expected) {
+    if (!concerns(d, d.id, runtime)) continue;
+    const ran = results.filter((r) => r.id === d.id && ['passed', 'failed', 'deviation'].includes(r.verdict));
+    if (ran.length === 0) continue;
+    if (
+      ran.some((r) => {
+        const text = failureText(r);
+        return text !== undefined && d.message.test(text);
+      })
+    )
+      continue;
+    const what = ran.some((r) => r.verdict === 'passed')
+      ? 'the check passed'
+      : `its failure does not match /${d.message.source}/`;
+    stale.push(`${d.id} (${d.runtime} ${d.versions.text}): ${what}; ${d.where}, ${d.links[0]}`);
   }
-  return result;
+  return stale;
 }

@@ -1,19 +1,16 @@
 /**
  * Delay injectors that live outside NRI: a runc wrapper registered as an extra runtime handler, and a CNI
  * wrapper. Both read their delay from a file in a control directory, so a check can set it; the runc
- * wrapper also logs the ids it is asked to create, which is how a check learns what a timed-out call built.
+ * wrapper also logs the ids it is asked to create, which is how a check learns what a timed-out call built,
+ * and the CNI wrapper logs the sandbox id of every DEL, which is how a check counts teardowns.
  */
 import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CreationDelay, Injectors, SlowCni, SlowRuntime } from './context.js';
 import { SkipSignal } from './errors.js';
-
-export interface InjectorConfig {
-  slowRuntimeHandler?: string;
-  slowRuntimeDir?: string;
-  slowCniDir?: string;
-}
+import { type InjectorConfig, type InjectorNeed, injectorFor } from './injector-needs.js';
+import type { Need } from './vocabulary.js';
 
 const DELAY_FILE = 'delay-ms';
 const CREATED_LOG = 'created.log';
@@ -24,15 +21,79 @@ const CONTAINER_ID = /\b[0-9a-f]{64}\b/g;
 export class CheckInjectors implements Injectors {
   private readonly touched = new Set<string>();
 
-  constructor(private readonly config: InjectorConfig) {}
+  /** `declared`: the check's needs; asking for an injector it did not declare is a bug in the check. */
+  constructor(
+    private readonly config: InjectorConfig,
+    private readonly declared: readonly Need[],
+  ) {}
 
   slowRuntime(): SlowRuntime {
-    const { slowRuntimeHandler: handler, slowRuntimeDir: dir } = this.config;
-    if (!handler || !dir) {
-      throw new SkipSignal(
-        'needs a slow runtime handler: pass --slow-runtime-handler NAME --slow-runtime-dir DIR (scripts/containerd-up.sh sets up "conform-slow"; see README "Injectors")',
+    this.require('slow-runtime');
+    return this.runtime();
+  }
+
+  slowCni(): SlowCni {
+    this.require('slow-cni');
+    return this.cni();
+  }
+
+  slowRuntimeIfConfigured(): SlowRuntime | undefined {
+    return 'kind' in injectorFor('slow-runtime', this.config) ? this.runtime() : undefined;
+  }
+
+  slowCniIfConfigured(): SlowCni | undefined {
+    return 'kind' in injectorFor('slow-cni', this.config) ? this.cni() : undefined;
+  }
+
+  creationDelay(): CreationDelay {
+    if (this.require('creation-delay') === 'runtime') return this.runtimeDelay();
+    return this.cniDelay();
+  }
+
+  creationDelays(): CreationDelay[] {
+    this.require('creation-delay');
+    const runtime = this.slowRuntimeIfConfigured() ? [this.runtimeDelay()] : [];
+    const cni = this.slowCniIfConfigured() ? [this.cniDelay()] : [];
+    return [...runtime, ...cni];
+  }
+
+  /** Puts every delay this check set back to zero. */
+  async reset(): Promise<void> {
+    await Promise.all([...this.touched].map((dir) => writeDelay(dir, 0)));
+    this.touched.clear();
+  }
+
+  /**
+   * The injector for a declared need. The run skips a check whose need is unmet before it starts, so the
+   * skip here is only reached when a check is executed on its own.
+   */
+  private require(need: InjectorNeed): 'runtime' | 'cni' {
+    if (!this.declared.includes(need)) {
+      throw new Error(
+        `the check asks for t.inject (${need}) without declaring it: add '${need}' to its needs, so the run and doctor know it`,
       );
     }
+    const found = injectorFor(need, this.config);
+    if ('missing' in found) throw new SkipSignal(found.missing);
+    return found.kind;
+  }
+
+  private runtimeDelay(): CreationDelay {
+    const slow = this.runtime();
+    return {
+      name: `slow runtime handler "${slow.handler}"`,
+      runtimeHandler: slow.handler,
+      setDelay: slow.setDelay,
+    };
+  }
+
+  private cniDelay(): CreationDelay {
+    return { name: 'slow CNI wrapper', runtimeHandler: '', setDelay: this.cni().setDelay };
+  }
+
+  private runtime(): SlowRuntime {
+    const { slowRuntimeHandler: handler, slowRuntimeDir: dir } = this.config;
+    if (!handler || !dir) throw new Error('unreachable: the slow runtime handler was checked');
     return {
       handler,
       setDelay: (ms) => this.setDelay(dir, ms),
@@ -40,61 +101,26 @@ export class CheckInjectors implements Injectors {
     };
   }
 
-  slowCni(): SlowCni {
+  private cni(): SlowCni {
     const dir = this.config.slowCniDir;
-    if (!dir) {
-      throw new SkipSignal(
-        'needs a slow CNI wrapper: pass --slow-cni-dir DIR (scripts/containerd-up.sh sets one up; see README "Injectors")',
-      );
-    }
-    return {
-      setDelay: (ms) => this.setDelay(dir, ms),
-      deletedIds: idsLoggedSince(join(dir, DELETED_LOG)),
-    };
-  }
-
-  get configured(): { slowRuntime: boolean; slowCni: boolean } {
-    const { slowRuntimeHandler, slowRuntimeDir, slowCniDir } = this.config;
-    return { slowRuntime: Boolean(slowRuntimeHandler && slowRuntimeDir), slowCni: Boolean(slowCniDir) };
-  }
-
-  creationDelay(): CreationDelay {
-    const [first] = this.creationDelays();
-    if (!first) throw new Error('creationDelays() returned none without skipping');
-    return first;
-  }
-
-  creationDelays(): CreationDelay[] {
-    const delays: CreationDelay[] = [];
-    if (this.configured.slowRuntime) {
-      const slow = this.slowRuntime();
-      delays.push({
-        name: `slow runtime handler "${slow.handler}"`,
-        runtimeHandler: slow.handler,
-        setDelay: slow.setDelay,
-      });
-    }
-    if (this.configured.slowCni) {
-      delays.push({ name: 'slow CNI wrapper', runtimeHandler: '', setDelay: this.slowCni().setDelay });
-    }
-    if (delays.length === 0) {
-      throw new SkipSignal(
-        'needs a creation delay outside NRI: pass --slow-runtime-handler/--slow-runtime-dir or --slow-cni-dir (see README "Injectors")',
-      );
-    }
-    return delays;
-  }
-
-  /** Puts every delay this check set back to zero. */
-  async reset(): Promise<void> {
-    await Promise.all([...this.touched].map((dir) => writeFile(join(dir, DELAY_FILE), '0\n')));
-    this.touched.clear();
+    if (!dir) throw new Error('unreachable: the slow CNI dir was checked');
+    return { setDelay: (ms) => this.setDelay(dir, ms), deletedIds: idsLoggedSince(join(dir, DELETED_LOG)) };
   }
 
   private async setDelay(dir: string, ms: number): Promise<void> {
     this.touched.add(dir);
-    await writeFile(join(dir, DELAY_FILE), `${Math.max(0, Math.round(ms))}\n`);
+    await writeDelay(dir, ms);
   }
+}
+
+/** Sets the delay an injector's wrapper sleeps on its next create or ADD. */
+export async function writeDelay(dir: string, ms: number): Promise<void> {
+  await writeFile(join(dir, DELAY_FILE), `${Math.max(0, Math.round(ms))}\n`);
+}
+
+/** Every id the slow runtime handler's wrapper logged, oldest first. */
+export async function readCreated(dir: string): Promise<string[]> {
+  return idsIn(await readFile(join(dir, CREATED_LOG), 'utf8').catch(() => ''));
 }
 
 /**
@@ -102,13 +128,13 @@ export class CheckInjectors implements Injectors {
  * the start is read at once, so nothing logged after the call can count as "before".
  */
 function idsLoggedSince(file: string): () => Promise<string[]> {
-  const before = idsIn(readOrEmpty(() => readFileSync(file, 'utf8'))).length;
+  const before = idsIn(readOrEmpty(file)).length;
   return async () => idsIn(await readFile(file, 'utf8').catch(() => '')).slice(before);
 }
 
-function readOrEmpty(read: () => string): string {
+function readOrEmpty(file: string): string {
   try {
-    return read();
+    return readFileSync(file, 'utf8');
   } catch {
     return '';
   }

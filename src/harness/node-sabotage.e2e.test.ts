@@ -8,9 +8,10 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { expect } from 'chai';
 import { ALL_CHECKS } from '../../suites/index.js';
-import { runtimesUnderTest } from '../cli/e2e-env.test.helper.js';
+import { NO_RUNTIME_REASON, runtimesUnderTest } from '../cli/e2e-env.test.helper.js';
 import { resolveRunConfig } from '../cli/resolve-config.js';
 import type { CriMethod } from '../cri/types.js';
+import { describeSkipped } from '../skip-reason.test.helper.js';
 import type { CheckResult } from './result.js';
 import { runConformance } from './run.js';
 import { selectChecks } from './selection.js';
@@ -94,6 +95,8 @@ async function runSabotaged(env: Record<string, string>, sabotage: Sabotage): Pr
   }
 }
 
+if (runtimesUnderTest().length === 0)
+  describeSkipped('[Node] checks against a sabotaged teardown on real containerd', NO_RUNTIME_REASON);
 for (const runtime of runtimesUnderTest()) {
   describe(`[Node] checks against a sabotaged teardown on ${runtime.name}`, function () {
     this.timeout(10 * 60_000);

@@ -58,6 +58,11 @@ export interface CheckResult {
   trials?: { run: number; violated: number };
   timeline: TimelineEntry[];
   /**
+   * failed or deviation: the known, upstream-tracked runtime issue this failure matches (an entry of the
+   * bundled or the given deviations file). It never changes the verdict by itself.
+   */
+  knownIssue?: { reason: string; links: string[] };
+  /**
    * Time the contract itself makes the check wait: absence windows, deliberate pauses and the deadlines of
    * calls that were meant to time out. The benchmark compares it with the wall time.
    */
@@ -82,4 +87,6 @@ export interface RunOutcome {
   durationMs: number;
   /** Set when the run stopped early (signal, fail-fast, run timeout). */
   interrupted?: string;
+  /** --expected-deviations entries that matched no failure; one line each, starting with the check id. */
+  staleDeviations?: string[];
 }

@@ -2,7 +2,7 @@
 import type { CriClient } from '../cri/client.js';
 import type { CriMethod } from '../cri/types.js';
 import type { HostProbe } from './context.js';
-import type { InjectorConfig } from './injectors.js';
+import type { InjectorConfig } from './injector-needs.js';
 import type { CheckSettings } from './settings.js';
 import type { Sequence } from './timeline.js';
 

@@ -4,12 +4,12 @@
  */
 import { type Check, displayName } from './check.js';
 import { removeLabelledUntilGone } from './cleanup.js';
-import { applyDeviations, type Deviation, loadDeviations } from './deviations.js';
-import { connectRuntime, nodeProbeAvailability, probeNri } from './environment.js';
-import { EnvironmentError } from './errors.js';
+import { loadBundledDeviations, loadDeviations } from './deviation-file.js';
+import { applyDeviations, type DeviationSets, staleDeviations } from './deviations.js';
+import { connectRuntime } from './environment.js';
 import { executeCheck, identityOf } from './execute-check.js';
-import { ensureImage } from './images.js';
 import { newRunId } from './labels.js';
+import { assessReadiness, requireReady } from './readiness.js';
 import type { CheckResult, RunOutcome, RunProperties } from './result.js';
 import type { RunEnv } from './run-env.js';
 import { describeLeftovers, runtimeLeftovers } from './runtime-leftovers.js';
@@ -36,22 +36,17 @@ export async function runConformance(
   hooks: Pick<RunEnv, 'beforeCall'> = {},
 ): Promise<RunOutcome> {
   const started = performance.now();
-  const deviations: Deviation[] = config.expectedDeviations ? loadDeviations(config.expectedDeviations) : [];
+  const deviations: DeviationSets = {
+    expected: config.expectedDeviations ? loadDeviations(config.expectedDeviations) : [],
+    bundled: loadBundledDeviations(),
+  };
   const client = await connectRuntime(config);
   try {
+    const readiness = await assessReadiness(client, config, checks, 'run');
+    requireReady(readiness);
+    const { nri, host, availability } = readiness;
     const runtime = { name: client.version.runtimeName, version: client.version.runtimeVersion };
     listener.onNote(`runtime ${runtime.name} ${runtime.version} at ${config.runtimeEndpoint}`);
-    const images = [
-      [config.testImage, '--test-image'],
-      [config.pauseImage, '--pause-image'],
-    ] as const;
-    for (const [image, flag] of images) await ensureImage(client, image, config.pull, flag);
-
-    const nri = await probeNri(config.nriSocket, 6_000);
-    if (nri.unavailable && config.requireNri && checks.some((c) => c.needs.includes('nri'))) {
-      throw new EnvironmentError(`${nri.unavailable} (--require-nri)`);
-    }
-    const host = nodeProbeAvailability(config);
     const runId = newRunId();
     const env: RunEnv = {
       runId,
@@ -82,12 +77,6 @@ export async function runConformance(
     };
     listener.onStart(checks.length, properties);
 
-    const availability = {
-      slow: config.slow,
-      ...(nri.unavailable ? { nri: nri.unavailable } : {}),
-      ...('unavailable' in host ? { node: host.unavailable } : {}),
-      ...(config.restartCmd ? {} : { restart: 'restarts the runtime: pass --restart-cmd' }),
-    };
     let stop: string | undefined;
     signal.addEventListener('abort', () => {
       stop ??= signal.reason instanceof Error ? signal.reason.message : 'interrupted';
@@ -117,11 +106,14 @@ export async function runConformance(
     for (const p of sweep.problems) listener.onNote(`final sweep: ${p}`);
     const leftovers = await runtimeLeftovers(config.runtimeEndpoint, runId);
     if (leftovers.length > 0) listener.onNote(describeLeftovers(config.runtimeEndpoint, leftovers));
+    const stale = staleDeviations(deviations.expected, results, runtime);
+    for (const s of stale) listener.onNote(`warning: stale expected deviation ${s}`);
     return {
       properties,
       results,
       durationMs: Math.round(performance.now() - started),
       ...(stop ? { interrupted: stop } : {}),
+      ...(stale.length > 0 ? { staleDeviations: stale } : {}),
     };
   } finally {
     client.close();

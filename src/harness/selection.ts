@@ -1,5 +1,6 @@
 /** Which checks a run selects, and which of those cannot run here (and why). */
 import type { Check } from './check.js';
+import { type InjectorNeed, isInjectorNeed } from './injector-needs.js';
 import type { LevelFilter } from './settings.js';
 import type { Level } from './vocabulary.js';
 
@@ -33,6 +34,7 @@ export interface Availability {
   nri?: string; // why NRI checks cannot run
   node?: string; // why [Node] checks cannot run
   restart?: string; // why [Restart] checks cannot run
+  injectors?: Partial<Record<InjectorNeed, string>>; // why checks with each injector need cannot run
 }
 
 /** The reason a selected check is skipped before it starts, or undefined when it can run. */
@@ -41,6 +43,10 @@ export function staticSkipReason(c: Check, a: Availability): string | undefined 
   if (c.tags.includes('Restart') && a.restart) return `[Restart] ${a.restart}`;
   if (c.tags.includes('Node') && a.node) return `[Node] ${a.node}`;
   if (c.needs.includes('nri') && a.nri) return a.nri;
+  for (const need of c.needs.filter(isInjectorNeed)) {
+    const missing = a.injectors?.[need];
+    if (missing) return missing;
+  }
   return undefined;
 }
 

@@ -39,6 +39,8 @@ export interface RunConfig {
   junitFile?: string;
   jsonFile?: string;
   expectedDeviations?: string;
+  /** Stale --expected-deviations entries fail the run (exit 1) instead of only warning. */
+  strictDeviations?: boolean;
   /** The flags as the user gave them, for the report's properties. */
   flagsText: string;
 }

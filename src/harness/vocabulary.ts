@@ -7,9 +7,12 @@ export type Tag = 'Slow' | 'Node' | 'Restart';
 export type SuiteName = 'idempotency' | 'names' | 'hooks' | 'teardown';
 export const SUITES: readonly SuiteName[] = ['idempotency', 'names', 'hooks', 'teardown'];
 
+import type { InjectorNeed } from './injector-needs.js';
+
 /**
  * Static requirements, known before the check runs. An unmet need makes the check skip with a reason that
- * says how to meet it. `nri` checks also run serially; `exclusive` checks (global injectors, restarts) run
- * alone too. Injector needs that have alternatives are checked at run time via t.inject.
+ * says how to meet it. `nri` checks also run serially; `exclusive` checks (restarts) run alone too, and so do
+ * checks with an injector need, since injectors are global. A check declares every injector its scenario
+ * asks t.inject for: the harness refuses an undeclared one, so `doctor` can forecast every such skip.
  */
-export type Need = 'nri' | 'exclusive';
+export type Need = 'nri' | 'exclusive' | InjectorNeed;

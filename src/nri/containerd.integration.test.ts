@@ -4,13 +4,14 @@
  * proto. The runtime's reactions differ by version, so they are logged as observations; only what every
  * runtime must do is asserted.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { expect } from 'chai';
-import { runtimesUnderTest } from '../cli/e2e-env.test.helper.js';
+import { NO_RUNTIME_REASON, runtimesUnderTest } from '../cli/e2e-env.test.helper.js';
+import { skipBecause } from '../skip-reason.test.helper.js';
 import { NriPlugin } from './plugin.js';
 import type { NriEventName } from './types.js';
 
@@ -135,7 +136,7 @@ describe('NRI plugins against a real containerd', function () {
   before(async function () {
     if (!NRI_SOCKET || !CRI_ENDPOINT) {
       if (process.env.CI === 'true') throw new Error('CI=true but no containerd with NRI was provisioned');
-      this.skip(); // needs scripts/containerd-up.sh's environment
+      skipBecause(this, NO_RUNTIME_REASON);
     }
     clients = criClients();
     logDir = await mkdtemp(join(tmpdir(), 'cc-logs-'));
@@ -149,6 +150,7 @@ describe('NRI plugins against a real containerd', function () {
 
   after(async () => {
     await Promise.all(plugins.map((p) => p.close()));
+    if (logDir) await rm(logDir, { recursive: true, force: true });
     console.log(`containerd NRI observations: ${JSON.stringify(observations, null, 2)}`);
   });
 

@@ -1,13 +1,14 @@
+import { rm } from 'node:fs/promises';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { makePod, type RuntimeFixture, startRuntime } from './e2e-fixture.js';
+import { makePod, type RuntimeFixture, startRuntime } from '../../fixtures/nri-runtime-side/e2e-fixture.js';
 import { NriProtocolError } from './errors.js';
 import { encodeFrame, FrameDecoder } from './frame-decoder.js';
 import { encodeProto, PLUGIN_SERVICE, RUNTIME_SERVICE } from './messages.js';
 import { Mux } from './mux.js';
 import { NriPlugin } from './plugin.js';
-import { makeSocketDir } from './socket-pair.js';
+import { makeSocketDir } from './socket-pair.test.helper.js';
 import { TtrpcClient } from './ttrpc-client.js';
 import { encodeMessage, MessageDecoder } from './ttrpc-codec.js';
 import { TtrpcServer } from './ttrpc-server.js';
@@ -110,6 +111,16 @@ describe('fuzz: random and mutated frames', function () {
     );
     await new Promise<void>((r) => server.listen(path, r));
     const outcomes = new Map<string, number>();
+    try {
+      await startPluginsAgainst(path, outcomes);
+    } finally {
+      server.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+    expect([...outcomes.values()].reduce((a, b) => a + b, 0)).to.equal(SOCKET_CASES_PER_SIDE);
+  });
+
+  async function startPluginsAgainst(path: string, outcomes: Map<string, number>): Promise<void> {
     for (let done = 0; done < SOCKET_CASES_PER_SIDE; done += BATCH) {
       const batch = Array.from({ length: BATCH }, async (_, i) => {
         const p = await NriPlugin.start({
@@ -126,9 +137,7 @@ describe('fuzz: random and mutated frames', function () {
       });
       await Promise.all(batch);
     }
-    server.close();
-    expect([...outcomes.values()].reduce((a, b) => a + b, 0)).to.equal(SOCKET_CASES_PER_SIDE);
-  });
+  }
 
   it(`keeps the runtime side serving after ${SOCKET_CASES_PER_SIDE} hostile connections`, async () => {
     const fx: RuntimeFixture = await startRuntime({ registrationTimeoutMs: 500, requestTimeoutMs: 200 });

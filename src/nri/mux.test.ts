@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { NriProtocolError } from './errors.js';
 import { encodeFrame, FrameDecoder, type MuxFrame } from './frame-decoder.js';
 import { Mux, splitLikeGo } from './mux.js';
-import { type SocketPair, socketPair } from './socket-pair.js';
+import { type SocketPair, socketPair } from './socket-pair.test.helper.js';
 
 /** Resolves with the first `n` raw frames that arrive on `socket`. */
 function rawFrames(socket: Socket, n: number): Promise<MuxFrame[]> {

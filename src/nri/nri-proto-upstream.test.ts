@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { expect } from 'chai';
 import protobuf from 'protobufjs';
+import { skipBecause } from '../skip-reason.test.helper.js';
 import { nriProtoPath } from './package-root.js';
 
 /** Debian trixie golang-github-containerd-nri-dev 0.6.1-2 installs upstream v0.6.1's api.proto here. */
@@ -63,7 +64,7 @@ describe('nri.proto against the upstream NRI api.proto', () => {
         throw new Error(
           `upstream NRI proto missing at ${UPSTREAM} (apt install golang-github-containerd-nri-dev)`,
         );
-      this.skip(); // not installed here: apt install golang-github-containerd-nri-dev
+      skipBecause(this, `${UPSTREAM} is absent: apt-get install golang-github-containerd-nri-dev`);
     }
     ours = load(nriProtoPath('nri.proto'));
     theirs = load(UPSTREAM);

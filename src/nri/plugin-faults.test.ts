@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { makePod, type RuntimeFixture, startRuntime } from './e2e-fixture.js';
+import { makePod, type RuntimeFixture, startRuntime } from '../../fixtures/nri-runtime-side/e2e-fixture.js';
 import { NriProtocolError } from './errors.js';
 import { NriPlugin, type PluginOptions } from './plugin.js';
 

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { decodeProto, encodeProto, PLUGIN_SERVICE, RUNTIME_SERVICE } from './messages.js';
 import { Mux } from './mux.js';
 import { NriPlugin } from './plugin.js';
-import { makeSocketDir } from './socket-pair.js';
+import { makeSocketDir } from './socket-pair.test.helper.js';
 import { TtrpcClient } from './ttrpc-client.js';
 import { TtrpcServer } from './ttrpc-server.js';
 

@@ -1,6 +1,11 @@
 import { createConnection, createServer } from 'node:net';
 import { expect } from 'chai';
-import { makeContainer, makePod, type RuntimeFixture, startRuntime } from './e2e-fixture.js';
+import {
+  makeContainer,
+  makePod,
+  type RuntimeFixture,
+  startRuntime,
+} from '../../fixtures/nri-runtime-side/e2e-fixture.js';
 import { NriProtocolError } from './errors.js';
 import { encodeProto, PLUGIN_SERVICE } from './messages.js';
 import { Mux } from './mux.js';

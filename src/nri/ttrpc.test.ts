@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { NriProtocolError } from './errors.js';
 import { decodeProto, encodeProto, type WireResponse } from './messages.js';
 import { Mux } from './mux.js';
-import { type SocketPair, socketPair } from './socket-pair.js';
+import { type SocketPair, socketPair } from './socket-pair.test.helper.js';
 import { TtrpcClient } from './ttrpc-client.js';
 import { encodeMessage, MessageDecoder, type TtrpcMessage } from './ttrpc-codec.js';
 import { type ServiceMap, type TtrpcCall, TtrpcServer } from './ttrpc-server.js';

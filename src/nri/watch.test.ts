@@ -1,5 +1,10 @@
 import { expect } from 'chai';
-import { makeContainer, makePod, type RuntimeFixture, startRuntime } from './e2e-fixture.js';
+import {
+  makeContainer,
+  makePod,
+  type RuntimeFixture,
+  startRuntime,
+} from '../../fixtures/nri-runtime-side/e2e-fixture.js';
 import { NriProtocolError } from './errors.js';
 import type { NriEventRecord } from './types.js';
 import { watchEvents } from './watch.js';

@@ -34,6 +34,8 @@ export function renderJUnit(outcome: RunOutcome): string {
       .time(seconds(results.reduce((sum, r) => sum + r.durationMs, 0)));
     for (const key of PROPERTY_KEYS) ts.property(key, xmlText(outcome.properties[key]));
     if (outcome.interrupted) ts.property('interrupted', xmlText(outcome.interrupted));
+    const stale = outcome.staleDeviations ?? [];
+    if (stale.length > 0) ts.property('staleDeviations', xmlText(stale.join('\n')));
     // Testcase-level <properties> are not in the Jenkins schema, so observations go on the suite too.
     for (const r of results) {
       for (const [key, value] of Object.entries(r.observations))

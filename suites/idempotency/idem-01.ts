@@ -4,7 +4,7 @@ import { pathFor, runPodAfterTimeout } from './scenarios.js';
 export const check = defineCheck({
   id: 'IDEM-01',
   level: 'MUST',
-  needs: ['exclusive'],
+  needs: ['creation-delay'],
   trials: true,
   title:
     'A RunPodSandbox that timed out while the runtime was building it converges under identical kubelet-like retries, and the sandbox returned is READY',

@@ -5,7 +5,7 @@ import { runPodAfterTimeout } from './scenarios.js';
 export const check = defineCheck({
   id: 'IDEM-02',
   level: 'MUST',
-  needs: ['exclusive'],
+  needs: ['creation-delay'],
   title:
     'After a timed-out RunPodSandbox converges, exactly one sandbox with its metadata exists and nothing half-made is left',
   contract:

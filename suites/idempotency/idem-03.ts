@@ -4,7 +4,7 @@ import { expectReused, runPodAfterTimeout, slowHandlerDelay } from './scenarios.
 export const check = defineCheck({
   id: 'IDEM-03',
   level: 'SHOULD',
-  needs: ['exclusive'],
+  needs: ['slow-runtime'],
   title: 'The retry of a timed-out RunPodSandbox is served the sandbox that the timed-out request built',
   contract:
     'CRI-O issue 4221 (ResourceCache): a sandbox whose request timed out is kept and handed to the identical retry instead of being rebuilt; seen through the slow runtime handler, which logs the pause container id (= sandbox id) of every create',

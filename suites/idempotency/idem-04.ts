@@ -6,7 +6,7 @@ import { timeOutOnSlowHandler } from './scenarios.js';
 export const check = defineCheck({
   id: 'IDEM-04',
   level: 'SHOULD',
-  needs: ['exclusive'],
+  needs: ['slow-runtime'],
   title:
     'A timed-out sandbox held for reuse is neither reported READY by ListPodSandbox or PodSandboxStatus nor usable by CreateContainer',
   contract:

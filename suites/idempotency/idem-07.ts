@@ -5,7 +5,7 @@ import { expectReused } from './scenarios.js';
 export const check = defineCheck({
   id: 'IDEM-07',
   level: 'SHOULD',
-  needs: ['exclusive'],
+  needs: ['slow-runtime'],
   title:
     'The retry of a timed-out CreateContainer is served the container that the timed-out request created',
   contract:

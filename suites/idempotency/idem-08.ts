@@ -100,7 +100,7 @@ export const check = defineCheck({
   id: 'IDEM-08',
   level: 'SHOULD',
   tags: ['Slow'],
-  needs: ['exclusive'],
+  needs: ['slow-runtime'],
   title:
     'After a timeout, a request with attempt+1 gets a new sandbox (container), and the abandoned attempt is let go within --cache-ttl: never left READY (RUNNING), nor hidden while the runtime still holds it',
   contract:

@@ -94,7 +94,7 @@ export const check = defineCheck({
   id: 'IDEM-09',
   level: 'SHOULD',
   tags: ['Slow'],
-  needs: ['exclusive'],
+  needs: ['slow-runtime'],
   title:
     'A timed-out sandbox (container) that nobody asks for again is reclaimed within --cache-ttl, by the CRI and by the runtime, and an identical request afterwards gets a fresh one',
   contract:

@@ -78,13 +78,14 @@ async function differentContainer(t: CheckContext, slow: SlowRuntime): Promise<v
 export const check = defineCheck({
   id: 'IDEM-10',
   level: 'SHOULD',
-  needs: ['exclusive'],
+  needs: ['creation-delay'],
   title:
     'A RunPodSandbox (CreateContainer) with the same metadata but other labels than a timed-out one is never answered with the sandbox (container) built for the timed-out request',
   contract:
     'cri-api v0.32.3 api.proto RunPodSandboxRequest and CreateContainerRequest: the object is created from "config", labels included; CRI-O issue 4221 (ResourceCache): a cached resource is handed out only to an identical request',
   async run(t: CheckContext) {
     await differentSandbox(t);
-    if (t.inject.configured.slowRuntime) await differentContainer(t, t.inject.slowRuntime());
+    const slow = t.inject.slowRuntimeIfConfigured();
+    if (slow) await differentContainer(t, slow);
   },
 });

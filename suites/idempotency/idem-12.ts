@@ -32,7 +32,7 @@ async function cancelContainer(t: CheckContext, slow: SlowRuntime): Promise<void
 export const check = defineCheck({
   id: 'IDEM-12',
   level: 'MUST',
-  needs: ['exclusive'],
+  needs: ['creation-delay'],
   trials: true,
   title:
     'A RunPodSandbox (CreateContainer) cancelled by the client while the runtime builds it leaves the same state as a timeout: identical retries converge to one READY sandbox (one container)',
@@ -41,7 +41,7 @@ export const check = defineCheck({
   async run(t: CheckContext) {
     // Each configured path a cancel can land on (runtime create, network setup), spread over the trials.
     const delays = t.inject.creationDelays();
-    const slow = t.inject.configured.slowRuntime ? t.inject.slowRuntime() : undefined;
+    const slow = t.inject.slowRuntimeIfConfigured();
     await t.trials(async (trial) => {
       const delay = pathFor(delays, trial);
       const { config, podId, evidence } = await runPodAfterTimeout(t, 'idem-12', delay, 'cancel');

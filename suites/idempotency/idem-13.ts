@@ -7,7 +7,7 @@ export const check = defineCheck({
   id: 'IDEM-13',
   level: 'SHOULD',
   tags: ['Restart'],
-  needs: ['exclusive'],
+  needs: ['creation-delay'],
   title:
     'After a runtime restart with a timed-out sandbox in existence, the runtime is healthy and an identical RunPodSandbox yields exactly one sandbox',
   contract:

@@ -39,7 +39,7 @@ export const check = defineCheck({
   id: 'IDEM-14',
   level: 'MUST',
   tags: ['Node'],
-  needs: ['exclusive'],
+  needs: ['slow-runtime'],
   trials: true,
   title:
     'Once a timed-out or cancelled request has converged and its pod is removed, the host holds nothing of the abandoned attempt',

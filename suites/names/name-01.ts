@@ -7,7 +7,7 @@ import { identicalReplyViolation, observeReply } from './reservation.js';
 export const check = defineCheck({
   id: 'NAME-01',
   level: 'MUST',
-  needs: ['exclusive'],
+  needs: ['creation-delay'],
   title: 'Two identical RunPodSandbox requests in flight at once never yield two sandboxes',
   contract:
     'kubelet: a RunPodSandbox retry can overlap the first request still running in the runtime; containerd CRI reserves the sandbox name (name_namespace_uid_attempt) for the whole RunPodSandbox ("name is reserved for"); CRI-O issue 4221',

@@ -20,7 +20,7 @@ function variant(config: PodSandboxConfig, change: { attempt?: number; uid?: str
 export const check = defineCheck({
   id: 'NAME-04',
   level: 'MUST',
-  needs: ['exclusive'],
+  needs: ['creation-delay'],
   title:
     'A RunPodSandbox with another attempt or uid is not blocked by the reservation of an in-flight request',
   contract:

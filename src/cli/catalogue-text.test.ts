@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import { ALL_CHECKS } from '../../suites/index.js';
+import { catalogueMarkdown, REGENERATE_CATALOGUE } from './catalogue-text.js';
+import { main } from './main.js';
+import { recordingIo } from './test-io.test.helper.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+describe('the catalogue rendered from the checks', () => {
+  it('is what docs/checks.md holds, so the committed catalogue never goes stale', () => {
+    const committed = readFileSync(join(root, 'docs/checks.md'), 'utf8');
+    expect(committed === catalogueMarkdown(ALL_CHECKS), `docs/checks.md is stale: ${REGENERATE_CATALOGUE}`).to
+      .be.true;
+  });
+
+  it('has one table row per check, with its level, and escapes pipes inside cells', () => {
+    const md = catalogueMarkdown(ALL_CHECKS);
+    for (const c of ALL_CHECKS) expect(md).to.include(`| ${c.id} | ${c.level} |`);
+    const [first] = ALL_CHECKS;
+    if (!first) throw new Error('no checks');
+    const piped = catalogueMarkdown([{ ...first, contract: 'a | b' }]);
+    expect(piped).to.include('a \\| b');
+  });
+
+  it('prints each check with the contract it cites under `list --long`', async () => {
+    const io = recordingIo();
+    expect(await main(['node', 'cri-conform', 'list', '--long', '--focus', '^HOOK-03 '], io)).to.equal(0);
+    const hook03 = ALL_CHECKS.find((c) => c.id === 'HOOK-03');
+    expect(io.stdout()).to.include(`contract: ${hook03?.contract}`);
+    expect(io.stdout()).to.match(/^1 checks$/m);
+  });
+
+  it('prints the Markdown under `list --markdown`', async () => {
+    const io = recordingIo();
+    expect(await main(['node', 'cri-conform', 'list', '--markdown'], io)).to.equal(0);
+    expect(io.stdout()).to.equal(catalogueMarkdown(ALL_CHECKS));
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * The catalogue as text, rendered from the checks' own definitions: the long listing of `list --long` and
+ * the Markdown of `list --markdown`, which is committed as docs/checks.md (a test keeps that file current).
+ */
+import type { Check } from '../harness/check.js';
+import { SUITES } from '../harness/vocabulary.js';
+
+/** The command that regenerates docs/checks.md; quoted in the file and in the test that guards it. */
+export const REGENERATE_CATALOGUE = 'node bin/cri-conform list --markdown > docs/checks.md';
+
+const SUITE_TOPICS: Record<Check['suite'], string> = {
+  idempotency: 'timeout and retry',
+  names: '"name is reserved"',
+  hooks: 'NRI pod-sandbox hook ordering',
+  teardown: 'teardown no plugin can block',
+};
+
+function traits(c: Check): string[] {
+  return [
+    ...c.tags.map((t) => `[${t}]`),
+    ...(c.trials ? ['trials'] : []),
+    ...(c.needs.includes('nri') ? ['needs NRI'] : []),
+    ...(c.needs.includes('exclusive') ? ['runs alone'] : []),
+  ];
+}
+
+/** One block per check: the identity line, the title (the assertion), and the contract it cites. */
+export function longListing(checks: readonly Check[]): string {
+  return checks
+    .map((c) => {
+      const extra = traits(c);
+      return [
+        `${c.id}  ${c.level}  ${c.suite}${extra.length > 0 ? `  ${extra.join(', ')}` : ''}`,
+        `  ${c.title}`,
+        `  contract: ${c.contract}`,
+        '',
+      ].join('\n');
+    })
+    .join('\n');
+}
+
+const cell = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
+
+export function catalogueMarkdown(checks: readonly Check[]): string {
+  const count = (level: Check['level']) => checks.filter((c) => c.level === level).length;
+  const lines = [
+    `<!-- Generated from the checks' definitions by \`cri-conform list --markdown\`; do not edit by hand.`,
+    `     Regenerate: ${REGENERATE_CATALOGUE} -->`,
+    '# cri-conform checks',
+    '',
+    `${checks.length} checks: ${count('MUST')} MUST, ${count('SHOULD')} SHOULD, ${count('OBSERVE')} OBSERVE.`,
+    '`cri-conform run` runs the MUST checks; `--level should` adds SHOULD, `--level all` adds OBSERVE.',
+    'The title of each check is its assertion; the contract column cites where the rule comes from.',
+    '[Slow] checks run with `--slow`, [Restart] checks with `--restart-cmd`, and [Node] checks need node',
+    'probes (root on a local socket). "trials" checks repeat their race `--trials` times.',
+  ];
+  for (const suite of SUITES) {
+    const inSuite = checks.filter((c) => c.suite === suite);
+    if (inSuite.length === 0) continue;
+    lines.push(
+      '',
+      `## ${suite}: ${SUITE_TOPICS[suite]}`,
+      '',
+      '| ID | level | assertion | contract |',
+      '|---|---|---|---|',
+    );
+    for (const c of inSuite) {
+      const extra = traits(c);
+      const title = extra.length > 0 ? `${c.title} (${extra.join(', ')})` : c.title;
+      lines.push(`| ${c.id} | ${c.level} | ${cell(title)} | ${cell(c.contract)} |`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,43 @@
+/**
+ * doctor against real containerd (1.7 and 2.1 on CI): it proves both injectors with one labelled pod and
+ * leaves nothing behind, and a doctor killed mid-proof leaves only what `cri-conform cleanup` removes.
+ */
+import { expect } from 'chai';
+import { labelledLeft, runCli, runtimesUnderTest, untilLabelledPod } from './e2e-env.test.helper.js';
+
+for (const runtime of runtimesUnderTest()) {
+  describe(`cri-conform doctor against ${runtime.name}`, function () {
+    this.timeout(120_000);
+    const endpoint = runtime.env.CONTAINER_RUNTIME_ENDPOINT ?? '';
+
+    it('proves that the slow handler logs and delays creates and that the slow CNI delays network setup', async () => {
+      const run = await runCli(['doctor', '--level', 'all'], runtime.env);
+      expect(run.code, run.stdout + run.stderr).to.equal(0);
+      expect(run.stdout)
+        .to.match(
+          /^ok {3}slow runtime handler "conform-slow" .* works: it logged the creates of the sandbox and the container/m,
+        )
+        .and.to.match(/^ok {3}slow CNI wrapper .* works: RunPodSandbox took \d+ ms with delay-ms \d+$/m)
+        .and.to.match(/^ready: /m);
+      expect(await labelledLeft(endpoint)).to.deep.equal({ pods: [], containers: [] });
+    });
+
+    it('when killed mid-proof, leaves a labelled pod that cleanup removes', async () => {
+      let kill: ((signal: NodeJS.Signals) => void) | undefined;
+      const doctor = runCli(['doctor'], runtime.env, {
+        onSpawn: (k) => {
+          kill = k;
+        },
+      });
+      await untilLabelledPod(endpoint, 30_000);
+      kill?.('SIGKILL');
+      await doctor;
+      const left = await labelledLeft(endpoint);
+      expect(left.pods, 'the proof pod, found by its run label').to.have.length(1);
+      expect(left.pods[0]).to.match(/^cc-doctor-injectors-/);
+      const cleanup = await runCli(['cleanup'], runtime.env);
+      expect(cleanup.code, cleanup.stdout + cleanup.stderr).to.equal(0);
+      expect(await labelledLeft(endpoint)).to.deep.equal({ pods: [], containers: [] });
+    });
+  });
+}

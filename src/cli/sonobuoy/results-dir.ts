@@ -1,0 +1,55 @@
+/**
+ * The results handshake with Sonobuoy's worker sidecar: it polls `<results dir>/done`, and once that file
+ * exists it uploads the path written in it. So every report is complete on disk before `done` appears,
+ * and `done` itself appears whole: each file is written beside its name and renamed into place (a rename
+ * within one directory is atomic), and `done` is the last file written.
+ */
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+
+export const DONE_FILE = 'done';
+export const JUNIT_FILE = 'junit.xml';
+export const JSON_FILE = 'results.json';
+
+/** The file operations used, injectable so a test can see their order. */
+export interface ResultsFs {
+  mkdir(path: string): Promise<void>;
+  writeFile(path: string, content: string): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+  rm(path: string): Promise<void>;
+}
+
+export const realResultsFs: ResultsFs = {
+  mkdir: async (path) => {
+    await mkdir(path, { recursive: true });
+  },
+  writeFile: (path, content) => writeFile(path, content, 'utf8'),
+  rename,
+  rm: (path) => rm(path, { force: true }),
+};
+
+export interface Reports {
+  junit: string;
+  /** Absent when the run never started (the JUnit then holds the reason). */
+  json?: string;
+}
+
+/** Writes the reports, then `done` naming the JUnit's absolute path. Resolves with that path. */
+export async function publishResults(dir: string, reports: Reports, fs = realResultsFs): Promise<string> {
+  const absDir = resolve(dir);
+  await fs.mkdir(absDir);
+  // A `done` left by an earlier container of this pod must not announce this run's half-written files.
+  await fs.rm(join(absDir, DONE_FILE));
+  const junitPath = join(absDir, JUNIT_FILE);
+  await writeAtomically(fs, junitPath, reports.junit);
+  if (reports.json !== undefined) await writeAtomically(fs, join(absDir, JSON_FILE), reports.json);
+  await writeAtomically(fs, join(absDir, DONE_FILE), junitPath);
+  return junitPath;
+}
+
+async function writeAtomically(fs: ResultsFs, path: string, content: string): Promise<void> {
+  // A dot name: the sidecar tars a directory as it finds it, and this name says "not a result".
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  await fs.writeFile(tmp, content);
+  await fs.rename(tmp, path);
+}

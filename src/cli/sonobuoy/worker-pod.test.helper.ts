@@ -1,0 +1,155 @@
+/**
+ * The Sonobuoy plugin pod, made through CRI the way the kubelet would make it from
+ * deploy/sonobuoy/cri-conform.yaml: its image, command, env and host mounts, a results dir and the
+ * config-map dir as Sonobuoy adds them, host network and PID, privileged.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import type { CriClient } from '../../cri/client.js';
+import type { ContainerState, KeyValue, Mount } from '../../cri/types.js';
+import { ROOT } from '../e2e-env.test.helper.js';
+
+/** Sonobuoy's defaults for the dirs it mounts into every plugin container (pkg/client/gen.go). */
+export const SONOBUOY_RESULTS_DIR = '/tmp/sonobuoy/results';
+export const SONOBUOY_CONFIG_DIR = '/tmp/sonobuoy/config';
+export const E2E_LABEL = 'cri-conform.io/e2e';
+
+export interface PluginSpec {
+  image: string;
+  command: string[];
+  args: string[];
+  env: KeyValue[];
+  /** Where the container sees the host's /run and /var/run. */
+  hostRun: string;
+  hostVarRun: string;
+  configMap: Record<string, string>;
+}
+
+/** The parts of the plugin file a pod is made from. */
+interface PluginDoc {
+  spec: {
+    image: string;
+    command: string[];
+    args: string[];
+    env: { name: string; value?: string }[];
+    volumeMounts: { name: string; mountPath: string }[];
+  };
+  'extra-volumes': { name: string; hostPath: { path: string } }[];
+  'config-map': Record<string, string>;
+}
+
+export function readPluginSpec(): PluginSpec {
+  const doc = parse(readFileSync(join(ROOT, 'deploy/sonobuoy/cri-conform.yaml'), 'utf8')) as PluginDoc;
+  const mountOf = (hostPath: string): string => {
+    const volume = doc['extra-volumes'].find((v) => v.hostPath.path === hostPath);
+    const mount = doc.spec.volumeMounts.find((m) => m.name === volume?.name);
+    if (!mount) throw new Error(`the plugin file mounts no hostPath ${hostPath}`);
+    return mount.mountPath;
+  };
+  return {
+    image: doc.spec.image,
+    command: doc.spec.command,
+    args: doc.spec.args,
+    env: doc.spec.env
+      .filter((e) => e.value !== undefined)
+      .map((e) => ({ key: e.name, value: e.value ?? '' })),
+    hostRun: mountOf('/run'),
+    hostVarRun: mountOf('/var/run'),
+    configMap: doc['config-map'],
+  };
+}
+
+export interface WorkerPodOptions {
+  spec: PluginSpec;
+  /** The throwaway containerd's dir (it holds containerd.sock and nri.sock); undefined: nothing mounted. */
+  containerdDir: string | undefined;
+  /** A fresh host dir for the pod's results, config-map files and log. */
+  hostDir: string;
+  progressPort: number;
+  nodeName: string;
+  /** Plugin env overrides, as `sonobuoy run --plugin-env cri-conform.NAME=value` sets them. */
+  env: Record<string, string>;
+}
+
+export interface WorkerPod {
+  podId: string;
+  containerId: string;
+  resultsDir: string;
+  logFile: string;
+}
+
+export async function startWorkerPod(client: CriClient, o: WorkerPodOptions): Promise<WorkerPod> {
+  const resultsDir = join(o.hostDir, 'results');
+  const configDir = join(o.hostDir, 'config');
+  const logDir = join(o.hostDir, 'logs');
+  for (const d of [resultsDir, configDir, logDir]) mkdirSync(d, { recursive: true });
+  for (const [file, content] of Object.entries(o.spec.configMap))
+    writeFileSync(join(configDir, file), content);
+
+  const mounts: Mount[] = [
+    { hostPath: resultsDir, containerPath: SONOBUOY_RESULTS_DIR },
+    { hostPath: configDir, containerPath: SONOBUOY_CONFIG_DIR, readonly: true },
+  ];
+  if (o.containerdDir) {
+    // The instance's sockets where the host keeps containerd's and NRI's, under the plugin's mounts.
+    mounts.push(
+      { hostPath: o.containerdDir, containerPath: `${o.spec.hostRun}/containerd`, readonly: true },
+      { hostPath: o.containerdDir, containerPath: `${o.spec.hostVarRun}/nri`, readonly: true },
+    );
+  }
+  const env = new Map(o.spec.env.map((e) => [e.key, e.value]));
+  env.set('NODE_NAME', o.nodeName);
+  env.set('SONOBUOY_RESULTS_DIR', SONOBUOY_RESULTS_DIR);
+  env.set('SONOBUOY_PROGRESS_PORT', String(o.progressPort));
+  env.set('SONOBUOY_CONFIG_DIR', SONOBUOY_CONFIG_DIR);
+  for (const [k, v] of Object.entries(o.env)) env.set(k, v);
+
+  const name = `sonobuoy-cri-conform-${randomUUID().slice(0, 8)}`;
+  const namespaces = { network: 'NODE', pid: 'NODE', ipc: 'NODE' } as const;
+  const sandboxConfig = {
+    metadata: { name, uid: randomUUID(), namespace: 'sonobuoy', attempt: 0 },
+    hostname: '',
+    logDirectory: logDir,
+    labels: { [E2E_LABEL]: 'sonobuoy-worker', 'io.kubernetes.pod.name': name },
+    annotations: {},
+    linux: { securityContext: { namespaceOptions: namespaces, privileged: true } },
+  };
+  const { podSandboxId } = await client.call('RunPodSandbox', { config: sandboxConfig, runtimeHandler: '' });
+  const { containerId } = await client.call('CreateContainer', {
+    podSandboxId,
+    config: {
+      metadata: { name: 'cri-conform', attempt: 0 },
+      image: { image: o.spec.image, userSpecifiedImage: o.spec.image },
+      command: o.spec.command,
+      args: o.spec.args,
+      envs: [...env].map(([key, value]) => ({ key, value })),
+      mounts,
+      labels: { [E2E_LABEL]: 'sonobuoy-worker' },
+      annotations: {},
+      logPath: 'cri-conform.log',
+      linux: { securityContext: { namespaceOptions: namespaces, privileged: true } },
+    },
+    sandboxConfig,
+  });
+  await client.call('StartContainer', { containerId });
+  return { podId: podSandboxId, containerId, resultsDir, logFile: join(logDir, 'cri-conform.log') };
+}
+
+export async function containerState(client: CriClient, containerId: string): Promise<ContainerState> {
+  const { status } = await client.call('ContainerStatus', { containerId, verbose: false });
+  return status?.state ?? 'CONTAINER_UNKNOWN';
+}
+
+/** The container's output without the CRI log prefix ("<time> stdout F "). */
+export function podLog(file: string): string {
+  if (!existsSync(file)) return '(no log)';
+  return readFileSync(file, 'utf8').replace(/^\S+ (stdout|stderr) [FP] /gm, '');
+}
+
+/** Stops and removes the pod; what is already gone is fine. */
+export async function removeWorkerPod(client: CriClient, podId: string): Promise<void> {
+  await client.call('StopPodSandbox', { podSandboxId: podId });
+  await client.call('RemovePodSandbox', { podSandboxId: podId });
+}

@@ -1,0 +1,157 @@
+/**
+ * `cri-conform run --sonobuoy`: the run as a Sonobuoy DaemonSet plugin (or a plain DaemonSet) runs it.
+ * Find the node's runtime under the mounted host root, run the selected checks, post progress after each,
+ * write the JUnit (tagged with the node) and then `done`, and stay alive until SIGTERM: a DaemonSet
+ * restarts a container that exits. Any reason the run cannot start becomes one failing test case, since
+ * Sonobuoy judges only the JUnit.
+ */
+import { hostname } from 'node:os';
+import { displayName } from '../../harness/check.js';
+import { EnvironmentError } from '../../harness/errors.js';
+import type { RunOutcome } from '../../harness/result.js';
+import { selectChecks } from '../../harness/selection.js';
+import type { RunConfig } from '../../harness/settings.js';
+import { CRICTL_CONFIG, readConfigFile } from '../config-file.js';
+import { UsageError } from '../errors.js';
+import { EXIT_USAGE, exitCodeFor } from '../exit.js';
+import { type Io, useColor } from '../io.js';
+import { type RunFlags, resolveRunConfig } from '../resolve-config.js';
+import { TOOL_VERSION } from '../version.js';
+import { type CriProbe, discoverEndpoints } from './discovery.js';
+import { fleetImages } from './fleet-images.js';
+import { SETUP_CASE_NAME, setupFailureJUnit, withNodeName } from './node-junit.js';
+import { ProgressPoster } from './progress.js';
+import { ProgressState } from './progress-state.js';
+import { DONE_FILE, publishResults, type Reports } from './results-dir.js';
+import { untilAborted } from './until-aborted.js';
+import { fleetFlagsFromEnv, progressPortFrom, readWorkerEnv, type WorkerEnv } from './worker-env.js';
+
+export type WorkerFlags = RunFlags & { config?: string; color?: boolean };
+
+export async function runSonobuoyWorker(flags: WorkerFlags, io: Io): Promise<number> {
+  const startedAt = new Date();
+  const worker = readWorkerEnv(io.env, hostname());
+  const log = (text: string) => io.err(`cri-conform: ${text}\n`);
+  log(`sonobuoy worker on node ${worker.nodeName}; results to ${worker.resultsDir}`);
+  let poster: ProgressPoster | undefined;
+  let reports: Reports;
+  let code: number;
+  try {
+    poster = new ProgressPoster({ port: progressPortFrom(io.env), onProblem: log });
+    const config = await workerRunConfig(flags, io, worker, log);
+    const outcome = await runFleetChecks(config, flags.color, io, poster, log);
+    const [{ renderJUnit }, { renderJson }] = await Promise.all([
+      import('../../report/junit.js'),
+      import('../../report/json.js'),
+    ]);
+    reports = { junit: withNodeName(renderJUnit(outcome), worker.nodeName), json: renderJson(outcome) };
+    code = exitCodeFor(outcome);
+  } catch (e) {
+    const reason = whatToFix(e);
+    log(`cannot run: ${reason}`);
+    poster?.send({
+      msg: `cannot run: ${reason}`,
+      total: 1,
+      completed: 1,
+      errors: [],
+      failures: [SETUP_CASE_NAME],
+    });
+    reports = { junit: setupFailureJUnit(worker.nodeName, reason, startedAt) };
+    code = EXIT_USAGE;
+  }
+  await poster?.flush();
+  const junitPath = await publishResults(worker.resultsDir, reports);
+  io.out(`results: ${junitPath}; ${DONE_FILE} written; sleeping until SIGTERM\n`);
+  await untilAborted(io.signal);
+  return code;
+}
+
+async function workerRunConfig(
+  flags: WorkerFlags,
+  io: Io,
+  worker: WorkerEnv,
+  log: (text: string) => void,
+): Promise<RunConfig> {
+  const { config: configPath, color: _color, sonobuoy: _sonobuoy, ...given } = flags;
+  const merged = fleetFlagsFromEnv(given, io.env);
+  if (merged.runtimeEndpoint === undefined) {
+    const found = await discoverEndpoints(worker.hostRoot, probeCri);
+    for (const note of found.notes) log(note);
+    merged.runtimeEndpoint = found.runtimeEndpoint;
+    merged.nriSocket ??= found.nriSocket;
+  }
+  if (merged.nodeProbes === undefined) {
+    // The probes read /proc, cgroups and mounts as the host sees them; a pod sees its own mount namespace.
+    merged.nodeProbes = 'off';
+    log('host probes are off in a pod, so [Node] checks skip (CRI_CONFORM_NODE_PROBES=on to try them)');
+  }
+  const file = readConfigFile(configPath ?? CRICTL_CONFIG, configPath !== undefined);
+  const config = resolveRunConfig(merged, io.env, file);
+  const named = {
+    testImage: merged.testImage !== undefined || file['test-image'] !== undefined,
+    pauseImage: merged.pauseImage !== undefined || file['pause-image'] !== undefined,
+  };
+  return { ...config, ...(await fleetImages(config, named, log)) };
+}
+
+async function runFleetChecks(
+  config: RunConfig,
+  color: boolean | undefined,
+  io: Io,
+  poster: ProgressPoster,
+  log: (text: string) => void,
+): Promise<RunOutcome> {
+  const { ALL_CHECKS } = await import('../../../suites/index.js');
+  const checks = selectChecks(ALL_CHECKS, config);
+  if (checks.length === 0) {
+    throw new UsageError(
+      'the selection (CRI_CONFORM_SUITES/LEVEL/FOCUS/SKIP) selects no check; see `cri-conform list`',
+    );
+  }
+  const [{ runConformance }, { createConsoleReporter }] = await Promise.all([
+    import('../../harness/run.js'),
+    import('../../report/console.js'),
+  ]);
+  const reporter = createConsoleReporter({ write: io.out, isTTY: false }, { color: useColor(color, io) });
+  const progress = new ProgressState();
+  const signals = [io.signal, ...(config.runTimeoutMs ? [AbortSignal.timeout(config.runTimeoutMs)] : [])];
+  const outcome = await runConformance(
+    config,
+    checks,
+    {
+      onStart: (total, props) => {
+        reporter.onStart(total, props);
+        poster.send(progress.start(total, `running on ${props.runtimeName} ${props.runtimeVersion}`));
+      },
+      onCheckStart: (c) => reporter.onCheckStart(c.id, displayName(c)),
+      onCheckEnd: (r) => {
+        reporter.onCheckEnd(r);
+        poster.send(progress.checkEnded(r));
+      },
+      onNote: log,
+    },
+    AbortSignal.any(signals),
+    TOOL_VERSION,
+  );
+  reporter.onEnd(outcome);
+  poster.send(progress.finish(outcome.interrupted ? `interrupted: ${outcome.interrupted}` : 'complete'));
+  return outcome;
+}
+
+function whatToFix(e: unknown): string {
+  if (e instanceof UsageError || e instanceof EnvironmentError) return e.message;
+  const err = e instanceof Error ? e : new Error(String(e));
+  return `internal error (please report it): ${err.stack ?? err.message}`;
+}
+
+/** Whether an endpoint answers CRI; asked only when several runtime sockets exist. */
+const probeCri: CriProbe = async (endpoint) => {
+  const { CriClient } = await import('../../cri/client.js');
+  try {
+    const client = await CriClient.connect({ runtimeEndpoint: endpoint, connectTimeoutMs: 3_000 });
+    client.close();
+    return `${client.version.runtimeName} ${client.version.runtimeVersion}`;
+  } catch {
+    return undefined;
+  }
+};

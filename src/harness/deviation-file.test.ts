@@ -1,0 +1,88 @@
+import { expect } from 'chai';
+import { loadBundledDeviations, loadDeviations, parseDeviations } from './deviation-file.js';
+import { EnvironmentError } from './errors.js';
+
+const ENTRY = `
+- id: TEAR-05
+  runtime: containerd
+  versions: ">=1.7.0 <1.8.0"
+  message: plugin 20 got .*; missing
+  reason: the relay stops at the first plugin error
+  link: https://github.com/containerd/containerd/issues/1
+  proposal: https://github.com/containerd/nri/pull/286
+`;
+
+function rejection(text: string): string {
+  try {
+    parseDeviations(text, 'devs.yaml');
+  } catch (e) {
+    expect(e).to.be.instanceOf(EnvironmentError);
+    return (e as Error).message;
+  }
+  throw new Error('parsed');
+}
+
+describe('the expected-deviations file', () => {
+  it('reads the check, runtime, version range, message pattern, reason and both links of an entry', () => {
+    const [d] = parseDeviations(ENTRY, 'devs.yaml');
+    expect(d?.id).to.equal('TEAR-05');
+    expect(d?.runtime).to.equal('containerd');
+    expect(d?.versions.test('1.7.24~ds1')).to.equal(true);
+    expect(
+      d?.message.test('plugin 20 got [RunPodSandbox#1,\nCreateContainer#2]; missing StopPodSandbox'),
+    ).to.equal(true);
+    expect(d?.links).to.deep.equal([
+      'https://github.com/containerd/containerd/issues/1',
+      'https://github.com/containerd/nri/pull/286',
+    ]);
+    expect(d?.where).to.equal('devs.yaml entry 1');
+  });
+
+  it('accepts the list under a top-level "deviations" key, and an empty file', () => {
+    expect(parseDeviations(`deviations:${ENTRY.replaceAll('\n', '\n  ')}`, 'd.yaml')).to.have.length(1);
+    expect(parseDeviations('', 'd.yaml')).to.deep.equal([]);
+  });
+
+  it('requires every matching field and the tracking link, naming what is missing', () => {
+    const noMessage = ENTRY.replace(/ {2}message:.*\n/, '');
+    expect(rejection(noMessage)).to.match(/entry 1: missing message/);
+    const noVersions = ENTRY.replace(/ {2}versions:.*\n/, '');
+    expect(rejection(noVersions)).to.match(/missing versions/);
+    const noLink = ENTRY.replace(/ {2}link:.*\n/, '');
+    expect(rejection(noLink)).to.match(/missing link/);
+  });
+
+  it('turns the old single "version" pattern into a pointer at "versions"', () => {
+    expect(rejection(ENTRY.replace('versions:', 'version:'))).to.match(/"version" is now "versions"/);
+  });
+
+  it('rejects unknown keys, links that are not http(s), bad ranges and bad patterns in one line each', () => {
+    expect(rejection(`${ENTRY}  note: x\n`)).to.match(/unknown key note/);
+    expect(rejection(ENTRY.replace('TEAR-05', 'TEAR-5'))).to.match(/id TEAR-5 is not a check ID/);
+    expect(rejection(ENTRY.replace('https://github.com/containerd/nri', 'ftp://x'))).to.match(/not an http/);
+    expect(rejection(ENTRY.replace('>=1.7.0 <1.8.0', '>=1.7.x'))).to.match(/entry 1: .*>=1\.7\.x/);
+    expect(rejection(ENTRY.replace('plugin 20 got .*', 'plugin ('))).to.match(/entry 1: Invalid regular/);
+  });
+
+  it('says which file it cannot read', () => {
+    expect(() => loadDeviations('/nonexistent/devs.yaml')).to.throw(
+      EnvironmentError,
+      /\/nonexistent\/devs\.yaml/,
+    );
+  });
+
+  it('ships a containerd file whose every entry is valid and bounded to the versions it was seen on', () => {
+    const bundled = loadBundledDeviations();
+    expect(bundled.map((d) => d.id)).to.include('TEAR-05');
+    for (const d of bundled) {
+      expect(d.runtime, d.where).to.equal('containerd');
+      expect(d.versions.test('1.7.24~ds1'), d.where).to.equal(true);
+      expect(d.versions.test('2.1.9+unknown'), d.where).to.equal(true);
+      expect(d.versions.test('3.0.0'), d.where).to.equal(false);
+    }
+  });
+
+  it('finds no bundled entries where the folder is absent', () => {
+    expect(loadBundledDeviations('/nonexistent')).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,54 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { inSuite } from './check.js';
+import { SkipSignal } from './errors.js';
+import { injectorFor, missingInjectors } from './injector-needs.js';
+import { CheckInjectors } from './injectors.js';
+import { staticSkipReason } from './selection.js';
+
+describe('injector needs', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cc-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const both = { slowRuntimeHandler: 'conform-slow', slowRuntimeDir: dir, slowCniDir: dir };
+
+  it('meets a creation delay with the slow handler first, else the slow CNI', () => {
+    expect(injectorFor('creation-delay', both)).to.deep.equal({ kind: 'runtime' });
+    expect(injectorFor('creation-delay', { slowCniDir: dir })).to.deep.equal({ kind: 'cni' });
+    expect(injectorFor('slow-runtime', { slowCniDir: dir }))
+      .to.have.property('missing')
+      .that.match(/--slow-runtime-handler/);
+  });
+
+  it('makes a check with an injector need run alone, and skip before it starts when the need is unmet', () => {
+    const [check] = inSuite('idempotency', [
+      {
+        id: 'IDEM-99',
+        level: 'MUST',
+        needs: ['slow-runtime'],
+        title: 't',
+        contract: 'c',
+        run: async () => {},
+      },
+    ]);
+    expect(check?.needs).to.include('exclusive');
+    if (!check) throw new Error('no check');
+    const reason = staticSkipReason(check, { slow: false, injectors: missingInjectors({ slowCniDir: dir }) });
+    expect(reason).to.equal((injectorFor('slow-runtime', {}) as { missing: string }).missing);
+    expect(staticSkipReason(check, { slow: false, injectors: missingInjectors(both) })).to.equal(undefined);
+  });
+
+  it('refuses an injector the check did not declare, so no skip escapes the forecast', () => {
+    const injectors = new CheckInjectors(both, ['nri']);
+    expect(() => injectors.slowRuntime()).to.throw(/without declaring it: add 'slow-runtime'/);
+    expect(() => injectors.creationDelay()).to.throw(/add 'creation-delay'/);
+  });
+
+  it('skips with the same reason the forecast gives when a declared injector is missing', () => {
+    const injectors = new CheckInjectors({}, ['creation-delay']);
+    expect(() => injectors.creationDelay())
+      .to.throw(SkipSignal)
+      .with.property('message', missingInjectors({})['creation-delay']);
+  });
+});

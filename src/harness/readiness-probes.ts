@@ -1,0 +1,111 @@
+/**
+ * The probes behind readiness, each turning what it saw into findings: the runtime's Status conditions and
+ * handlers, the images by pull policy, NRI, host probes and the restart command.
+ */
+import type { CriClient } from '../cri/client.js';
+import type { StatusResponse } from '../cri/types.js';
+import type { Check } from './check.js';
+import type { HostProbe } from './context.js';
+import type { NriFinding } from './environment.js';
+import { errorMessage } from './errors.js';
+import { imagePresent, pullImage } from './images.js';
+import type { Finding, ReadinessPurpose } from './readiness-types.js';
+import type { RunConfig } from './settings.js';
+
+export interface RuntimeStatus {
+  findings: Finding[];
+  /** The handlers Status lists; empty when the runtime does not list them (CRI before v1.30). */
+  handlers: string[];
+}
+
+/** RuntimeReady false makes every check fail for a reason that is not the contract's: a run cannot start. */
+export async function runtimeStatus(client: CriClient): Promise<RuntimeStatus> {
+  let status: StatusResponse;
+  try {
+    status = await client.call('Status', { verbose: false });
+  } catch (e) {
+    return { findings: [fatal('runtime Status', `the call failed: ${errorMessage(e)}`)], handlers: [] };
+  }
+  const findings = (status.status?.conditions ?? []).map((c) =>
+    c.status
+      ? ok(`condition ${c.type}`)
+      : {
+          severity: c.type === 'RuntimeReady' ? ('fatal' as const) : ('warn' as const),
+          what: `condition ${c.type} is false`,
+          fix: `${c.reason || 'no reason given'}: ${c.message || 'no message'}`,
+        },
+  );
+  return { findings, handlers: (status.runtimeHandlers ?? []).map((h) => h.name) };
+}
+
+/**
+ * An image by the pull policy. A run pulls what the policy allows; doctor never pulls, so a missing image it
+ * may pull is a warning there and a pull that would fail shows only in the run.
+ */
+export async function imageFinding(
+  client: CriClient,
+  image: string,
+  flag: string,
+  config: Pick<RunConfig, 'pull'>,
+  purpose: ReadinessPurpose,
+): Promise<Finding> {
+  const what = `image ${image} (${flag})`;
+  const present = await imagePresent(client, image);
+  if (present && config.pull !== 'always') return ok(what);
+  if (!present && config.pull === 'never') {
+    return fatal(
+      what,
+      'it is not on the node and --pull is never: import it (e.g. ctr -n k8s.io images import <tar>; scripts/build-images.sh builds one) or use --pull missing',
+    );
+  }
+  if (purpose === 'doctor') {
+    return present
+      ? ok(`${what}, pulled again by run (--pull always)`)
+      : warn(what, `it is not on the node; run pulls it first (--pull ${config.pull})`);
+  }
+  try {
+    await pullImage(client, image);
+    return ok(`${what} pulled`);
+  } catch (e) {
+    return fatal(
+      what,
+      `cannot pull it: ${errorMessage(e)}. On an air-gapped node import it and use --pull never`,
+    );
+  }
+}
+
+/** NRI that is required (--require-nri) by a selected check and absent stops the run; otherwise its checks skip. */
+export function nriFinding(
+  nri: NriFinding,
+  config: Pick<RunConfig, 'nriSocket' | 'requireNri'>,
+  checks: readonly Check[],
+): Finding {
+  if (!nri.unavailable) return ok(`NRI ${nri.version ?? '?'} at ${config.nriSocket} (${nri.runtime ?? ''})`);
+  if (config.requireNri && checks.some((c) => c.needs.includes('nri')))
+    return fatal('NRI', `${nri.unavailable} (--require-nri)`);
+  return warn('NRI', `${nri.unavailable}; NRI checks will skip`);
+}
+
+export function hostFinding(host: HostProbe | { unavailable: string }): Finding {
+  return 'unavailable' in host
+    ? warn('host probes', `${host.unavailable}; [Node] checks will skip`)
+    : ok('host probes (/proc, cgroups, netns, mountinfo)');
+}
+
+export function restartFinding(config: Pick<RunConfig, 'restartCmd'>): Finding {
+  return config.restartCmd
+    ? ok(`restart command: ${config.restartCmd}`)
+    : warn('restart command', '[Restart] checks will skip: pass --restart-cmd');
+}
+
+export function ok(what: string): Finding {
+  return { severity: 'ok', what };
+}
+
+export function warn(what: string, fix: string): Finding {
+  return { severity: 'warn', what, fix };
+}
+
+export function fatal(what: string, fix: string): Finding {
+  return { severity: 'fatal', what, fix };
+}

@@ -1,0 +1,37 @@
+/** What readiness finds, as data: `doctor` prints it, and a run refuses to start on a fatal finding. */
+import type { Check } from './check.js';
+import type { HostProbe } from './context.js';
+import type { NriFinding } from './environment.js';
+import type { Availability } from './selection.js';
+
+/** ok: ready; warn: some checks will skip or a run may still fail it (doctor never pulls); fatal: exit 2. */
+export type Severity = 'ok' | 'warn' | 'fatal';
+
+export interface Finding {
+  severity: Severity;
+  /** What was probed, and for ok what it saw: "NRI v0.6.1 at /var/run/nri/nri.sock (containerd 1.7.24)". */
+  what: string;
+  /** For warn and fatal: what is wrong and what to do. */
+  fix?: string;
+}
+
+/**
+ * A run applies the pull policy and proves only the injectors its checks need; doctor pulls nothing and
+ * proves every configured injector. Whether a finding is fatal never depends on the purpose.
+ */
+export type ReadinessPurpose = 'run' | 'doctor';
+
+export interface SkipForecast {
+  check: Check;
+  reason: string;
+}
+
+export interface Readiness {
+  findings: Finding[];
+  nri: NriFinding;
+  host: HostProbe | { unavailable: string };
+  /** What the pre-run skip decision reads; the run hands the same object to its scheduler. */
+  availability: Availability;
+  /** The selected checks that will skip before they start, with the reason each will report. */
+  skips: SkipForecast[];
+}

@@ -1,0 +1,78 @@
+/**
+ * Is this node ready for a run with these flags, and which selected checks will skip? `doctor` prints the
+ * answer and a run refuses to start on a fatal finding, so the two can never disagree: both call this, with
+ * the same skip rule the scheduler applies (staticSkipReason).
+ */
+import type { CriClient } from '../cri/client.js';
+import type { Check } from './check.js';
+import { describeRuntime, nodeProbeAvailability, probeNri } from './environment.js';
+import { EnvironmentError } from './errors.js';
+import { missingInjectors } from './injector-needs.js';
+import { injectorFindings } from './readiness-injectors.js';
+import {
+  hostFinding,
+  imageFinding,
+  nriFinding,
+  ok,
+  restartFinding,
+  runtimeStatus,
+} from './readiness-probes.js';
+import type { Finding, Readiness, ReadinessPurpose, SkipForecast } from './readiness-types.js';
+import { type Availability, staticSkipReason } from './selection.js';
+import type { RunConfig } from './settings.js';
+
+const NRI_REGISTRATION_MS = 6_000;
+
+export async function assessReadiness(
+  client: CriClient,
+  config: RunConfig,
+  checks: readonly Check[],
+  purpose: ReadinessPurpose,
+): Promise<Readiness> {
+  const status = await runtimeStatus(client);
+  const findings: Finding[] = [
+    ok(`CRI: ${describeRuntime(client.version)} at ${config.runtimeEndpoint}`),
+    ...status.findings,
+  ];
+  const testImage = await imageFinding(client, config.testImage, '--test-image', config, purpose);
+  findings.push(testImage, await imageFinding(client, config.pauseImage, '--pause-image', config, purpose));
+
+  const nri = await probeNri(config.nriSocket, NRI_REGISTRATION_MS);
+  const host = nodeProbeAvailability(config);
+  findings.push(nriFinding(nri, config, checks), hostFinding(host), restartFinding(config));
+
+  const availability: Availability = {
+    slow: config.slow,
+    ...(nri.unavailable ? { nri: nri.unavailable } : {}),
+    ...('unavailable' in host ? { node: host.unavailable } : {}),
+    ...(config.restartCmd ? {} : { restart: 'restarts the runtime: pass --restart-cmd' }),
+    injectors: missingInjectors(config),
+  };
+  const skips: SkipForecast[] = checks.flatMap((check) => {
+    const reason = staticSkipReason(check, availability);
+    return reason ? [{ check, reason }] : [];
+  });
+  const skipped = new Set(skips.map((s) => s.check));
+  findings.push(
+    ...(await injectorFindings({
+      client,
+      config,
+      handlers: status.handlers,
+      active: checks.filter((c) => !skipped.has(c)),
+      purpose,
+      mayCreatePod: !status.findings.some((f) => f.severity === 'fatal'),
+      testImagePresent: testImage.severity === 'ok',
+    })),
+  );
+  return { findings, nri, host, availability, skips };
+}
+
+/** Throws the fatal findings as one EnvironmentError (exit 2), each with what to fix. */
+export function requireReady(readiness: Readiness): void {
+  const fatal = readiness.findings.filter((f) => f.severity === 'fatal');
+  if (fatal.length > 0) throw new EnvironmentError(fatal.map(describeFinding).join('; '));
+}
+
+export function describeFinding(f: Finding): string {
+  return f.fix ? `${f.what}: ${f.fix}` : f.what;
+}
