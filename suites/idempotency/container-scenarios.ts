@@ -118,6 +118,12 @@ export async function containerVariant<T>(
   });
 }
 
+/** Records that a container variant could not run, and why (the check's other variants still decide). */
+export function variantNotRun(t: CheckContext, why: string): void {
+  t.step(`container variant not run: ${why}`);
+  t.observe('container variant', `not run: ${why}`);
+}
+
 /** As timeOutCreateContainer on the slow runtime handler (see containerVariant), with the id it built. */
 export async function timeOutContainerOnSlowHandler(
   t: CheckContext,

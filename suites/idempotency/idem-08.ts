@@ -10,17 +10,18 @@ import {
 import { podState } from '../common/census.js';
 import { DELAY_MS } from '../common/timing.js';
 import { containerState, watchUntilLetGo } from './abandoned.js';
-import { timeOutContainerOnSlowHandler } from './container-scenarios.js';
+import { timeOutContainerOnSlowHandler, variantNotRun } from './container-scenarios.js';
 import { converge, timeOutOnSlowHandler } from './scenarios.js';
 
 /** One timed-out attempt 0 and how to send attempt 1 of the same request. */
 interface Bump {
   kind: 'sandbox' | 'container';
-  /** "RunPodSandbox cc-idem-08-..." */
-  call: string;
-  attempt: number;
-  abandoned: string;
-  first: CallResult<unknown>;
+  method: 'RunPodSandbox' | 'CreateContainer';
+  timedOut: {
+    config: { metadata: { name: string; attempt: number } };
+    first: CallResult<unknown>;
+    builtId: string;
+  };
   /** Attempt + 1, retried kubelet-like; the value is the id it got. */
   next(policy: RetryPolicy): Promise<RetryOutcome<string>>;
   live: string;
@@ -29,14 +30,26 @@ interface Bump {
 
 /** Attempt + 1 must get a new object, and the abandoned one must be let go; returns its last state. */
 async function bumpAndWatch(t: CheckContext, b: Bump): Promise<string> {
+  const { metadata } = b.timedOut.config;
+  const abandoned = b.timedOut.builtId;
   await t.pause(DELAY_MS, 'let the timed-out build finish, so attempt 0 has a finished object to abandon');
-  const { value } = await converge(t, `${b.call} with attempt ${b.attempt + 1}`, b.first, b.next);
+  const call = `${b.method} ${metadata.name} with attempt ${metadata.attempt + 1}`;
+  const { value } = await converge(t, call, b.timedOut.first, b.next);
   t.expect(
-    value !== b.abandoned,
-    `attempt ${b.attempt + 1} was answered with ${shortId(b.abandoned)}, the ${b.kind} built for the abandoned attempt ${b.attempt}`,
+    value !== abandoned,
+    `attempt ${metadata.attempt + 1} was answered with ${shortId(abandoned)}, the ${b.kind} built for the abandoned attempt ${metadata.attempt}`,
   );
-  const target = { what: `the abandoned attempt's ${b.kind}`, id: b.abandoned, live: b.live, state: b.state };
+  const target = { what: `the abandoned attempt's ${b.kind}`, id: abandoned, live: b.live, state: b.state };
   return watchUntilLetGo(t, target, t.settings.cacheTtlMs + t.settings.marginMs);
+}
+
+/** The same request with the next attempt number. */
+function nextAttempt<R extends { config: { metadata: { attempt: number } } }>(request: R): R {
+  const { config } = request;
+  return {
+    ...request,
+    config: { ...config, metadata: { ...config.metadata, attempt: config.metadata.attempt + 1 } },
+  };
 }
 
 function idOf<T>(outcome: RetryOutcome<T>, pick: (v: T) => string): RetryOutcome<string> {
@@ -47,18 +60,12 @@ function idOf<T>(outcome: RetryOutcome<T>, pick: (v: T) => string): RetryOutcome
 
 async function abandonSandbox(t: CheckContext): Promise<void> {
   const timedOut = await timeOutOnSlowHandler(t, 'idem-08');
-  const { metadata } = timedOut.config;
-  const request = {
-    ...timedOut.request,
-    config: { ...timedOut.config, metadata: { ...metadata, attempt: metadata.attempt + 1 } },
-  };
+  const request = nextAttempt(timedOut.request);
   const abandoned = timedOut.builtId;
   const state = await bumpAndWatch(t, {
     kind: 'sandbox',
-    call: `RunPodSandbox ${metadata.name}`,
-    attempt: metadata.attempt,
-    abandoned,
-    first: timedOut.first,
+    method: 'RunPodSandbox',
+    timedOut,
     next: async (p) => idOf(await t.cri.retry('RunPodSandbox', request, p), (v) => v.podSandboxId),
     live: 'SANDBOX_READY',
     state: () => podState(t, abandoned),
@@ -71,23 +78,13 @@ async function abandonSandbox(t: CheckContext): Promise<void> {
 
 async function abandonContainer(t: CheckContext, slow: SlowRuntime): Promise<void> {
   const timedOut = await timeOutContainerOnSlowHandler(t, 'idem-08-ctr', slow);
-  if ('notRun' in timedOut) {
-    t.step(`container variant not run: ${timedOut.notRun}`);
-    t.observe('container variant', `not run: ${timedOut.notRun}`);
-    return;
-  }
-  const { metadata } = timedOut.config;
-  const request = {
-    ...timedOut.request,
-    config: { ...timedOut.config, metadata: { ...metadata, attempt: metadata.attempt + 1 } },
-  };
+  if ('notRun' in timedOut) return variantNotRun(t, timedOut.notRun);
+  const request = nextAttempt(timedOut.request);
   const abandoned = timedOut.builtId;
   const state = await bumpAndWatch(t, {
     kind: 'container',
-    call: `CreateContainer ${metadata.name}`,
-    attempt: metadata.attempt,
-    abandoned,
-    first: timedOut.first,
+    method: 'CreateContainer',
+    timedOut,
     next: async (p) => idOf(await t.cri.retry('CreateContainer', request, p), (v) => v.containerId),
     live: 'CONTAINER_RUNNING',
     state: () => containerState(t, abandoned),

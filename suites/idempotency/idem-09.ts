@@ -8,7 +8,7 @@ import {
 import { podState } from '../common/census.js';
 import { DELAY_MS } from '../common/timing.js';
 import { containerState } from './abandoned.js';
-import { timeOutContainerOnSlowHandler } from './container-scenarios.js';
+import { timeOutContainerOnSlowHandler, variantNotRun } from './container-scenarios.js';
 import { converge, timeOutOnSlowHandler } from './scenarios.js';
 
 /**
@@ -73,11 +73,7 @@ async function reclaimSandbox(t: CheckContext): Promise<void> {
 /** The container variant: nobody retries the timed-out CreateContainer until the TTL has passed. */
 async function reclaimContainer(t: CheckContext, slow: SlowRuntime): Promise<void> {
   const timedOut = await timeOutContainerOnSlowHandler(t, 'idem-09-ctr', slow);
-  if ('notRun' in timedOut) {
-    t.step(`container variant not run: ${timedOut.notRun}`);
-    t.observe('container variant', `not run: ${timedOut.notRun}`);
-    return;
-  }
+  if ('notRun' in timedOut) return variantNotRun(t, timedOut.notRun);
   const held = timedOut.builtId;
   await expectReclaimed(t, 'the unclaimed timed-out container', held, () => containerState(t, held));
   const what = `the identical CreateContainer in ${shortId(timedOut.podId)} after the TTL`;

@@ -1,7 +1,7 @@
 import { type CheckContext, defineCheck, type SlowRuntime, shortId } from '../../src/harness/face.js';
 import { DELAY_MS } from '../common/timing.js';
 import { claimAndRemove, claimContainerAndRemove, removeQuietly } from './claim.js';
-import { timeOutContainerOnSlowHandler } from './container-scenarios.js';
+import { timeOutContainerOnSlowHandler, variantNotRun } from './container-scenarios.js';
 import { evidence, kubeletRetry, timeOutRunPod } from './scenarios.js';
 
 const VARIANT = 'cri-conform.io/variant';
@@ -54,11 +54,7 @@ async function differentSandbox(t: CheckContext): Promise<void> {
 async function differentContainer(t: CheckContext, slow: SlowRuntime): Promise<void> {
   t.step('time out a CreateContainer, then send one with the same metadata and other labels');
   const timedOut = await timeOutContainerOnSlowHandler(t, 'idem-10-ctr', slow);
-  if ('notRun' in timedOut) {
-    t.step(`container variant not run: ${timedOut.notRun}`);
-    t.observe('container variant', `not run: ${timedOut.notRun}`);
-    return;
-  }
+  if ('notRun' in timedOut) return variantNotRun(t, timedOut.notRun);
   const { config } = timedOut;
   const other = {
     ...timedOut.request,

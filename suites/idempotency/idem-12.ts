@@ -4,6 +4,7 @@ import {
   containerVariant,
   createContainerAfterTimeout,
   slowHandlerCreateDelay,
+  variantNotRun,
 } from './container-scenarios.js';
 import { pathFor, runPodAfterTimeout } from './scenarios.js';
 
@@ -16,11 +17,7 @@ async function cancelContainer(t: CheckContext, slow: SlowRuntime): Promise<void
       notHeld,
     }),
   );
-  if ('notRun' in done) {
-    t.step(`container variant not run: ${done.notRun}`);
-    t.observe('container variant', `not run: ${done.notRun}`);
-    return;
-  }
+  if ('notRun' in done) return variantNotRun(t, done.notRun);
   await expectOneContainer(
     t,
     done.podId,
