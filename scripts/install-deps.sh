@@ -5,8 +5,9 @@
 #
 #   - adds Debian trixie (pin priority 100) and forky (pin priority 1) as apt sources, on the mirror that
 #     /etc/apt/sources.list.d/debian.sources already names, so nothing on the machine upgrades by itself;
-#   - installs containerd 1.7 from trixie, runc, CNI plugins, busybox-static, iproute2, xmllint and the
-#     upstream CRI and NRI .proto files (under /usr/share/gocode/src), leaving every other package as it is;
+#   - installs containerd 1.7 from trixie, runc, CNI plugins, busybox-static, iproute2, xmllint, chromium
+#     (the HTML report's browser test drives it headless) and the upstream CRI and NRI .proto files (under
+#     /usr/share/gocode/src), leaving every other package as it is;
 #   - downloads containerd 2.1 from forky and unpacks it (dpkg -x) without installing it: installing from
 #     forky would pull a newer libc.
 #   Steps already done are skipped; apt-get update runs only when a source changed or its lists are missing.
@@ -81,6 +82,7 @@ wanted=(
   "busybox-static|busybox-static|"
   "iproute2|iproute2|"
   "libxml2-utils|libxml2-utils|"
+  "chromium|chromium|"
   # NRI 0.6.1 needs ttrpc-dev > 1.2, newer than bookworm's: "/trixie" on the package makes apt take that
   # dependency from trixie too (checked with apt-get -s on a status file without these packages).
   "golang-github-containerd-nri-dev|golang-github-containerd-nri-dev/trixie|"

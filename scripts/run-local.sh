@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs cri-conform against a throwaway containerd that this script provisions and removes again.
 # Usage (as root; others prefix sudo): bash scripts/run-local.sh [--version 1.7|2.1] [--keep] [-- <run flags>]
-# Default flags: --level all. Reports land in ./reports. Exit code: the run's (0 pass, 1 fail, 2 setup).
+# Default flags: --level all. Reports land in ./reports (junit.xml, results.json, report.html).
+# Exit code: the run's (0 pass, 1 fail, 2 setup).
 # --keep leaves the containerd up and prints its env file, for CRI_CONFORM_E2E_ENV_FILES=<file> npm test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +14,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --version) version="$2"; shift 2 ;;
     --keep) keep=true; shift ;;
-    -h|--help) sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; extra=("$@"); break ;;
     *) echo "run-local.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -63,7 +64,15 @@ set -a
 . "$env_file"
 set +a
 
-echo "==> cri-conform run --level all ${extra[*]}"
+# The HTML report goes next to the JUnit, wherever --report-dir puts that.
+report_dir=reports
+for ((i = 0; i < ${#extra[@]}; i++)); do
+  case "${extra[$i]}" in
+    --report-dir) report_dir="${extra[$((i + 1))]:-reports}" ;;
+    --report-dir=*) report_dir="${extra[$i]#--report-dir=}" ;;
+  esac
+done
+echo "==> cri-conform run --level all --html $report_dir/report.html ${extra[*]}"
 status=0
-node bin/cri-conform run --level all "${extra[@]}" || status=$?
+node bin/cri-conform run --level all --html "$report_dir/report.html" "${extra[@]}" || status=$?
 exit "$status"

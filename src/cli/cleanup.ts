@@ -1,5 +1,7 @@
 /** `cri-conform cleanup`: removes what crashed runs left behind, found by the run label, and nothing else. */
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import type { CriClient } from '../cri/client.js';
 import { configFromFlags } from './command-config.js';
 import type { Io } from './io.js';
 import { addEndpointOptions } from './options.js';
@@ -13,12 +15,16 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
     );
   addEndpointOptions(cmd)
     .option('--run-id <id>', 'only the objects of this run (the id is in every report)')
+    .option(
+      '--native',
+      "also remove containerd records the CRI no longer lists (containerd's own API, namespace k8s.io)",
+    )
     .addHelpText(
       'after',
-      '\nOnly objects carrying the label cri-conform.io/run are touched.\n\nExamples:\n  $ cri-conform cleanup\n  $ cri-conform cleanup --run-id 202611221530-3fa2c1 -r unix:///run/containerd/containerd.sock',
+      '\nOnly objects carrying the label cri-conform.io/run are touched.\n\nExamples:\n  $ cri-conform cleanup\n  $ cri-conform cleanup --native\n  $ cri-conform cleanup --run-id 202611221530-3fa2c1 -r unix:///run/containerd/containerd.sock',
     )
-    .action(async (flags: RunFlags & { config?: string; runId?: string }) => {
-      const { runId, ...rest } = flags;
+    .action(async (flags: RunFlags & { config?: string; runId?: string; native?: boolean }) => {
+      const { runId, native, ...rest } = flags;
       const config = configFromFlags(rest, io);
       const [{ removeLabelledUntilGone }, { connectRuntime }] = await Promise.all([
         import('../harness/cleanup.js'),
@@ -30,13 +36,45 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
         io.out(`removed ${report.containers.length} containers and ${report.pods.length} pods\n`);
         for (const id of report.pods) io.out(`  pod ${id}\n`);
         for (const p of report.problems) io.err(`cri-conform: could not remove ${p}\n`);
-        const { describeLeftovers, runtimeLeftovers } = await import('../harness/runtime-leftovers.js');
-        const leftovers = await runtimeLeftovers(config.runtimeEndpoint, runId);
-        if (leftovers.length > 0)
-          io.err(`cri-conform: ${describeLeftovers(config.runtimeEndpoint, leftovers)}\n`);
-        setExit(report.problems.length === 0 && leftovers.length === 0 ? 0 : 1);
+        const left = await (native ? removeNative : reportNative)(client, config.runtimeEndpoint, runId, io);
+        setExit(report.problems.length === 0 && left === 0 ? 0 : 1);
       } finally {
         client.close();
       }
     });
+}
+
+/** Ids the CRI still lists: those are the CRI's to remove, never the native cleanup's. */
+async function criListed(client: CriClient): Promise<Set<string>> {
+  const { items } = await client.call('ListPodSandbox', { filter: null });
+  const { containers } = await client.call('ListContainers', { filter: null });
+  return new Set([...items.map((p) => p.id), ...containers.map((c) => c.id)]);
+}
+
+/** Tells what the runtime still keeps; returns how many. */
+async function reportNative(client: CriClient, endpoint: string, runId: string | undefined, io: Io) {
+  const { describeLeftovers, runtimeLeftovers } = await import('../harness/runtime-leftovers.js');
+  const leftovers = await runtimeLeftovers(endpoint, runId, await criListed(client));
+  if (leftovers.length > 0) io.err(`cri-conform: ${describeLeftovers(endpoint, leftovers)}\n`);
+  return leftovers.length;
+}
+
+/** Removes what the runtime still keeps through its own API; returns how many could not be removed. */
+async function removeNative(client: CriClient, endpoint: string, runId: string | undefined, io: Io) {
+  const { removeRuntimeLeftovers, runtimeLeftovers } = await import('../harness/runtime-leftovers.js');
+  const leftovers = await runtimeLeftovers(endpoint, runId, await criListed(client));
+  const { removed, problems } = await removeRuntimeLeftovers(endpoint, leftovers, { withinMs: 10_000 });
+  io.out(`removed ${removed.length} runtime records the CRI no longer listed\n`);
+  for (const r of removed)
+    io.out(`  container ${r.id}${r.taskPid === undefined ? '' : ` (task pid ${r.taskPid} killed)`}\n`);
+  for (const p of problems) io.err(`cri-conform: could not remove runtime record ${p}\n`);
+  // containerd's CRI plugin mounts a sandbox's /dev/shm itself; its own API cannot remove that mount.
+  const { mountsMentioning } = await import('../harness/proc.js');
+  const mountinfo = await readFile('/proc/self/mountinfo', 'utf8').catch(() => '');
+  for (const m of mountsMentioning(
+    mountinfo,
+    removed.map((r) => r.id),
+  ))
+    io.err(`cri-conform: still mounted, outside containerd's API (umount it): ${m}\n`);
+  return problems.length;
 }

@@ -7,11 +7,14 @@ import { main } from './main.js';
 import { recordingIo } from './test-io.test.helper.js';
 
 const argv = (...args: string[]) => ['node', 'cri-conform', ...args];
+const REPORTS = mkdtempSync(join(tmpdir(), 'cc-'));
 
 /** Bad input must give exactly one line on stderr, no stack trace, and exit code 2. */
 async function expectUsageFailure(args: string[], pattern: RegExp): Promise<void> {
   const io = recordingIo({ NO_COLOR: '1' });
-  const code = await main(argv(...args), io);
+  // A run that cannot start still writes its reports: keep them out of the working tree.
+  const reportDir = args[0] === 'run' ? ['--report-dir', REPORTS] : [];
+  const code = await main(argv(...args, ...reportDir), io);
   expect(code, io.stderr()).to.equal(2);
   const lines = io.stderr().trim().split('\n');
   expect(lines, io.stderr()).to.have.length(1);
@@ -29,6 +32,7 @@ describe('cri-conform CLI', () => {
   });
   after(() => {
     garbage.close();
+    rmSync(REPORTS, { recursive: true, force: true });
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -159,15 +159,30 @@ export const CONFIG_FILE_KEYS: readonly string[] = [
   ...new Set([...CRICTL_KEYS, ...RUN_FLAGS.flatMap((f) => fileKeyOf(f) ?? [])]),
 ];
 
-/** Only `run` has it: the Sonobuoy/DaemonSet worker mode; a config file cannot turn a run into a worker. */
-const WORKER: FlagSpec = {
-  flags: '--sonobuoy',
-  help: 'run as a Sonobuoy/DaemonSet worker: find the host runtime, write JUnit and done to $SONOBUOY_RESULTS_DIR, then wait for SIGTERM (deploy/sonobuoy/)',
-  fileKey: false,
-};
+/**
+ * Flags only `run` has: what to do with its results, and the worker mode. A config file cannot set them,
+ * so a shared crictl.yaml never turns a run into a Sonobuoy worker.
+ */
+const RUN_ONLY: readonly FlagSpec[] = [
+  {
+    flags: '--html <file>',
+    help: 'also write the self-contained HTML report (sequence diagrams) here',
+    fileKey: false,
+  },
+  {
+    flags: '--baseline <old.json>',
+    help: "compare with an earlier run's results.json at the end (as `diff`)",
+    fileKey: false,
+  },
+  {
+    flags: '--sonobuoy',
+    help: 'run as a Sonobuoy/DaemonSet worker: find the host runtime, write JUnit and done to $SONOBUOY_RESULTS_DIR, then wait for SIGTERM (deploy/sonobuoy/)',
+    fileKey: false,
+  },
+];
 
-export function addWorkerOption(cmd: Command): Command {
-  return addAll(cmd, [WORKER]);
+export function addRunOnlyOptions(cmd: Command): Command {
+  return addAll(cmd, RUN_ONLY);
 }
 
 /** Every flag of `run`; `doctor` takes the same ones. */

@@ -1,10 +1,12 @@
 /** The commander program: one line per command, each command in its own file. */
 import { Command } from 'commander';
 import { addCleanup } from './cleanup.js';
+import { addDiff } from './diff.js';
 import { addDoctor } from './doctor.js';
 import type { Io } from './io.js';
 import { addList } from './list.js';
 import { addNri } from './nri-watch.js';
+import { addReport } from './report.js';
 import { addRun } from './run.js';
 import { TOOL_VERSION } from './version.js';
 
@@ -38,7 +40,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
         ),
     })
     .addHelpText('after', INTRO);
-  for (const add of [addRun, addList, addDoctor, addCleanup, addNri]) add(program, io, setExit);
+  for (const add of [addRun, addList, addDoctor, addCleanup, addNri, addReport, addDiff])
+    add(program, io, setExit);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

@@ -1,11 +1,15 @@
 /** `cri-conform run`: select, run, report. */
 import type { Command } from 'commander';
 import { displayName } from '../harness/check.js';
+import type { RunOutcome } from '../harness/result.js';
+import type { RunConfig } from '../harness/settings.js';
+import { capLines } from '../report/console-text.js';
 import { configFromFlags, selectedChecks } from './command-config.js';
 import { exitCodeFor } from './exit.js';
 import { type Io, useColor } from './io.js';
-import { addRunOptions, addWorkerOption } from './options.js';
+import { addRunOnlyOptions, addRunOptions } from './options.js';
 import type { RunFlags } from './resolve-config.js';
+import { loadExtraReports, notStartedOutcome, writeRunReports } from './run-reports.js';
 import { TOOL_VERSION } from './version.js';
 
 const EXAMPLES = `
@@ -30,9 +34,9 @@ export function addRun(program: Command, io: Io, setExit: (code: number) => void
     .command('run')
     .description('run the conformance suites against a runtime and write reports');
   addRunOptions(cmd);
-  addWorkerOption(cmd);
+  addRunOnlyOptions(cmd);
   cmd.addHelpText('after', EXAMPLES);
-  cmd.action(async (flags: RunFlags & { config?: string; color?: boolean }) => {
+  cmd.action(async (flags: CommandFlags) => {
     if (flags.sonobuoy) {
       const { runSonobuoyWorker } = await import('./sonobuoy/worker.js');
       setExit(await runSonobuoyWorker(flags, io));
@@ -42,16 +46,30 @@ export function addRun(program: Command, io: Io, setExit: (code: number) => void
   });
 }
 
-async function runCommand(flags: RunFlags & { config?: string; color?: boolean }, io: Io): Promise<number> {
-  const { color, ...runFlags } = flags;
-  const config = configFromFlags(runFlags, io);
-  const checks = await selectedChecks(config);
+type CommandFlags = RunFlags & { config?: string; color?: boolean; html?: string; baseline?: string };
 
+async function runCommand(flags: CommandFlags, io: Io): Promise<number> {
+  const { color, html, baseline, ...runFlags } = flags;
+  const config = configFromFlags(runFlags, io);
+  const extra = await loadExtraReports({ html, baseline });
+  let outcome: RunOutcome;
+  try {
+    outcome = await runSelected(config, color, io);
+  } catch (e) {
+    // No verdict, but fresh reports that say why: never leave an earlier run's files behind.
+    await writeRunReports(notStartedOutcome(config, e), config, extra, io);
+    throw e;
+  }
+  await writeRunReports(outcome, config, extra, io);
+  return exitCodeFor(outcome, { strictDeviations: config.strictDeviations === true });
+}
+
+async function runSelected(config: RunConfig, color: boolean | undefined, io: Io): Promise<RunOutcome> {
+  const checks = await selectedChecks(config);
   // Loaded here, not at the top: grpc and protobuf would slow down --help and list.
-  const [{ runConformance }, { createConsoleReporter }, { writeReports }] = await Promise.all([
+  const [{ runConformance }, { createConsoleReporter }] = await Promise.all([
     import('../harness/run.js'),
     import('../report/console.js'),
-    import('../report/junit.js'),
   ]);
   const reporter = createConsoleReporter({ write: io.out, isTTY: io.isTTY }, { color: useColor(color, io) });
   const signals = [io.signal, ...(config.runTimeoutMs ? [AbortSignal.timeout(config.runTimeoutMs)] : [])];
@@ -62,18 +80,11 @@ async function runCommand(flags: RunFlags & { config?: string; color?: boolean }
       onStart: (total, props) => reporter.onStart(total, props),
       onCheckStart: (c) => reporter.onCheckStart(c.id, displayName(c)),
       onCheckEnd: (r) => reporter.onCheckEnd(r),
-      onNote: (text) => io.err(`cri-conform: ${text}\n`),
+      onNote: (text) => io.err(`${capLines(`cri-conform: ${text}`)}\n`),
     },
     AbortSignal.any(signals),
     TOOL_VERSION,
   );
   reporter.onEnd(outcome);
-  const files = await writeReports(outcome, {
-    dir: config.reportDir,
-    prefix: config.reportPrefix,
-    ...(config.junitFile ? { junitFile: config.junitFile } : {}),
-    ...(config.jsonFile ? { jsonFile: config.jsonFile } : {}),
-  });
-  io.out(`reports: ${files.join(', ')}\n`);
-  return exitCodeFor(outcome, { strictDeviations: config.strictDeviations === true });
+  return outcome;
 }

@@ -1,7 +1,8 @@
 /**
  * A tiny client for containerd's own API on the CRI socket: the containers and tasks containerd keeps in
  * its k8s.io namespace. Host probes use it to find records the CRI no longer shows (a leaked task after a
- * "successful" RemoveContainer). Runtimes other than containerd answer UNIMPLEMENTED: that is `undefined`.
+ * "successful" RemoveContainer), and `cleanup --native` to remove them. Runtimes other than containerd
+ * answer UNIMPLEMENTED: that is `undefined`.
  */
 import { Client, credentials, Metadata, type ServiceError, status as Status } from '@grpc/grpc-js';
 import { loadSync, type MethodDefinition } from '@grpc/proto-loader';
@@ -11,6 +12,8 @@ import { protoPath } from './package-root.js';
 
 /** The namespace the CRI plugin of containerd keeps Kubernetes objects in. */
 export const CONTAINERD_K8S_NAMESPACE = 'k8s.io';
+/** Linux SIGKILL, as Tasks.Kill takes it. */
+const SIGKILL = 9;
 
 export interface NativeContainer {
   id: string;
@@ -22,7 +25,7 @@ export interface NativeContainer {
 
 export interface NativeTask {
   containerId: string;
-  /** The exec id; empty for a container's init process. */
+  /** What Tasks/List names the task by: the container id (it lists init processes only). */
   id: string;
   pid: number;
   /** 'RUNNING', 'STOPPED', ... as containerd names them. */
@@ -48,24 +51,96 @@ export class ContainerdNativeError extends Error {
   }
 }
 
-type Methods = { containers: MethodDefinition<unknown, unknown>; tasks: MethodDefinition<unknown, unknown> };
-let methods: Methods | undefined;
+type Method = MethodDefinition<unknown, unknown>;
+const CONTAINERS = 'containerd.services.containers.v1.Containers';
+const TASKS = 'containerd.services.tasks.v1.Tasks';
+let loaded: Record<string, Method> | undefined;
 
-function loadMethods(): Methods {
-  if (methods) return methods;
-  const def = loadSync([protoPath('containerd-containers.proto'), protoPath('containerd-tasks.proto')], {
-    ...LOADER_OPTIONS,
-  });
-  const pick = (service: string) => {
-    const m = (def[service] as Record<string, unknown> | undefined)?.List;
-    if (!m) throw new Error(`containerd protos lack ${service}/List`);
-    return m as MethodDefinition<unknown, unknown>;
-  };
-  methods = {
-    containers: pick('containerd.services.containers.v1.Containers'),
-    tasks: pick('containerd.services.tasks.v1.Tasks'),
-  };
-  return methods;
+function method(name: string): Method {
+  loaded ??= (() => {
+    const def = loadSync([protoPath('containerd-containers.proto'), protoPath('containerd-tasks.proto')], {
+      ...LOADER_OPTIONS,
+    });
+    const out: Record<string, Method> = {};
+    for (const service of [CONTAINERS, TASKS]) {
+      for (const [rpc, m] of Object.entries((def[service] ?? {}) as Record<string, Method>)) {
+        out[`${service.split('.').at(-1)}/${rpc}`] = m;
+      }
+    }
+    return out;
+  })();
+  const m = loaded[name];
+  if (!m) throw new Error(`containerd protos lack ${name}`);
+  return m;
+}
+
+/** One connection to containerd's API in one namespace. */
+export class ContainerdSession {
+  private readonly client: Client;
+  private readonly metadata = new Metadata();
+
+  constructor(
+    endpoint: string,
+    private readonly opts: { namespace?: string; deadlineMs?: number } = {},
+  ) {
+    this.client = new Client(parseEndpoint(endpoint).target, credentials.createInsecure());
+    this.metadata.set('containerd-namespace', opts.namespace ?? CONTAINERD_K8S_NAMESPACE);
+  }
+
+  /** Both lists, or undefined when the endpoint does not serve containerd's API. */
+  async list(): Promise<NativeRecords | undefined> {
+    const c = await this.call<{ containers: NativeContainer[] }>('Containers/List', { filters: [] });
+    const t = await this.call<{ tasks: NativeTask[] }>('Tasks/List', { filter: '' });
+    if (!c || !t) return undefined;
+    return {
+      containers: c.containers.map(({ id, labels, image, sandbox }) => ({ id, labels, image, sandbox })),
+      // Tasks/List leaves container_id empty and names the task by its container's id.
+      tasks: t.tasks.map(({ containerId, id, pid, status }) => ({
+        containerId: containerId || id,
+        id,
+        pid,
+        status,
+      })),
+    };
+  }
+
+  /** SIGKILL to every process of the container's task. */
+  async killTask(containerId: string): Promise<void> {
+    await this.call('Tasks/Kill', { containerId, execId: '', signal: SIGKILL, all: true });
+  }
+
+  /** Deletes a stopped task; resolves with its exit status. */
+  async deleteTask(containerId: string): Promise<{ pid: number; exitStatus: number } | undefined> {
+    return this.call('Tasks/Delete', { containerId });
+  }
+
+  async deleteContainer(id: string): Promise<void> {
+    await this.call('Containers/Delete', { id });
+  }
+
+  close(): void {
+    this.client.close();
+  }
+
+  /** Resolves undefined on UNIMPLEMENTED; rejects with ContainerdNativeError on any other failure. */
+  private call<T>(name: string, request: unknown): Promise<T | undefined> {
+    const m = method(name);
+    return new Promise<T | undefined>((resolve, reject) => {
+      this.client.makeUnaryRequest(
+        m.path,
+        m.requestSerialize,
+        m.responseDeserialize,
+        request,
+        this.metadata,
+        { deadline: Date.now() + (this.opts.deadlineMs ?? 5_000) },
+        (err: ServiceError | null, value) => {
+          if (!err) resolve(value as T);
+          else if (err.code === Status.UNIMPLEMENTED) resolve(undefined);
+          else reject(new ContainerdNativeError(name, err.code, err.details));
+        },
+      );
+    });
+  }
 }
 
 /**
@@ -76,36 +151,10 @@ export async function listContainerdRecords(
   endpoint: string,
   opts: { namespace?: string; deadlineMs?: number } = {},
 ): Promise<NativeRecords | undefined> {
-  const { containers, tasks } = loadMethods();
-  const client = new Client(parseEndpoint(endpoint).target, credentials.createInsecure());
-  const metadata = new Metadata();
-  metadata.set('containerd-namespace', opts.namespace ?? CONTAINERD_K8S_NAMESPACE);
-  const deadlineMs = opts.deadlineMs ?? 5_000;
-  const call = <T>(name: string, m: MethodDefinition<unknown, unknown>, request: unknown) =>
-    new Promise<T | undefined>((resolve, reject) => {
-      client.makeUnaryRequest(
-        m.path,
-        m.requestSerialize,
-        m.responseDeserialize,
-        request,
-        metadata,
-        { deadline: Date.now() + deadlineMs },
-        (err: ServiceError | null, value) => {
-          if (!err) resolve(value as T);
-          else if (err.code === Status.UNIMPLEMENTED) resolve(undefined);
-          else reject(new ContainerdNativeError(name, err.code, err.details));
-        },
-      );
-    });
+  const session = new ContainerdSession(endpoint, opts);
   try {
-    const c = await call<{ containers: NativeContainer[] }>('Containers/List', containers, { filters: [] });
-    const t = await call<{ tasks: NativeTask[] }>('Tasks/List', tasks, { filter: '' });
-    if (!c || !t) return undefined;
-    return {
-      containers: c.containers.map(({ id, labels, image, sandbox }) => ({ id, labels, image, sandbox })),
-      tasks: t.tasks.map(({ containerId, id, pid, status }) => ({ containerId, id, pid, status })),
-    };
+    return await session.list();
   } finally {
-    client.close();
+    session.close();
   }
 }

@@ -30,7 +30,17 @@ function unavailableHost(why: string): HostProbe {
   const skip = (): never => {
     throw new SkipSignal(`[Node] ${why}`);
   };
-  return { available: false, snapshot: skip, leftovers: skip, stillHeld: skip, netnsKind: skip };
+  return {
+    available: false,
+    snapshot: skip,
+    leftovers: skip,
+    stillHeld: skip,
+    netnsKind: skip,
+    baseline: skip,
+    netnsOwners: skip,
+    recordIds: skip,
+    newLeftovers: skip,
+  };
 }
 
 export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): CheckScope {

@@ -12,6 +12,7 @@ import type {
   PodSandboxStatus,
 } from '../cri/types.js';
 import type { EventMatch, FaultSpec, NriEventName, NriEventRecord, NriPod } from '../nri/types.js';
+import type { HostBaseline, TrialClues } from './host-diff.js';
 import type { HostLeak, PodHostSnapshot } from './host-findings.js';
 import type { CheckSettings } from './settings.js';
 
@@ -193,6 +194,21 @@ export interface HostProbe {
   stillHeld(ids: readonly string[]): Promise<HostLeak[]>;
   /** Whether `path` is a namespace (an nsfs inode, as a bind-mounted netns is), another file, or absent. */
   netnsKind(path: string): NetnsKind;
+  /** What the host holds now (processes, netns, mounts), to diff a trial against; needs no ids. */
+  baseline(): Promise<HostBaseline>;
+  /** Network namespaces that processes of these ids live in now (path -> id), to blame them later. */
+  netnsOwners(ids: readonly string[]): Map<string, string>;
+  /** Ids of the runtime's own records carrying all these labels; [] when the runtime has no such API. */
+  recordIds(labels: Readonly<Record<string, string>>): Promise<string[]>;
+  /**
+   * What appeared since the baseline and belongs to the trial (its ids, the runtime's records with the
+   * labels, netns by owner), after waiting out slow zombie reaping. Unrelated host activity is never blamed.
+   */
+  newLeftovers(
+    baseline: HostBaseline,
+    evidence: TrialClues & { labels: Readonly<Record<string, string>> },
+    opts?: { withinMs?: number },
+  ): Promise<HostLeak[]>;
 }
 
 export interface SlowRuntime {
@@ -209,6 +225,10 @@ export interface SlowCni {
    * wrapper keeps no `del.log` (an older or foreign wrapper cannot count).
    */
   deletedIds(): Promise<string[]>;
+  /** Makes every ADD fail (after the real plugin ran) until switched off; reset when the check ends. */
+  setFail(fail: boolean): Promise<void>;
+  /** Netns the wrapper set up since the check started, and the sandbox (CNI container) id of each. */
+  added(): Promise<Map<string, string>>;
 }
 
 /** A delay that holds sandbox creation in one place: the runtime's create, or network setup. */
@@ -224,11 +244,10 @@ export interface Injectors {
   slowRuntime(): SlowRuntime;
   slowCni(): SlowCni;
   /**
-   * The injector when it is configured, else undefined, for a variant that runs only where it can (never
-   * skips, so it needs no declaration; the check runs alone through its other needs).
+   * For a variant that runs only where the run offers the injector: undefined when it does (the check may
+   * then use it without declaring it as a need), else why not (a check would skip with that).
    */
-  slowRuntimeIfConfigured(): SlowRuntime | undefined;
-  slowCniIfConfigured(): SlowCni | undefined;
+  offers(need: 'slow-runtime' | 'slow-cni'): string | undefined;
   /** Whichever creation delay is configured (slow runtime first), or skips. */
   creationDelay(): CreationDelay;
   /**

@@ -45,8 +45,10 @@ export type {
   TestPlugin,
   WaitOpts,
 } from './context.js';
+export type { HostBaseline } from './host-diff.js';
 export { describeLeaks, type HostLeak, type PodHostSnapshot } from './host-findings.js';
 export { shortId } from './ids.js';
+export { CHECK_LABEL, RUN_LABEL } from './labels.js';
 export { describeAttempts } from './retry.js';
 export type { CheckSettings } from './settings.js';
 export type { Level, Need, SuiteName, Tag } from './vocabulary.js';

@@ -3,9 +3,17 @@
  * sandbox and container ids in cgroup paths, shim command lines and mount paths, so ids find them without
  * knowing which runtime this is.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { HostProbe, NetnsKind } from './context.js';
 import { SkipSignal } from './errors.js';
+import {
+  type HostBaseline,
+  listNetns,
+  netnsOwnedBy,
+  newSince,
+  type TrialClues,
+  takeBaseline,
+} from './host-diff.js';
 import type { HostLeak, PodHostSnapshot } from './host-findings.js';
 import { shortId } from './ids.js';
 import {
@@ -20,9 +28,10 @@ import {
 } from './proc.js';
 import { sleep } from './waits.js';
 
-const NETNS_DIRS = ['/run/netns', '/var/run/netns'];
 /** PID 1 here reaps slowly: look this long before calling a lingering process a leak. */
 const REAP_GRACE_MS = 2_500;
+/** Each look reads all of /proc: look a few times a second, not more. */
+const REAP_POLL_MS = 250;
 
 export class NodeHostProbe implements HostProbe {
   readonly available = true;
@@ -60,7 +69,7 @@ export class NodeHostProbe implements HostProbe {
     for (;;) {
       const leaks = [...findLeaks(snapshot), ...(await this.runtimeRecordsOf(snapshot.ids))];
       if (leaks.length === 0 || Date.now() >= endAt) return leaks;
-      await sleep(100);
+      await sleep(REAP_POLL_MS);
     }
   }
 
@@ -74,6 +83,51 @@ export class NodeHostProbe implements HostProbe {
   netnsKind(path: string): NetnsKind {
     if (!exists(path)) return 'absent';
     return isNsfs(path) ? 'netns' : 'not-a-namespace';
+  }
+
+  async baseline(): Promise<HostBaseline> {
+    return takeBaseline();
+  }
+
+  netnsOwners(ids: readonly string[]): Map<string, string> {
+    return netnsOwnedBy(ids);
+  }
+
+  async recordIds(labels: Readonly<Record<string, string>>): Promise<string[]> {
+    return (await this.labelledRecords(labels)).map((r) => r.id);
+  }
+
+  async newLeftovers(
+    baseline: HostBaseline,
+    evidence: TrialClues & { labels: Readonly<Record<string, string>> },
+    opts: { withinMs?: number } = {},
+  ): Promise<HostLeak[]> {
+    const endAt = Date.now() + (opts.withinMs ?? REAP_GRACE_MS);
+    for (;;) {
+      const records = (await this.labelledRecords(evidence.labels)).filter((r) => !evidence.known?.has(r.id));
+      const ids = [...new Set([...evidence.ids, ...records.map((r) => r.id)])];
+      const leaks = [
+        ...newSince(baseline, { ...evidence, ids }),
+        ...records.map((r): HostLeak => ({ kind: 'runtime-record', what: r.what })),
+      ];
+      if (leaks.length === 0 || Date.now() >= endAt) return leaks;
+      await sleep(REAP_POLL_MS);
+    }
+  }
+
+  /** The runtime's own containers and tasks that carry all the labels (containerd, namespace k8s.io). */
+  private async labelledRecords(labels: Readonly<Record<string, string>>) {
+    if (!this.endpoint) return [];
+    const { listContainerdRecords } = await import('../cri/containerd-native.js');
+    const records = await listContainerdRecords(this.endpoint, { deadlineMs: 2_000 }).catch(() => undefined);
+    const mine = (records?.containers ?? []).filter((c) =>
+      Object.entries(labels).every(([k, v]) => c.labels[k] === v),
+    );
+    return mine.map((c) => {
+      const task = records?.tasks.find((t) => t.containerId === c.id);
+      const what = `containerd container ${shortId(c.id)}${task ? ` with task pid ${task.pid}` : ''} is still there`;
+      return { id: c.id, what };
+    });
   }
 
   /** Containers and tasks the runtime still keeps for the ids, though the CRI no longer shows them. */
@@ -146,19 +200,11 @@ function livingProcessesOf(ids: readonly string[]) {
 
 function netnsOf(pids: readonly number[]): string | undefined {
   const hostNet = inodeOf('/proc/1/ns/net');
+  const byInode = new Map([...listNetns()].map(([path, inode]) => [inode, path]));
   for (const pid of pids) {
     const inode = inodeOf(`/proc/${pid}/ns/net`);
-    if (inode === undefined || inode === hostNet) continue;
-    for (const dir of NETNS_DIRS) {
-      let names: string[] = [];
-      try {
-        names = readdirSync(dir);
-      } catch {
-        continue;
-      }
-      const name = names.find((n) => inodeOf(`${dir}/${n}`) === inode);
-      if (name) return `${dir}/${name}`;
-    }
+    const path = inode === undefined || inode === hostNet ? undefined : byInode.get(inode);
+    if (path) return path;
   }
   return undefined;
 }

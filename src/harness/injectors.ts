@@ -5,7 +5,7 @@
  * and the CNI wrapper logs the sandbox id of every DEL, which is how a check counts teardowns.
  */
 import { readFileSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CreationDelay, Injectors, SlowCni, SlowRuntime } from './context.js';
 import { SkipSignal } from './errors.js';
@@ -14,12 +14,18 @@ import type { Need } from './vocabulary.js';
 
 const DELAY_FILE = 'delay-ms';
 const CREATED_LOG = 'created.log';
+/** The slow CNI's: present means every ADD fails; each ADD appends "<container id> <netns>" to the log. */
+const FAIL_FILE = 'fail';
+const ADDED_LOG = 'added.log';
 /** The slow CNI wrapper's log: one sandbox id (CNI_CONTAINERID) per DEL. */
 const DELETED_LOG = 'del.log';
 const CONTAINER_ID = /\b[0-9a-f]{64}\b/g;
 
 export class CheckInjectors implements Injectors {
   private readonly touched = new Set<string>();
+  private readonly failing = new Set<string>();
+  /** Injectors the check uses only where the run offers them (see offers()). */
+  private readonly optional = new Set<InjectorNeed>();
 
   /** `declared`: the check's needs; asking for an injector it did not declare is a bug in the check. */
   constructor(
@@ -37,14 +43,6 @@ export class CheckInjectors implements Injectors {
     return this.cni();
   }
 
-  slowRuntimeIfConfigured(): SlowRuntime | undefined {
-    return 'kind' in injectorFor('slow-runtime', this.config) ? this.runtime() : undefined;
-  }
-
-  slowCniIfConfigured(): SlowCni | undefined {
-    return 'kind' in injectorFor('slow-cni', this.config) ? this.cni() : undefined;
-  }
-
   creationDelay(): CreationDelay {
     if (this.require('creation-delay') === 'runtime') return this.runtimeDelay();
     return this.cniDelay();
@@ -52,15 +50,26 @@ export class CheckInjectors implements Injectors {
 
   creationDelays(): CreationDelay[] {
     this.require('creation-delay');
-    const runtime = this.slowRuntimeIfConfigured() ? [this.runtimeDelay()] : [];
-    const cni = this.slowCniIfConfigured() ? [this.cniDelay()] : [];
-    return [...runtime, ...cni];
+    const has = (need: InjectorNeed) => 'kind' in injectorFor(need, this.config);
+    return [
+      ...(has('slow-runtime') ? [this.runtimeDelay()] : []),
+      ...(has('slow-cni') ? [this.cniDelay()] : []),
+    ];
   }
 
-  /** Puts every delay this check set back to zero. */
+  offers(need: 'slow-runtime' | 'slow-cni'): string | undefined {
+    const found = injectorFor(need, this.config);
+    if ('missing' in found) return found.missing;
+    this.optional.add(need);
+    return undefined;
+  }
+
+  /** Puts every delay this check set back to zero and lifts every CNI failure it asked for. */
   async reset(): Promise<void> {
     await Promise.all([...this.touched].map((dir) => writeDelay(dir, 0)));
+    await Promise.all([...this.failing].map((dir) => rm(join(dir, FAIL_FILE), { force: true })));
     this.touched.clear();
+    this.failing.clear();
   }
 
   /**
@@ -68,7 +77,7 @@ export class CheckInjectors implements Injectors {
    * skip here is only reached when a check is executed on its own.
    */
   private require(need: InjectorNeed): 'runtime' | 'cni' {
-    if (!this.declared.includes(need)) {
+    if (!this.declared.includes(need) && !this.optional.has(need)) {
       throw new Error(
         `the check asks for t.inject (${need}) without declaring it: add '${need}' to its needs, so the run and doctor know it`,
       );
@@ -93,7 +102,7 @@ export class CheckInjectors implements Injectors {
 
   private runtime(): SlowRuntime {
     const { slowRuntimeHandler: handler, slowRuntimeDir: dir } = this.config;
-    if (!handler || !dir) throw new Error('unreachable: the slow runtime handler was checked');
+    if (!handler || !dir) throw new Error('unreachable: require() checked the slow runtime handler');
     return {
       handler,
       setDelay: (ms) => this.setDelay(dir, ms),
@@ -103,8 +112,24 @@ export class CheckInjectors implements Injectors {
 
   private cni(): SlowCni {
     const dir = this.config.slowCniDir;
-    if (!dir) throw new Error('unreachable: the slow CNI dir was checked');
-    return { setDelay: (ms) => this.setDelay(dir, ms), deletedIds: idsLoggedSince(join(dir, DELETED_LOG)) };
+    if (!dir) throw new Error('unreachable: require() checked the slow CNI dir');
+    const addedAtStart = readLines(join(dir, ADDED_LOG));
+    return {
+      setDelay: (ms) => this.setDelay(dir, ms),
+      deletedIds: idsLoggedSince(join(dir, DELETED_LOG)),
+      setFail: async (fail) => {
+        if (fail) this.failing.add(dir);
+        await (fail
+          ? writeFile(join(dir, FAIL_FILE), 'cri-conform\n')
+          : rm(join(dir, FAIL_FILE), { force: true }));
+      },
+      added: async () => {
+        const lines = (await readLines(join(dir, ADDED_LOG))).slice((await addedAtStart).length);
+        const owners = new Map<string, string>();
+        for (const [id, netns] of lines.map((l) => l.split(' '))) if (id && netns) owners.set(netns, id);
+        return owners;
+      },
+    };
   }
 
   private async setDelay(dir: string, ms: number): Promise<void> {
@@ -116,6 +141,14 @@ export class CheckInjectors implements Injectors {
 /** Sets the delay an injector's wrapper sleeps on its next create or ADD. */
 export async function writeDelay(dir: string, ms: number): Promise<void> {
   await writeFile(join(dir, DELAY_FILE), `${Math.max(0, Math.round(ms))}\n`);
+}
+
+async function readLines(path: string): Promise<string[]> {
+  try {
+    return (await readFile(path, 'utf8')).split('\n').filter(Boolean);
+  } catch {
+    return [];
+  }
 }
 
 /** Every id the slow runtime handler's wrapper logged, oldest first. */

@@ -79,6 +79,8 @@ export interface RunProperties {
   endpoint: string;
   startedAt: string; // ISO time
   flags: string; // the effective flags, one string
+  /** The host cri-conform ran on (the node under test for a local socket). */
+  node?: string;
 }
 
 export interface RunOutcome {
@@ -89,4 +91,6 @@ export interface RunOutcome {
   interrupted?: string;
   /** --expected-deviations entries that matched no failure; one line each, starting with the check id. */
   staleDeviations?: string[];
+  /** Set when the run could not start at all (unreachable runtime, missing image): why. No results then. */
+  notStarted?: string;
 }

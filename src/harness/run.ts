@@ -2,6 +2,7 @@
  * A whole run: connect, prepare, run the selected checks, sweep, and hand back the outcome. Exceptions are
  * for environment problems only; check verdicts are data.
  */
+import { hostname } from 'node:os';
 import { type Check, displayName } from './check.js';
 import { removeLabelledUntilGone } from './cleanup.js';
 import { loadBundledDeviations, loadDeviations } from './deviation-file.js';
@@ -46,7 +47,6 @@ export async function runConformance(
     requireReady(readiness);
     const { nri, host, availability } = readiness;
     const runtime = { name: client.version.runtimeName, version: client.version.runtimeVersion };
-    listener.onNote(`runtime ${runtime.name} ${runtime.version} at ${config.runtimeEndpoint}`);
     const runId = newRunId();
     const env: RunEnv = {
       runId,
@@ -74,6 +74,7 @@ export async function runConformance(
       endpoint: config.runtimeEndpoint,
       startedAt: new Date().toISOString(),
       flags: config.flagsText,
+      node: hostname(),
     };
     listener.onStart(checks.length, properties);
 

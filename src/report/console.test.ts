@@ -114,14 +114,56 @@ describe('console reporter', () => {
     expect(output()).to.contain('Interrupted: SIGINT received');
   });
 
-  it('shows running checks on a terminal in a line that later output overwrites', () => {
+  it('shows running checks on a terminal in a live line that later output overwrites', () => {
     const { reporter, output } = capture(true, false);
     reporter.onStart(2, sampleOutcome().properties);
     reporter.onCheckStart('IDEM-01', 'IDEM-01 title [MUST]');
-    expect(output()).to.match(/… 0\/2 done, running IDEM-01 title \[MUST\]$/);
+    expect(output()).to.match(/\[1\/2\] IDEM-01 \d+\.\d s$/);
     const before = output().length;
     reporter.onCheckEnd(result({ id: 'IDEM-01', verdict: 'passed', timeline: TIMELINE }));
     const after = output().slice(before);
     expect(after).to.match(/^\r +\r✔ PASS/);
+    reporter.onEnd({ ...sampleOutcome(), results: [] });
+  });
+
+  it('prints a plain line when each check starts on a pipe', () => {
+    const { reporter, output } = capture(false, false);
+    reporter.onStart(2, sampleOutcome().properties);
+    reporter.onCheckStart('IDEM-01', 'IDEM-01 title [MUST]');
+    expect(output().split('\n')).to.include('[1/2] start IDEM-01 title [MUST]');
+  });
+
+  it('prints results in catalogue order when a later check finishes first', () => {
+    const { reporter, output } = capture(false, false);
+    reporter.onStart(2, sampleOutcome().properties);
+    reporter.onCheckStart('TEAR-10', 'TEAR-10 t [MUST]');
+    reporter.onCheckStart('TEAR-11', 'TEAR-11 t [MUST]');
+    reporter.onCheckEnd(result({ id: 'TEAR-11', verdict: 'passed' }));
+    expect(output()).not.to.contain('PASS');
+    reporter.onCheckEnd(result({ id: 'TEAR-10', verdict: 'passed' }));
+    expect(output().indexOf('TEAR-10 A retried')).to.be.lessThan(output().indexOf('TEAR-11 A retried'));
+  });
+
+  it('collapses identical retry results, caps every line and names a known issue', () => {
+    const reserve = `failed to reserve sandbox name "${'x'.repeat(120)}"`;
+    const attempts = Array.from({ length: 8 }, (_, i) => `#${i + 1} UNKNOWN ${10 + i}ms "${reserve}"`);
+    const { reporter, output } = capture(false, false);
+    const outcome = sampleOutcome();
+    outcome.results = [
+      result({
+        id: 'IDEM-01',
+        verdict: 'failed',
+        message: `retries: ${attempts.join('; ')}`,
+        observations: { long: 'y'.repeat(900) },
+        knownIssue: { reason: 'known', links: ['https://github.com/containerd/containerd/issues/9'] },
+      }),
+    ];
+    reporter.onStart(1, outcome.properties);
+    reporter.onCheckStart('IDEM-01', 'IDEM-01 t [MUST]');
+    reporter.onCheckEnd(outcome.results[0]!);
+    reporter.onEnd(outcome);
+    expect(output()).to.contain('#1–#8 UNKNOWN ×8 (10–17ms) "failed to reserve sandbox name');
+    expect(output()).to.contain('known runtime issue: https://github.com/containerd/containerd/issues/9');
+    for (const line of output().split('\n')) expect(line.length).to.be.at.most(300);
   });
 });

@@ -1,10 +1,13 @@
 /**
- * The live console reporter: one line per finished check, the failure's message and timeline tail right
- * under it, and a summary table at the end. Color comes from the caller (the CLI resolves --color,
+ * The live console reporter: one line per finished check in catalogue order, the failure's message and
+ * timeline tail right under it, a known issue's links, and a summary table at the end. A terminal gets a
+ * live "[n/50] ID elapsed" line; a log gets a plain line as each check starts. No line passes 300 characters. Color comes from the caller (the CLI resolves --color,
  * NO_COLOR and FORCE_COLOR); with color off the output holds no escape codes at all.
  */
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { CheckResult, RunOutcome, RunProperties, Verdict } from '../harness/result.js';
+import { CONSOLE_LINE_MAX, capLine, collapseRetries, wrapAtSeparators } from './console-text.js';
+import { type RunningCheck, renderLiveLine, renderStartLine, StartOrder } from './progress.js';
 import { countVerdicts, groupBySuite, VERDICT_ORDER } from './tally.js';
 import { cleanText, formatMs, timelineTail } from './text.js';
 
@@ -34,24 +37,36 @@ const MARKS: Record<Verdict, { symbol: string; word: string; paint: (c: ChalkIns
 };
 const WORD_WIDTH = Math.max(...Object.values(MARKS).map((m) => m.word.length));
 
+/** How often a terminal's live line redraws its elapsed times. */
+const TICK_MS = 1_000;
+
 export function createConsoleReporter(io: ConsoleIo, opts: { color: boolean }): ConsoleReporter {
   const c = new Chalk({ level: opts.color ? 1 : 0 });
-  const running = new Map<string, string>();
+  const running = new Map<string, RunningCheck>();
+  const order = new StartOrder<CheckResult>();
   let total = 0;
-  let done = 0;
   let transient = '';
+  let ticker: ReturnType<typeof setInterval> | undefined;
 
-  /** Every write goes through here so the transient line never mixes with real output. */
+  const live = () => renderLiveLine([...running.values()], total, performance.now());
+  /** Every write goes through here so the live line never mixes with real output. */
   const write = (s: string) => {
     if (transient) io.write(`\r${' '.repeat(transient.length)}\r`);
     transient = '';
     io.write(s);
     if (io.isTTY && running.size > 0) {
-      const ids = [...running.keys()];
-      const shown = ids.length === 1 ? (running.get(ids[0] ?? '') ?? '') : ids.join(', ');
-      transient = `  … ${done}/${total} done, running ${shown}`.slice(0, 110);
+      transient = live();
       io.write(c.dim(transient));
     }
+  };
+  const printResults = (results: readonly CheckResult[]) => {
+    if (results.length > 0)
+      write(
+        `${results
+          .flatMap((r) => checkLines(c, r))
+          .map((l) => capLine(l))
+          .join('\n')}\n`,
+      );
   };
 
   return {
@@ -59,22 +74,35 @@ export function createConsoleReporter(io: ConsoleIo, opts: { color: boolean }): 
       total = count;
       const nri = props.nriVersion === 'absent' ? 'no NRI' : `NRI ${props.nriVersion}`;
       write(
-        `${c.bold(`cri-conform ${props.toolVersion}`)} run ${props.runId}: ${count} checks against ` +
-          `${props.runtimeName} ${props.runtimeVersion} (CRI ${props.criApiVersion}, ${nri}) at ${props.endpoint}\n`,
+        `${capLine(
+          `${c.bold(`cri-conform ${props.toolVersion}`)} run ${props.runId}: ${count} checks against ` +
+            `${props.runtimeName} ${props.runtimeVersion} (CRI ${props.criApiVersion}, ${nri}) at ${props.endpoint}`,
+        )}\n`,
       );
+      if (io.isTTY) {
+        ticker = setInterval(() => write(''), TICK_MS);
+        ticker.unref();
+      }
     },
     onCheckStart(id, title) {
-      running.set(id, title);
+      const position = order.start(id);
+      running.set(id, { id, position, startedAtMs: performance.now() });
       if (io.isTTY) write('');
+      else write(`${c.dim(capLine(renderStartLine(position, total, title)))}\n`);
     },
     onCheckEnd(r) {
       running.delete(r.id);
-      done += 1;
-      write(`${checkLines(c, r).join('\n')}\n`);
+      printResults(order.finish(r.id, r));
     },
     onEnd(outcome) {
       running.clear();
-      write(`${summaryLines(c, outcome).join('\n')}\n`);
+      if (ticker) clearInterval(ticker);
+      printResults(order.flush());
+      write(
+        `${summaryLines(c, outcome)
+          .map((l) => capLine(l))
+          .join('\n')}\n`,
+      );
     },
   };
 }
@@ -84,8 +112,9 @@ function checkLines(c: ChalkInstance, r: CheckResult): string[] {
   const head = `${mark.paint(c)(`${mark.symbol} ${mark.word.padEnd(WORD_WIDTH)}`)} ${c.bold(r.id)} ${r.title} [${r.level}] ${c.dim(`(${formatMs(r.durationMs)})`)}`;
   const lines = [head];
   const indent = (s: string, pad = '    ') =>
-    cleanText(s)
+    collapseRetries(cleanText(s))
       .split('\n')
+      .flatMap((l) => wrapAtSeparators(l, CONSOLE_LINE_MAX - pad.length - 2))
       .map((l) => `${pad}${l}`);
   if (r.message) {
     const text = indent(r.message);
@@ -95,7 +124,11 @@ function checkLines(c: ChalkInstance, r: CheckResult): string[] {
   if (r.trials)
     lines.push(c.dim(`    trials: ${r.trials.violated} of ${r.trials.run} violated the contract`));
   const obs = Object.entries(r.observations);
-  if (obs.length > 0) lines.push(c.dim(`    ${obs.map(([k, v]) => `${k}=${cleanText(v)}`).join('  ')}`));
+  // One observation per line once they no longer fit on one: long runtime messages are common here.
+  const flat = obs.map(([k, v]) => `${k}=${cleanText(v).replace(/\s*\n\s*/g, ' ')}`);
+  if (flat.join('  ').length <= 200) {
+    if (flat.length > 0) lines.push(c.dim(`    ${flat.join('  ')}`));
+  } else lines.push(...flat.map((o) => c.dim(`    ${o}`)));
   if ((r.verdict === 'failed' || r.verdict === 'error') && r.timeline.length > 0) {
     lines.push(
       c.dim(
@@ -139,7 +172,7 @@ function summaryLines(c: ChalkInstance, outcome: RunOutcome): string[] {
     lines.push('', c.bold('Failures and errors'));
     for (const r of bad) {
       const mark = MARKS[r.verdict];
-      const reason = cleanText(r.message ?? '(no message)').split('\n')[0] ?? '';
+      const reason = collapseRetries(cleanText(r.message ?? '(no message)').split('\n')[0] ?? '');
       lines.push(`  ${mark.paint(c)(mark.symbol)} ${r.id} ${r.title}: ${reason}`);
       // On a line of its own, so that shortening a long reason never cuts the link off.
       if (r.knownIssue) lines.push(`      ${knownIssueText(r.knownIssue)}`);

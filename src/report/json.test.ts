@@ -10,10 +10,12 @@ describe('renderJson', () => {
       'properties',
       'durationMs',
       'interrupted',
+      'notStarted',
+      'staleDeviations',
       'summary',
       'results',
     ]);
-    expect(report.schemaVersion).to.equal(1);
+    expect(report.schemaVersion).to.equal(2);
     expect(report.interrupted).to.equal(null);
     expect(report.durationMs).to.equal(65_432);
     expect(report.summary).to.deep.equal({
@@ -44,6 +46,7 @@ describe('renderJson', () => {
       'observations',
       'trials',
       'requiredWaitMs',
+      'knownIssue',
       'timeline',
     ]);
     expect(passed).to.include({

@@ -1,19 +1,23 @@
 /**
- * The machine-readable report. Field names are a contract (schemaVersion 1): fields are only ever added,
- * and every field is always present (null when it does not apply), so consumers need no existence checks.
+ * The machine-readable report. Field names are a contract: fields are only ever added (each addition bumps
+ * schemaVersion), and every field is always present (null when it does not apply), so consumers need no
+ * existence checks. results.schema.json beside this file is the published schema.
+ * Version 2 added properties.node, notStarted, staleDeviations and each result's knownIssue.
  */
 import type { CheckResult, RunOutcome, TimelineEntry } from '../harness/result.js';
 import { countVerdicts } from './tally.js';
 import { cleanText } from './text.js';
 
-export const JSON_SCHEMA_VERSION = 1;
+export const JSON_SCHEMA_VERSION = 2;
 
 export function renderJson(outcome: RunOutcome): string {
   const report = {
     schemaVersion: JSON_SCHEMA_VERSION,
-    properties: outcome.properties,
+    properties: { ...outcome.properties, node: outcome.properties.node ?? null },
     durationMs: Math.round(outcome.durationMs),
     interrupted: outcome.interrupted ?? null,
+    notStarted: outcome.notStarted ?? null,
+    staleDeviations: outcome.staleDeviations ?? null,
     summary: countVerdicts(outcome.results),
     results: outcome.results.map(resultJson),
   };
@@ -35,6 +39,7 @@ function resultJson(r: CheckResult) {
     observations: r.observations,
     trials: r.trials ?? null,
     requiredWaitMs: r.requiredWaitMs ?? null,
+    knownIssue: r.knownIssue ?? null,
     timeline: r.timeline.map(entryJson),
   };
 }

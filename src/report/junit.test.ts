@@ -26,7 +26,7 @@ describe('renderJUnit', () => {
 
   it('names test cases after the check and its level, with time in seconds', () => {
     expect(testcase(xml, 'IDEM-01')).to.contain(
-      'classname="cri-conform.idempotency" name="IDEM-01 A retried RunPodSandbox returns the same sandbox [MUST]" time="1.234"',
+      'classname="cri-conform.idempotency.MUST" name="IDEM-01 A retried RunPodSandbox returns the same sandbox [MUST]" time="1.234"',
     );
   });
 
@@ -74,11 +74,29 @@ describe('renderJUnit', () => {
     );
   });
 
-  it('passes observed checks and records observations in system-out and as suite properties', () => {
+  it('passes observed checks and records observations in system-out and in the case properties', () => {
     const tc = testcase(xml, 'HOOK-02');
     expect(tc).not.to.match(/<failure|<error|<skipped/);
     expect(tc).to.contain('reservation.code=UNKNOWN\ntrials=5 violated=0');
-    expect(xml).to.contain('<property name="HOOK-02.reservation.code" value="UNKNOWN"/>');
+    expect(tc).to.contain('<property name="reservation.code" value="UNKNOWN"/>');
+    expect(tc).to.contain('<property name="level" value="OBSERVE"/>');
+    expect(tc).to.contain('classname="cri-conform.hooks.OBSERVE"');
+  });
+
+  it('keeps check observations out of the suite properties, which hold run metadata only', () => {
+    const suiteProps =
+      /<testsuite name="hooks"[^>]*>\s*<properties>([\s\S]*?)<\/properties>/.exec(xml)?.[1] ?? '';
+    expect(suiteProps).to.contain('runtimeName');
+    expect(suiteProps).not.to.contain('reservation.code');
+  });
+
+  it('writes one error case that says why when the run could not start', () => {
+    const outcome = sampleOutcome();
+    outcome.results = [];
+    outcome.notStarted = 'cannot reach unix:///nope.sock';
+    const out = renderJUnit(outcome);
+    expect(out).to.match(/<testsuite name="run" [^>]*tests="1" failures="0" errors="1"/);
+    expect(out).to.contain('<error message="cannot reach unix:///nope.sock" type="not-started">');
   });
 
   it('marks an interrupted run on the suites', () => {
@@ -124,7 +142,7 @@ describe('writeReports', () => {
     const files = await writeReports(sampleOutcome(), { dir: target, prefix: 'node1-' });
     expect(files).to.deep.equal([join(target, 'node1-junit.xml'), join(target, 'node1-results.json')]);
     expect(readFileSync(files[0]!, 'utf8')).to.match(/^<\?xml version="1.0" encoding="UTF-8"\?>/);
-    expect(JSON.parse(readFileSync(files[1]!, 'utf8')).schemaVersion).to.equal(1);
+    expect(JSON.parse(readFileSync(files[1]!, 'utf8')).schemaVersion).to.equal(2);
   });
 
   it('writes to explicit file names, creating their directories', async () => {

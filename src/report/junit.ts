@@ -1,12 +1,15 @@
 /**
  * The JUnit report, valid against the common Jenkins JUnit schema (junit-jenkins.xsd beside this file
- * encodes the constraints we rely on): one <testsuite> per suite with the run properties, one <testcase>
- * per check, and each check's timeline in <system-out>.
+ * encodes the constraints we rely on): one <testsuite> per suite whose <properties> hold the run's metadata
+ * only, one <testcase> per check with its own <properties> (level, observations), and each check's timeline
+ * in <system-out>. A run that could not start is one error case that says why.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import jrb, { type Builder, type TestCase } from 'junit-report-builder';
+import jrb, { type Builder, type TestCase, type TestSuite } from 'junit-report-builder';
 import type { CheckResult, RunOutcome, RunProperties } from '../harness/result.js';
+import type { RunDiff } from './diff.js';
+import { renderHtml } from './html/render-html.js';
 import { renderJson } from './json.js';
 import { groupBySuite } from './tally.js';
 import { cleanText, formatTimelineEntry } from './text.js';
@@ -21,35 +24,59 @@ const PROPERTY_KEYS: readonly (keyof RunProperties)[] = [
   'endpoint',
   'startedAt',
   'flags',
+  'node',
 ];
 
 /** Renders the outcome as JUnit XML. Pure: a fresh builder per call, no files. */
 export function renderJUnit(outcome: RunOutcome): string {
   const builder = rootBuilder().newBuilder().name('cri-conform');
+  if (outcome.notStarted !== undefined) return renderNotStarted(builder, outcome);
   for (const [suite, results] of groupBySuite(outcome.results)) {
     const ts = builder
       .testSuite()
       .name(suite)
       .timestamp(outcome.properties.startedAt)
       .time(seconds(results.reduce((sum, r) => sum + r.durationMs, 0)));
-    for (const key of PROPERTY_KEYS) ts.property(key, xmlText(outcome.properties[key]));
+    addRunProperties(ts, outcome.properties);
     if (outcome.interrupted) ts.property('interrupted', xmlText(outcome.interrupted));
     const stale = outcome.staleDeviations ?? [];
     if (stale.length > 0) ts.property('staleDeviations', xmlText(stale.join('\n')));
-    // Testcase-level <properties> are not in the Jenkins schema, so observations go on the suite too.
-    for (const r of results) {
-      for (const [key, value] of Object.entries(r.observations))
-        ts.property(`${r.id}.${key}`, xmlText(value));
-    }
     for (const r of results) addCase(ts.testCase(), r);
   }
   return dropRootSkipped(builder.build());
 }
 
+/** The run's metadata: the only properties a suite carries. */
+function addRunProperties(ts: TestSuite, props: RunProperties): void {
+  for (const key of PROPERTY_KEYS) {
+    const value = props[key];
+    if (value !== undefined) ts.property(key, xmlText(value));
+  }
+}
+
+/** One suite, one error case: CI shows why there is no verdict instead of an old report or nothing. */
+function renderNotStarted(builder: Builder, outcome: RunOutcome): string {
+  const why = xmlText(outcome.notStarted ?? '');
+  const ts = builder.testSuite().name('run').timestamp(outcome.properties.startedAt).time(0);
+  addRunProperties(ts, outcome.properties);
+  ts.testCase()
+    .className('cri-conform.run')
+    .name('the run could not start')
+    .error(why, 'not-started', cdata(why));
+  return dropRootSkipped(builder.build());
+}
+
 function addCase(tc: TestCase, r: CheckResult): void {
-  tc.className(`cri-conform.${r.suite}`)
+  // The level is in the classname too, so a CI report groups MUST, SHOULD and OBSERVE apart.
+  tc.className(`cri-conform.${r.suite}.${r.level}`)
     .name(xmlText(`${r.id} ${r.title} [${r.level}]`))
     .time(seconds(r.durationMs));
+  tc.property('id', r.id).property('level', r.level);
+  if (r.trials)
+    tc.property('trials.run', String(r.trials.run)).property('trials.violated', String(r.trials.violated));
+  if (r.knownIssue)
+    tc.property('knownIssue', xmlText([r.knownIssue.reason, ...r.knownIssue.links].join(' ')));
+  for (const [key, value] of Object.entries(r.observations)) tc.property(xmlText(key), xmlText(value));
   const message = xmlText(r.message ?? '');
   const timeline = r.timeline.map(formatTimelineEntry);
   switch (r.verdict) {
@@ -149,9 +176,13 @@ export interface WriteReportsOptions {
   junitFile?: string;
   /** Overrides <dir>/<prefix>results.json. */
   jsonFile?: string;
+  /** Also write the HTML report here (no default: HTML is asked for with --html). */
+  htmlFile?: string;
+  /** A comparison with a baseline run, shown in the HTML report. */
+  diff?: RunDiff;
 }
 
-/** Writes the JUnit and JSON reports; resolves with the paths written, JUnit first. */
+/** Writes the JUnit and JSON reports (and the HTML one if asked); resolves with the paths, JUnit first. */
 export async function writeReports(outcome: RunOutcome, opts: WriteReportsOptions): Promise<string[]> {
   const prefix = opts.prefix ?? '';
   await mkdir(opts.dir, { recursive: true });
@@ -159,6 +190,7 @@ export async function writeReports(outcome: RunOutcome, opts: WriteReportsOption
     [opts.junitFile ?? join(opts.dir, `${prefix}junit.xml`), renderJUnit(outcome)],
     [opts.jsonFile ?? join(opts.dir, `${prefix}results.json`), renderJson(outcome)],
   ];
+  if (opts.htmlFile) files.push([opts.htmlFile, renderHtml(outcome, opts.diff ? { diff: opts.diff } : {})]);
   for (const [path, content] of files) {
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, content, 'utf8');

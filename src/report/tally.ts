@@ -1,5 +1,5 @@
 /** Counting results by verdict, overall and per suite, in one fixed verdict order for every reporter. */
-import type { CheckResult, Verdict } from '../harness/result.js';
+import type { CheckResult, RunOutcome, Verdict } from '../harness/result.js';
 
 export const VERDICT_ORDER: readonly Verdict[] = [
   'passed',
@@ -31,4 +31,16 @@ export function groupBySuite(results: readonly CheckResult[]): Map<string, Check
     else groups.set(r.suite, [r]);
   }
   return groups;
+}
+
+/**
+ * The exit code an outcome maps to: 2 when no trustworthy verdict was produced (the run did not start, or
+ * was interrupted other than by --fail-fast), 1 when a check failed or errored, else 0. The CLI's exit code
+ * and the reports' headline both come from here, so they always tell the same story.
+ */
+export function outcomeExitCode(outcome: RunOutcome): 0 | 1 | 2 {
+  if (outcome.notStarted !== undefined) return 2;
+  if (outcome.interrupted && !outcome.interrupted.startsWith('--fail-fast')) return 2;
+  const bad = outcome.results.some((r) => r.verdict === 'failed' || r.verdict === 'error');
+  return bad ? 1 : 0;
 }

@@ -81,7 +81,6 @@ export const check = defineCheck({
     'cri-api v0.32.3 api.proto RunPodSandboxRequest and CreateContainerRequest: the object is created from "config", labels included; CRI-O issue 4221 (ResourceCache): a cached resource is handed out only to an identical request',
   async run(t: CheckContext) {
     await differentSandbox(t);
-    const slow = t.inject.slowRuntimeIfConfigured();
-    if (slow) await differentContainer(t, slow);
+    if (t.inject.offers('slow-runtime') === undefined) await differentContainer(t, t.inject.slowRuntime());
   },
 });

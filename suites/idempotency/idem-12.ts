@@ -38,7 +38,7 @@ export const check = defineCheck({
   async run(t: CheckContext) {
     // Each configured path a cancel can land on (runtime create, network setup), spread over the trials.
     const delays = t.inject.creationDelays();
-    const slow = t.inject.slowRuntimeIfConfigured();
+    const slow = t.inject.offers('slow-runtime') === undefined ? t.inject.slowRuntime() : undefined;
     await t.trials(async (trial) => {
       const delay = pathFor(delays, trial);
       const { config, podId, evidence } = await runPodAfterTimeout(t, 'idem-12', delay, 'cancel');

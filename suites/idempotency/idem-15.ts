@@ -82,7 +82,7 @@ export const check = defineCheck({
   contract:
     'cri-api v0.32.3 api.proto StopPodSandbox "This call is idempotent ... multiple StopPodSandbox calls are expected"; kubelet: a timed-out StopPodSandbox is retried while the first may still run; NRI pod-sandbox lifecycle contract (PR 286): one StopPodSandbox event per pod',
   async run(t: CheckContext) {
-    const cni = t.inject.slowCniIfConfigured();
+    const cni = t.inject.offers('slow-cni') === undefined ? t.inject.slowCni() : undefined;
     await t.trials(async (trial) => {
       const plugins = [
         await t.nri.plugin({

@@ -1,0 +1,142 @@
+/**
+ * Leftovers found without knowing ids in advance: a baseline of the host before a trial, and after it
+ * everything new that belongs to the trial. Other runtimes and other runs on the same host create and
+ * remove things all the time, so nothing is blamed unless it is new since the baseline *and* belongs to
+ * the trial: by an id the trial learnt (from the runtime's own records, the injectors' logs, NRI events,
+ * CRI), by a cgroup path or mount naming such an id, or, for a network namespace, by its owner (the
+ * sandbox the CNI set it up for, or a process of the trial seen in it).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import type { HostLeak } from './host-findings.js';
+import { shortId } from './ids.js';
+import { exists, inodeOf, listPids, parseCgroupMounts, readProc } from './proc.js';
+
+const NETNS_DIRS = ['/run/netns', '/var/run/netns'];
+/** containerd nests pod cgroups two or three levels down (k8s.io/<id>, kubepods/.../<id>). */
+const CGROUP_SCAN_DEPTH = 3;
+
+export interface HostBaseline {
+  /** "pid:starttime" of every process alive at the baseline. */
+  processes: Set<string>;
+  /** Network namespace files (path -> inode). */
+  netns: Map<string, number>;
+  /** Mount points. */
+  mounts: Set<string>;
+}
+
+export interface TrialClues {
+  /** Sandbox and container ids the trial learnt, from any source. */
+  ids: readonly string[];
+  /** Network namespaces and the sandbox ids they were set up for (the slow CNI's log, probes). */
+  netnsOwners?: ReadonlyMap<string, string>;
+  /** Ids that existed before the trial (an earlier trial's leak): neither blamed again nor followed. */
+  known?: ReadonlySet<string>;
+}
+
+export function takeBaseline(): HostBaseline {
+  const processes = new Set<string>();
+  for (const pid of listPids()) {
+    const p = readProc(pid);
+    if (p) processes.add(`${pid}:${p.startTime}`);
+  }
+  return { processes, netns: listNetns(), mounts: new Set(mountPoints()) };
+}
+
+/** Net namespaces of the trial's ids' processes that are alive now (path -> owner id), for later blame. */
+export function netnsOwnedBy(ids: readonly string[]): Map<string, string> {
+  const owners = new Map<string, string>();
+  const byInode = new Map([...listNetns()].map(([path, inode]) => [inode, path]));
+  for (const pid of listPids()) {
+    const p = readProc(pid);
+    const owner = p && ids.find((id) => p.cmdline.includes(id) || p.cgroups.some((l) => l.includes(id)));
+    const path = owner && byInode.get(inodeOf(`/proc/${pid}/ns/net`) ?? -1);
+    if (owner && path) owners.set(path, owner);
+  }
+  return owners;
+}
+
+/** What is new since the baseline, still there, and belongs to the trial. */
+export function newSince(baseline: HostBaseline, evidence: TrialClues): HostLeak[] {
+  const ids = evidence.ids.filter((id) => id.length >= 12 && !evidence.known?.has(id));
+  const mentions = (text: string) => ids.find((id) => text.includes(id));
+  const leaks: HostLeak[] = [];
+  for (const pid of listPids()) {
+    if (pid === process.pid) continue;
+    const p = readProc(pid);
+    if (!p || p.state === 'Z' || baseline.processes.has(`${pid}:${p.startTime}`)) continue;
+    const id = mentions(p.cmdline) ?? p.cgroups.map(mentions).find(Boolean);
+    if (id)
+      leaks.push({
+        kind: 'process',
+        what: `pid ${pid} (${p.cmdline.slice(0, 80)}) of ${shortId(id)} is alive`,
+      });
+  }
+  for (const dir of cgroupDirsNaming(ids)) leaks.push({ kind: 'cgroup', what: `${dir} exists` });
+  for (const m of mountPoints()) {
+    const id = baseline.mounts.has(m) ? undefined : mentions(m);
+    if (id) leaks.push({ kind: 'mount', what: `${m} is mounted` });
+  }
+  const owners = evidence.netnsOwners ?? new Map<string, string>();
+  for (const [path, inode] of listNetns()) {
+    if (baseline.netns.get(path) === inode) continue;
+    const owner = owners.get(path);
+    if (owner) leaks.push({ kind: 'netns', what: `${path} (of ${shortId(owner)}) still exists` });
+  }
+  return leaks;
+}
+
+/** Network namespace files under /run/netns (and /var/run/netns when it is not the same dir): path -> inode. */
+export function listNetns(): Map<string, number> {
+  const found = new Map<string, number>();
+  const seen = new Set<number>();
+  for (const dir of NETNS_DIRS) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const inode = inodeOf(`${dir}/${name}`);
+      // /var/run is usually a link to /run: one entry per namespace file.
+      if (inode !== undefined && !seen.has(inode)) {
+        seen.add(inode);
+        found.set(`${dir}/${name}`, inode);
+      }
+    }
+  }
+  return found;
+}
+
+function mountPoints(): string[] {
+  return readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((line) => line.split(' ')[4] ?? '')
+    .filter(Boolean);
+}
+
+/** Cgroup directories (any hierarchy, a few levels down) whose name contains one of the ids. */
+function cgroupDirsNaming(ids: readonly string[]): string[] {
+  if (ids.length === 0) return [];
+  const found: string[] = [];
+  const roots = new Set(
+    parseCgroupMounts(readFileSync('/proc/self/mountinfo', 'utf8')).map((m) => m.mountPoint),
+  );
+  const walk = (dir: string, depth: number) => {
+    let entries: import('node:fs').Dirent[] = [];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (!e.isDirectory()) continue;
+      const path = `${dir}/${e.name}`;
+      if (ids.some((id) => e.name.includes(id))) {
+        if (exists(path)) found.push(path);
+      } else if (depth > 1) walk(path, depth - 1);
+    }
+  };
+  for (const root of roots) walk(root, CGROUP_SCAN_DEPTH);
+  return found;
+}

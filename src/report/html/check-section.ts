@@ -1,0 +1,64 @@
+/**
+ * One check in the HTML report: a <details> row (ID, level, title, verdict, duration, trials) whose body
+ * holds the failure message, the known issue, the contract, the observations, the sequence diagram of each
+ * trial and the full text timeline. Closed unless it is the first failure.
+ */
+import type { CheckResult } from '../../harness/result.js';
+import { formatMs, formatTimelineEntry } from '../text.js';
+import { esc } from './escape.js';
+import { buildSequence } from './sequence-model.js';
+import { renderSegmentSvg } from './sequence-svg.js';
+
+export function renderCheck(r: CheckResult, open: boolean): string {
+  const trials = r.trials ? `${r.trials.violated}/${r.trials.run}` : '';
+  const summary =
+    `<summary><span class="id">${esc(r.id)}</span><span>${esc(r.level)}</span>` +
+    `<span class="v-${r.verdict}">${r.verdict}</span><span>${esc(r.title)}</span>` +
+    `<span class="num">${esc(formatMs(r.durationMs))}</span>` +
+    `<span class="num" title="violated/run trials">${trials}</span></summary>`;
+  return (
+    `<details class="check" id="check-${esc(r.id)}" data-suite="${esc(r.suite)}" data-verdict="${r.verdict}" ` +
+    `data-level="${esc(r.level)}"${open ? ' open' : ''}>${summary}<div class="body">${body(r)}</div></details>`
+  );
+}
+
+function body(r: CheckResult): string {
+  const out: string[] = [];
+  if (r.message) {
+    const bad = r.verdict === 'failed' || r.verdict === 'error';
+    out.push(`<pre class="${bad ? 'message' : ''}">${esc(r.message)}</pre>`);
+  }
+  if (r.knownIssue) {
+    const links = r.knownIssue.links.map((l) => `<a href="${esc(l)}">${esc(l)}</a>`).join(' ');
+    out.push(`<p class="known"><b>Known issue:</b> ${esc(r.knownIssue.reason)} ${links}</p>`);
+  }
+  out.push(`<p><b>Contract:</b> ${esc(r.contract)}</p>`);
+  const obs = Object.entries(r.observations);
+  if (obs.length > 0) {
+    out.push(`<pre>${obs.map(([k, v]) => `${esc(k)} = ${esc(v)}`).join('\n')}</pre>`);
+  }
+  if (r.detail && r.verdict === 'error')
+    out.push(`<details><summary>stack</summary><pre>${esc(r.detail)}</pre></details>`);
+  if (r.timeline.length > 0) {
+    out.push(diagram(r));
+    out.push(
+      `<details><summary>timeline text (${r.timeline.length} entries)</summary>` +
+        `<pre>${r.timeline.map((e) => esc(formatTimelineEntry(e))).join('\n')}</pre></details>`,
+    );
+  }
+  return out.join('');
+}
+
+function diagram(r: CheckResult): string {
+  const model = buildSequence(r.timeline);
+  return model.segments
+    .map((s) => {
+      const title = s.title
+        ? `<h4>${esc(s.title)}${s.violation !== undefined ? ` — violated: ${esc(s.violation)}` : ''}</h4>`
+        : '';
+      const omitted = s.omitted > 0 ? `<p>… ${s.omitted} more steps: see the timeline text.</p>` : '';
+      const cls = s.violation !== undefined ? 'segment violated' : 'segment';
+      return `<div class="${cls}">${title}<div class="scroll">${renderSegmentSvg(model.lanes, s)}</div>${omitted}</div>`;
+    })
+    .join('');
+}

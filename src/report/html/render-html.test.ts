@@ -1,0 +1,58 @@
+import { expect } from 'chai';
+import { diffRuns } from '../diff.js';
+import { result, sampleOutcome, TIMELINE } from '../sample-outcome.test.helper.js';
+import { renderHtml } from './render-html.js';
+
+describe('renderHtml', () => {
+  const html = renderHtml(sampleOutcome());
+
+  it('is one self-contained file: inline style and script, nothing fetched', () => {
+    expect(html).to.match(/^<!DOCTYPE html>/);
+    expect(html).to.contain('<style>').and.to.contain('<script>');
+    expect(html).not.to.match(/<(?:script|link|img)[^>]+(?:src|href)=/);
+  });
+
+  it('heads the page with the runtime, versions and the exit verdict', () => {
+    expect(html).to.contain('containerd 1.7.24').and.to.contain('0.6.1');
+    expect(html).to.contain('exit 1: a check failed');
+  });
+
+  it('puts failures and errors first and opens only the first failure', () => {
+    const ids = [...html.matchAll(/<details class="check" id="check-([A-Z]+-\d+)"/g)].map((m) => m[1]);
+    expect(ids.slice(0, 2)).to.deep.equal(['IDEM-02', 'NAME-01']);
+    expect(ids).to.have.length(6);
+    expect(html.match(/<details class="check"[^>]* open>/g)).to.have.length(1);
+    expect(html).to.match(/id="check-IDEM-02"[^>]* open>/);
+  });
+
+  it('offers filters for every suite, verdict and level present', () => {
+    for (const v of ['idempotency', 'names', 'hooks', 'failed', 'skipped', 'MUST', 'OBSERVE'])
+      expect(html).to.contain(`value="${v}" checked`);
+  });
+
+  it('shows a known issue with its reason and links', () => {
+    const outcome = sampleOutcome();
+    outcome.results = [
+      result({
+        id: 'TEAR-05',
+        verdict: 'failed',
+        timeline: TIMELINE,
+        knownIssue: {
+          reason: 'later plugins skipped',
+          links: ['https://github.com/containerd/containerd/issues/2'],
+        },
+      }),
+    ];
+    const out = renderHtml(outcome);
+    expect(out).to.contain('Known issue:</b> later plugins skipped');
+    expect(out).to.contain('href="https://github.com/containerd/containerd/issues/2"');
+  });
+
+  it('adds the diff section when given a baseline comparison', () => {
+    const old = sampleOutcome();
+    old.results = old.results.map((r) => (r.id === 'IDEM-02' ? { ...r, verdict: 'passed' } : r));
+    const out = renderHtml(sampleOutcome(), { diff: diffRuns(old, sampleOutcome()) });
+    expect(out).to.contain('Compared with the baseline: 1 regression(s)');
+    expect(out).to.contain('<td class="regression">regression</td><td><a href="#check-IDEM-02">');
+  });
+});

@@ -1,0 +1,98 @@
+/**
+ * Reads a results.json back into a RunOutcome, for `report` and `diff`. It accepts schema versions 1 and 2
+ * (version 1 lacks the fields version 2 added) and checks the shape it relies on, so a wrong file gives one
+ * clear sentence instead of a crash deep in a renderer.
+ */
+import { readFile } from 'node:fs/promises';
+import type { CheckResult, RunOutcome, RunProperties, TimelineEntry } from '../harness/result.js';
+
+export class ResultsFileError extends Error {
+  readonly code = 'ERR_RESULTS_FILE';
+  override readonly name = 'ResultsFileError';
+}
+
+const SUPPORTED_VERSIONS = new Set([1, 2]);
+
+export async function readResultsFile(path: string): Promise<RunOutcome> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new ResultsFileError(`cannot read ${path} (${code}): pass the results.json a run wrote`);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    throw new ResultsFileError(`${path} is not JSON: pass the results.json a run wrote`);
+  }
+  return parseResults(doc, path);
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Pure: a parsed results.json to a RunOutcome; `source` names the file in errors. */
+export function parseResults(doc: unknown, source: string): RunOutcome {
+  const bad = (what: string) => new ResultsFileError(`${source} is not a cri-conform results file: ${what}`);
+  if (!isObject(doc)) throw bad('the top level is not an object');
+  if (typeof doc.schemaVersion !== 'number' || !SUPPORTED_VERSIONS.has(doc.schemaVersion))
+    throw bad(
+      `schemaVersion ${String(doc.schemaVersion)} is not one of ${[...SUPPORTED_VERSIONS].join(', ')}`,
+    );
+  if (!isObject(doc.properties)) throw bad('"properties" is missing');
+  if (!Array.isArray(doc.results)) throw bad('"results" is not a list');
+  const results = doc.results.map((r, i) => {
+    if (
+      !isObject(r) ||
+      typeof r.id !== 'string' ||
+      typeof r.verdict !== 'string' ||
+      !Array.isArray(r.timeline)
+    )
+      throw bad(`results[${i}] lacks id, verdict or timeline`);
+    return resultOf(r);
+  });
+  return {
+    properties: doc.properties as unknown as RunProperties,
+    results,
+    durationMs: typeof doc.durationMs === 'number' ? doc.durationMs : 0,
+    ...optionalString(doc, 'interrupted'),
+    ...optionalString(doc, 'notStarted'),
+    ...(Array.isArray(doc.staleDeviations) ? { staleDeviations: doc.staleDeviations.map(String) } : {}),
+  };
+}
+
+function optionalString<K extends string>(o: Json, key: K): Partial<Record<K, string>> {
+  const v = o[key];
+  return typeof v === 'string' ? ({ [key]: v } as Record<K, string>) : {};
+}
+
+function resultOf(r: Json): CheckResult {
+  const { message, detail, trials, requiredWaitMs, knownIssue, timeline, ...rest } = r;
+  return {
+    ...(rest as unknown as Omit<CheckResult, 'timeline'>),
+    observations: isObject(r.observations) ? (r.observations as Record<string, string>) : {},
+    tags: Array.isArray(r.tags) ? (r.tags as CheckResult['tags']) : [],
+    ...optionalString(r, 'message'),
+    ...optionalString(r, 'detail'),
+    ...(isObject(trials) ? { trials: trials as unknown as NonNullable<CheckResult['trials']> } : {}),
+    ...(typeof requiredWaitMs === 'number' ? { requiredWaitMs } : {}),
+    ...(isObject(knownIssue)
+      ? { knownIssue: knownIssue as unknown as NonNullable<CheckResult['knownIssue']> }
+      : {}),
+    timeline: (timeline as Json[]).map(entryOf),
+  };
+}
+
+/** JSON null stands for an absent optional field; the in-memory types use absence. */
+function entryOf(e: Json): TimelineEntry {
+  const out: Json = {};
+  for (const [k, v] of Object.entries(e)) {
+    if (v !== null || k === 'deadlineMs') out[k] = v ?? undefined;
+  }
+  return out as unknown as TimelineEntry;
+}

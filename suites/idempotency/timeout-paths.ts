@@ -1,0 +1,159 @@
+/**
+ * Every place a creation's timeout can land, as IDEM-14 drives them: inside the runtime's create (the slow
+ * runtime handler), inside network setup (the slow CNI), and inside an NRI Run hook (this check's plugin
+ * delays it), for a sandbox and for a container. Each path is ended by a deadline or by a client cancel.
+ */
+import type { CheckContext } from '../../src/harness/face.js';
+import { DELAY_MS, FIRST_DEADLINE_MS } from '../common/timing.js';
+import type { TrialEvidence } from '../common/trial-leftovers.js';
+import {
+  type ContainerDelay,
+  nriCreateDelay,
+  slowHandlerCreateDelay,
+  timeOutCreateContainer,
+} from './container-scenarios.js';
+import {
+  type Delay,
+  type Ending,
+  evidence,
+  kubeletBackoff,
+  kubeletRetry,
+  slowHandlerDelay,
+  timeOutRunPod,
+} from './scenarios.js';
+
+export type TimeoutPath =
+  | 'sandbox: runtime create'
+  | 'sandbox: network setup'
+  | 'sandbox: NRI Run hook'
+  | 'container: runtime create'
+  | 'container: NRI Run hook';
+
+export interface PathRun {
+  /** The converged pod, when the retries reached one. */
+  podId?: string;
+  line: string;
+}
+
+/** The paths this run can drive (each needs its injector), in the order trials take them. */
+export function availablePaths(t: CheckContext): TimeoutPath[] {
+  const slow = t.inject.offers('slow-runtime') === undefined;
+  const cni = t.inject.offers('slow-cni') === undefined;
+  const nri = t.nri.available;
+  const all: [TimeoutPath, boolean][] = [
+    ['sandbox: runtime create', slow],
+    ['sandbox: network setup', cni],
+    ['sandbox: NRI Run hook', nri],
+    ['container: runtime create', slow],
+    ['container: NRI Run hook', nri],
+  ];
+  return all.filter(([, ok]) => ok).map(([p]) => p);
+}
+
+/** Trial n takes the paths in turn; each later round flips the ending, so every path meets both. */
+export function pathOfTrial(
+  paths: readonly TimeoutPath[],
+  trial: number,
+): { path: TimeoutPath; ending: Ending } {
+  const i = trial - 1;
+  const round = Math.floor(i / paths.length);
+  const deadlineFirst = (i + round) % 2 === 0;
+  return { path: paths[i % paths.length] as TimeoutPath, ending: deadlineFirst ? 'deadline' : 'cancel' };
+}
+
+/** Drives one path: the timed-out first attempt, then kubelet-like retries (their outcome is recorded). */
+export async function driveTimeoutPath(
+  t: CheckContext,
+  path: TimeoutPath,
+  ending: Ending,
+  seen: TrialEvidence,
+): Promise<PathRun> {
+  if (path.startsWith('sandbox')) return timeOutSandbox(t, sandboxDelay(t, path), ending, seen);
+  const slow = path === 'container: runtime create' ? t.inject.slowRuntime() : undefined;
+  const delay: ContainerDelay = slow ? slowHandlerCreateDelay(slow) : await nriCreateDelay(t);
+  const pod = t.make.pod('idem-14');
+  const podId = await t.cri.runPod(pod, { runtimeHandler: delay.runtimeHandler || undefined });
+  seen.add(podId);
+  const timedOut = await timeOutCreateContainer(t, 'idem-14', delay, {
+    ending,
+    podId,
+    podConfig: pod,
+    // A runtime that creates the OCI container later (containerd: at start) cannot be held here.
+    notHeld: (why) => {
+      throw new NotHeld(why);
+    },
+  }).catch((e: unknown) => {
+    if (e instanceof NotHeld) return e;
+    throw e;
+  });
+  if (timedOut instanceof NotHeld) return { podId, line: `not held: ${timedOut.message}` };
+  await seen.fromInjectors(slow ? { createdIds: slow.createdIds } : {});
+  await seen.look();
+  await kubeletBackoff(t, timedOut.first);
+  const outcome = await t.cri.retry('CreateContainer', timedOut.request, {
+    ...kubeletRetry(t),
+    budgetMs: DELAY_MS,
+  });
+  if (outcome.value) await t.cri.startContainer(outcome.value.containerId);
+  return { podId, line: evidence(timedOut.first, outcome) };
+}
+
+class NotHeld extends Error {}
+
+function sandboxDelay(t: CheckContext, path: TimeoutPath): Delay {
+  if (path === 'sandbox: runtime create') return slowHandlerDelay(t.inject.slowRuntime());
+  if (path === 'sandbox: network setup') {
+    const cni = t.inject.slowCni();
+    return { name: 'slow CNI wrapper', runtimeHandler: '', setDelay: cni.setDelay };
+  }
+  return nriRunHookDelay(t);
+}
+
+/**
+ * Holds the next RunPodSandbox of this check in its plugin (the plugin sees this check's pods only, and
+ * IDEM-14 runs alone), below the runtime's plugin request timeout; the retries are not held.
+ */
+function nriRunHookDelay(t: CheckContext): Delay {
+  const holdMs = Math.min(DELAY_MS, t.settings.nriRequestTimeoutMs - 500);
+  if (holdMs < FIRST_DEADLINE_MS + 300) {
+    t.skip(
+      `--nri-request-timeout ${t.settings.nriRequestTimeoutMs} ms is too short to hold RunPodSandbox past a ${FIRST_DEADLINE_MS} ms deadline`,
+    );
+  }
+  const plugin = t.nri.plugin({ index: '10', events: ['RunPodSandbox'] });
+  let remove = () => {};
+  return {
+    name: `NRI RunPodSandbox hook delay (${holdMs} ms)`,
+    runtimeHandler: '',
+    setDelay: async (ms) => {
+      remove();
+      if (ms <= 0) return;
+      const fault = (await plugin).fault({
+        match: { event: 'RunPodSandbox' },
+        action: { kind: 'delay', ms: holdMs },
+        times: 1,
+      });
+      remove = () => fault.remove();
+    },
+  };
+}
+
+async function timeOutSandbox(
+  t: CheckContext,
+  delay: Delay,
+  ending: Ending,
+  seen: TrialEvidence,
+): Promise<PathRun> {
+  const slow = delay.runtimeHandler !== '' ? t.inject.slowRuntime() : undefined;
+  const cni = delay.name === 'slow CNI wrapper' ? t.inject.slowCni() : undefined;
+  const logs = { ...(slow ? { createdIds: slow.createdIds } : {}), ...(cni ? { added: cni.added } : {}) };
+  const timedOut = await timeOutRunPod(t, 'idem-14', delay, ending);
+  await seen.fromInjectors(logs);
+  await seen.look();
+  await kubeletBackoff(t, timedOut.first);
+  // Whether the retries converge is IDEM-01's and IDEM-12's verdict; here it is only recorded.
+  const outcome = await t.cri.retry('RunPodSandbox', timedOut.request, kubeletRetry(t));
+  await seen.fromInjectors(logs);
+  const podId = outcome.value?.podSandboxId;
+  return { ...(podId ? { podId } : {}), line: evidence(timedOut.first, outcome) };
+}
