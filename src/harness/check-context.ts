@@ -34,9 +34,11 @@ function unavailableHost(why: string): HostProbe {
     throw new SkipSignal(`[Node] ${why}`);
   };
   return {
+    available: false,
     snapshot: skip,
     leftovers: skip,
-    netnsExists: skip,
+    stillHeld: skip,
+    netnsKind: skip,
     baseline: skip,
     netnsOwners: skip,
     recordIds: skip,
@@ -112,6 +114,7 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
       available: false,
       plugin: () => unavailable('unavailable' in env.nri ? env.nri.unavailable : 'NRI unavailable'),
       events: () => [],
+      watchIds: () => undefined,
     },
     host,
     inject: injectors,

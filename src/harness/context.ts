@@ -176,14 +176,31 @@ export interface NriControl {
   plugin(opts: { index: string; events: readonly NriEventName[]; name?: string }): Promise<TestPlugin>;
   /** Every event of this check's pods, across plugins, by global sequence. */
   events(match?: EventMatch): NriEventRecord[];
+  /**
+   * Also records events that name one of these pod or container ids, whatever labels they carry: ids the
+   * check targets that belong to no labelled pod (a removed sandbox, an id that never existed).
+   */
+  watchIds(ids: readonly string[]): void;
 }
 
+/** What a path that should be a pod's network namespace turned out to be. */
+export type NetnsKind = 'netns' | 'not-a-namespace' | 'absent';
+
 export interface HostProbe {
+  /** False when host probes are off or impossible; every method then skips the check with the reason. */
+  readonly available: boolean;
   /** Takes what the host holds for a live pod: processes, cgroups, netns, mounts, shims, runtime records. */
   snapshot(podId: string, containerIds?: string[]): Promise<PodHostSnapshot>;
   /** What of the snapshot is still on the host; waits out slow zombie reaping before calling it a leak. */
   leftovers(snapshot: PodHostSnapshot, opts?: { withinMs?: number }): Promise<HostLeak[]>;
-  netnsExists(path: string): boolean;
+  /**
+   * What the host and the runtime's own records still hold for these ids, found without a snapshot:
+   * processes that name an id (cgroup or command line) and the runtime's containers and tasks. Used to
+   * tell an object the runtime merely hides from the CRI from one it really let go.
+   */
+  stillHeld(ids: readonly string[]): Promise<HostLeak[]>;
+  /** Whether `path` is a namespace (an nsfs inode, as a bind-mounted netns is), another file, or absent. */
+  netnsKind(path: string): NetnsKind;
   /** What the host holds now (processes, netns, mounts), to diff a trial against; needs no ids. */
   baseline(): Promise<HostBaseline>;
   /** Network namespaces that processes of these ids live in now (path -> id), to blame them later. */
@@ -210,16 +227,24 @@ export interface SlowRuntime {
 
 export interface SlowCni {
   setDelay(ms: number): Promise<void>;
+  /**
+   * Sandbox ids the wrapper got a CNI DEL for since the check started, one entry per DEL; empty when the
+   * wrapper keeps no `del.log` (an older or foreign wrapper cannot count).
+   */
+  deletedIds(): Promise<string[]>;
   /** Makes every ADD fail (after the real plugin ran) until switched off; reset when the check ends. */
   setFail(fail: boolean): Promise<void>;
   /** Netns the wrapper set up since the check started, and the sandbox (CNI container) id of each. */
   added(): Promise<Map<string, string>>;
 }
 
+/** A delay that holds sandbox creation in one place: the runtime's create, or network setup. */
 export interface CreationDelay {
   name: string;
+  /** The handler the request must name for the delay to act ('' = the run's default handler). */
   runtimeHandler: string;
   setDelay(ms: number): Promise<void>;
+  /** There when the delay logs what it holds (the slow runtime does; the slow CNI does not). */
   createdIds?: () => Promise<string[]>;
 }
 
@@ -232,11 +257,13 @@ export interface Injectors {
    * then use it without declaring it as a need), else why not (a check would skip with that).
    */
   offers(need: 'slow-runtime' | 'slow-cni'): string | undefined;
-  /**
-   * Whichever creation delay is configured (slow runtime first), or skips. `createdIds` is there when the
-   * delay logs what it holds (the slow runtime does; the slow CNI does not).
-   */
+  /** Whichever creation delay is configured (slow runtime first), or skips. */
   creationDelay(): CreationDelay;
+  /**
+   * Every configured creation delay, one per path a timeout can land on (runtime create, network setup),
+   * or skips when none is configured.
+   */
+  creationDelays(): CreationDelay[];
 }
 
 export interface WaitOpts {

@@ -10,6 +10,7 @@ export type {
   PodSandboxState,
   PodSandboxStatus,
 } from '../cri/types.js';
+export { compareVersions } from '../nri/nri-version.js';
 export type {
   EventMatch,
   FaultAction,
@@ -29,7 +30,9 @@ export type {
   CreationDelay,
   FaultHandle,
   HandlerOpts,
+  HostProbe,
   Injectors,
+  NetnsKind,
   NriControl,
   PodOptions,
   PodSandboxListItem,

@@ -120,6 +120,48 @@ export async function retryCreateContainerAfterTimeout(
   };
 }
 
+class NotHeld extends Error {}
+
+/**
+ * Runs a container variant of a sandbox check on the slow runtime handler. When the runtime does not
+ * create the OCI container inside CreateContainer, nothing outside NRI can hold it: the variant is then
+ * not run (the reason is returned) instead of skipping the whole check.
+ */
+export async function containerVariant<T>(
+  run: (notHeld: (why: string) => never) => Promise<T>,
+): Promise<T | { notRun: string }> {
+  const notHeld = (why: string): never => {
+    throw new NotHeld(why);
+  };
+  return run(notHeld).catch((e: unknown) => {
+    if (e instanceof NotHeld) return { notRun: `${e.message}: the runtime creates the OCI container later` };
+    throw e;
+  });
+}
+
+/** Records that a container variant could not run, and why (the check's other variants still decide). */
+export function variantNotRun(t: CheckContext, why: string): void {
+  t.step(`container variant not run: ${why}`);
+  t.observe('container variant', `not run: ${why}`);
+}
+
+/** As timeOutCreateContainer on the slow runtime handler (see containerVariant), with the id it built. */
+export async function timeOutContainerOnSlowHandler(
+  t: CheckContext,
+  name: string,
+  slow: SlowRuntime,
+): Promise<(TimedOutContainer & { builtId: string }) | { notRun: string }> {
+  const timedOut = await containerVariant((notHeld) =>
+    timeOutCreateContainer(t, name, slowHandlerCreateDelay(slow), { notHeld }),
+  );
+  if ('notRun' in timedOut) return timedOut;
+  const builtId = await t.poll(async () => (await slow.createdIds()).find((id) => id !== timedOut.podId), {
+    withinMs: 1_000,
+    what: 'the slow runtime handler to log the container the timed-out request built',
+  });
+  return { ...timedOut, builtId };
+}
+
 /** IDEM-05's scenario: time out a CreateContainer in a fresh sandbox, retry until it converges. */
 export async function createContainerAfterTimeout(
   t: CheckContext,

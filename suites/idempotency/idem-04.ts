@@ -1,5 +1,6 @@
 import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
 import { DELAY_MS } from '../common/timing.js';
+import { claimAndRemove } from './claim.js';
 import { timeOutOnSlowHandler } from './scenarios.js';
 
 export const check = defineCheck({
@@ -34,5 +35,6 @@ export const check = defineCheck({
       !create.ok,
       `CreateContainer into the unclaimed timed-out sandbox ${shortId(heldId)} succeeded (container ${create.ok ? shortId(create.value.containerId) : ''})`,
     );
+    await claimAndRemove(t, timedOut);
   },
 });

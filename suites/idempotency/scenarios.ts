@@ -48,6 +48,13 @@ export function slowHandlerDelay(slow: SlowRuntime): Delay {
   };
 }
 
+/** The delay trial `trial` (1-based) uses: the configured paths in turn, so the trials cover each. */
+export function pathFor<T>(delays: readonly T[], trial: number): T {
+  const delay = delays[(trial - 1) % delays.length];
+  if (delay === undefined) throw new Error('no creation delay to spread over the trials');
+  return delay;
+}
+
 /** Kubelet-like retries: the identical request, back-off from 100 ms, within the delay plus the margin. */
 export function kubeletRetry(t: CheckContext): RetryPolicy {
   return {

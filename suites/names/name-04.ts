@@ -56,14 +56,18 @@ export const check = defineCheck({
     );
     const first = await held;
     await delay.setDelay(0);
-    const problems = replies.flatMap(([what, reply, at]) => {
-      if (!reply.ok) return [`${what}: ${describeReply(reply)}`];
-      if (first.ok && reply.value === first.value)
-        return [`${what}: answered with the held sandbox ${shortId(first.value)}`];
-      return at > heldDoneAt
-        ? [`${what}: waited until the held request finished (${describeReply(reply)})`]
-        : [];
-    });
+    // The held request is a valid request too: another attempt arriving must not make it fail.
+    const heldFailed = first.ok ? [] : [`the held attempt-0 request itself failed: ${describeReply(first)}`];
+    const problems = heldFailed.concat(
+      replies.flatMap(([what, reply, at]) => {
+        if (!reply.ok) return [`${what}: ${describeReply(reply)}`];
+        if (first.ok && reply.value === first.value)
+          return [`${what}: answered with the held sandbox ${shortId(first.value)}`];
+        return at > heldDoneAt
+          ? [`${what}: waited until the held request finished (${describeReply(reply)})`]
+          : [];
+      }),
+    );
     t.expect(
       problems.length === 0,
       `while attempt 0 of ${config.metadata.name} was in flight: ${problems.join('; ')} (held request: ${describeReply(first)})`,
