@@ -1,4 +1,10 @@
-import { type CheckContext, defineCheck, type SlowRuntime, shortId } from '../../src/harness/face.js';
+import {
+  type CheckContext,
+  defineCheck,
+  type RetryAttempt,
+  type SlowRuntime,
+  shortId,
+} from '../../src/harness/face.js';
 import { DELAY_MS } from '../common/timing.js';
 import { claimAndRemove, claimContainerAndRemove, removeQuietly } from './claim.js';
 import { timeOutContainerOnSlowHandler, variantNotRun } from './container-scenarios.js';
@@ -27,6 +33,23 @@ function expectOwnLabels(
   );
 }
 
+/**
+ * The different request was refused every time (e.g. "name is reserved" until the first one is gone): it
+ * was then never answered with the timed-out request's object, which is the contract. What the retries
+ * got is asserted, so the verdict rests on a reply the runtime gave, not on nothing.
+ */
+function refusedKeepsContract(
+  t: CheckContext,
+  call: string,
+  attempts: readonly RetryAttempt[],
+  line: string,
+): void {
+  t.expect(
+    attempts.length > 0 && attempts.every((a) => a.code !== 'OK'),
+    `the different ${call} got neither an object nor a refusal: ${line}`,
+  );
+}
+
 /** The sandbox variant. */
 async function differentSandbox(t: CheckContext): Promise<void> {
   t.step('time out a RunPodSandbox, then send one with the same metadata and other labels');
@@ -40,8 +63,9 @@ async function differentSandbox(t: CheckContext): Promise<void> {
   const outcome = await t.cri.retry('RunPodSandbox', other, differentRequestRetry(t));
   const line = evidence(timedOut.first, outcome);
   t.observe('different request succeeded', outcome.value !== undefined);
-  // Refusing the different request (e.g. "name is reserved" until the first is gone) keeps the contract.
-  if (outcome.value !== undefined) {
+  if (outcome.value === undefined) {
+    refusedKeepsContract(t, 'RunPodSandbox', outcome.attempts, line);
+  } else {
     const podId = outcome.value.podSandboxId;
     expectOwnLabels(t, 'RunPodSandbox', podId, (await t.cri.podStatus(podId)).labels, line);
     // It holds the name: remove it, so the identical request can claim what the first one left.
@@ -62,10 +86,13 @@ async function differentContainer(t: CheckContext, slow: SlowRuntime): Promise<v
   };
   const outcome = await t.cri.retry('CreateContainer', other, differentRequestRetry(t));
   t.observe('different container request succeeded', outcome.value !== undefined);
-  if (outcome.value !== undefined) {
+  const line = evidence(timedOut.first, outcome);
+  if (outcome.value === undefined) {
+    refusedKeepsContract(t, 'CreateContainer', outcome.attempts, line);
+  } else {
     const containerId = outcome.value.containerId;
     const { labels } = await t.cri.containerStatus(containerId);
-    expectOwnLabels(t, 'CreateContainer', containerId, labels, evidence(timedOut.first, outcome));
+    expectOwnLabels(t, 'CreateContainer', containerId, labels, line);
     await t.cri.tryCall('RemoveContainer', { containerId });
   }
   await claimContainerAndRemove(t, timedOut);
