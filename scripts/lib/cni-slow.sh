@@ -5,7 +5,8 @@
 # and sleeps for the milliseconds in <dir>/slow-cni/delay-ms (missing, empty or not a number: no delay).
 # Then, for every command, it runs the real bridge plugin with the same environment and stdin (the network
 # config). When <dir>/slow-cni/fail exists, an ADD fails after the real plugin has set the network up (as
-# when a later step of a chain fails), so the runtime must undo a half-made network.
+# when a later step of a chain fails), so the runtime must undo a half-made network. On DEL it appends the
+# sandbox id to <dir>/slow-cni/del.log, so a check can count teardowns.
 real_plugin='@REAL_PLUGIN@'
 control=${0%/*}/../slow-cni
 
@@ -24,5 +25,8 @@ if [ "${CNI_COMMAND:-}" = ADD ]; then
     printf '{"code":999,"msg":"cri-conform slow CNI: told to fail (%s/fail exists)"}\n' "$control"
     exit 1
   fi
+fi
+if [ "${CNI_COMMAND:-}" = DEL ]; then
+  printf '%s\n' "${CNI_CONTAINERID:-}" >>"$control/del.log" || :
 fi
 exec "$real_plugin" "$@"

@@ -1,16 +1,17 @@
 /** Builds the `t` a check runs with, and tears down everything the check made when it ends. */
+import { Assertions } from './assertions.js';
 import type { Check } from './check.js';
 import { removeLabelledUntilGone } from './cleanup.js';
 import { createConfigFactory } from './config-factory.js';
 import type { CheckContext, HostProbe } from './context.js';
-import { ContractViolation, errorMessage, SkipSignal } from './errors.js';
+import { errorMessage, SkipSignal } from './errors.js';
 import { CheckInjectors } from './injectors.js';
 import { CheckNri } from './nri-control.js';
 import { restartRuntime } from './restart.js';
 import type { RunEnv } from './run-env.js';
 import { Timeline } from './timeline.js';
 import { CheckCri } from './tracked-cri.js';
-import { assertTrials, runTrials, type TrialTally } from './trials.js';
+import { assertTrials, emptyTally, runTrials, type TrialTally } from './trials.js';
 import { holdsFor, poll, sleep } from './waits.js';
 
 /** How long cleanup waits for a check's calls that are still in flight (a held or slow create). */
@@ -21,6 +22,8 @@ export interface CheckScope {
   t: CheckContext;
   timeline: Timeline;
   observations: Record<string, string>;
+  assertions: Assertions;
+  /** The trials' tally, live while they run; undefined when the check runs none. */
   trials(): TrialTally | undefined;
   /** Releases hooks, disconnects plugins, resets injectors, removes every labelled object of the check. */
   teardown(): Promise<string[]>;
@@ -31,9 +34,11 @@ function unavailableHost(why: string): HostProbe {
     throw new SkipSignal(`[Node] ${why}`);
   };
   return {
+    available: false,
     snapshot: skip,
     leftovers: skip,
-    netnsExists: skip,
+    stillHeld: skip,
+    netnsKind: skip,
     baseline: skip,
     netnsOwners: skip,
     recordIds: skip,
@@ -44,6 +49,7 @@ function unavailableHost(why: string): HostProbe {
 export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): CheckScope {
   const timeline = new Timeline(env.sequence);
   const observations: Record<string, string> = {};
+  const assertions: Assertions = new Assertions();
   const make = createConfigFactory(env.runId, check.id, env.settings.testImage);
   const cri = new CheckCri({
     client: env.client,
@@ -71,10 +77,33 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
   const injectors = new CheckInjectors(env.injectors, check.needs);
   let tally: TrialTally | undefined;
 
+  /** The one cleanup sequence, between trials and at the end: returns what it could not clean. */
+  const clearAll = async (): Promise<string[]> => {
+    const problems: string[] = [];
+    await nri?.closeAll();
+    await injectors.reset().catch((e: unknown) => problems.push(`injector reset: ${errorMessage(e)}`));
+    if (!(await cri.settled(SETTLE_MS))) problems.push(`CRI calls still in flight after ${SETTLE_MS} ms`);
+    const report = await removeLabelledUntilGone(
+      env.client,
+      { runId: env.runId, checkId: check.id },
+      CLEANUP_MS,
+    );
+    problems.push(...report.problems);
+    return problems;
+  };
+  const cleanupNow = async (): Promise<void> => {
+    const problems = await clearAll();
+    if (problems.length > 0) timeline.note(`cleanup problems: ${problems.join('; ')}`);
+  };
+
   const unavailable = (why: string): never => {
     throw new SkipSignal(why);
   };
   const host: HostProbe = 'unavailable' in env.host ? unavailableHost(env.host.unavailable) : env.host;
+  const requiredWait = <T>(ms: number, wait: Promise<T>): Promise<T> => {
+    timeline.requiredWaitMs += ms;
+    return wait;
+  };
 
   const t: CheckContext = {
     id: check.id,
@@ -86,6 +115,7 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
       available: false,
       plugin: () => unavailable('unavailable' in env.nri ? env.nri.unavailable : 'NRI unavailable'),
       events: () => [],
+      watchIds: () => undefined,
     },
     host,
     inject: injectors,
@@ -96,69 +126,45 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
     },
     skip: (reason) => unavailable(reason),
     poll: (probe, opts) => poll(probe, { ...opts, signal }),
-    holdsFor: (probe, windowMs, what) => {
-      timeline.requiredWaitMs += windowMs;
-      return holdsFor(probe, windowMs, what, signal);
-    },
+    expectWithin: (probe, opts) => assertions.expectWithin(poll(probe, { ...opts, signal })),
+    holdsFor: (probe, windowMs, what) =>
+      assertions.holds(requiredWait(windowMs, holdsFor(probe, windowMs, what, signal))),
     pause: async (ms, why) => {
-      timeline.requiredWaitMs += ms;
       timeline.note(`pause ${ms} ms: ${why}`);
-      await sleep(ms, signal);
+      await requiredWait(ms, sleep(ms, signal));
     },
     trials: async (scenario) => {
-      tally = await runTrials(
+      tally = emptyTally();
+      await runTrials(
         env.settings.trials,
         async (n) => {
           timeline.note(`trial ${n} of ${env.settings.trials}`);
           await scenario(n);
         },
-        () => scope.cleanupNow(),
-        (n, verdict) => timeline.note(`trial ${n}: ${verdict}`),
-        signal,
+        {
+          between: cleanupNow,
+          onTrial: (n, outcome) => timeline.note(`trial ${n}: ${outcome}`),
+          assertions: () => assertions.count,
+          signal,
+        },
+        tally,
       );
       assertTrials(tally);
     },
-    cleanupNow: () => scope.cleanupNow(),
+    cleanupNow,
     restartRuntime: () =>
       env.restart
         ? restartRuntime(env.client, env.restart, signal)
         : unavailable('[Restart] pass --restart-cmd'),
     expect(cond: boolean, message: string): asserts cond {
-      if (!cond) throw new ContractViolation(message);
+      assertions.expect(cond, message);
     },
+    expectOk: (what, call) => assertions.expectOk(what, call),
+    require(cond: boolean, message: string): asserts cond {
+      assertions.require(cond, message);
+    },
+    variant: (name, scenario) => assertions.variant(name, scenario),
   };
 
-  const scope = {
-    async cleanupNow(): Promise<void> {
-      await nri?.closeAll();
-      await injectors.reset();
-      await cri.settled(SETTLE_MS);
-      const report = await removeLabelledUntilGone(
-        env.client,
-        { runId: env.runId, checkId: check.id },
-        CLEANUP_MS,
-      );
-      if (report.problems.length > 0) timeline.note(`cleanup problems: ${report.problems.join('; ')}`);
-    },
-  };
-
-  return {
-    t,
-    timeline,
-    observations,
-    trials: () => tally,
-    async teardown(): Promise<string[]> {
-      const problems: string[] = [];
-      await nri?.closeAll();
-      await injectors.reset().catch((e: unknown) => problems.push(`injector reset: ${errorMessage(e)}`));
-      if (!(await cri.settled(SETTLE_MS))) problems.push(`CRI calls still in flight after ${SETTLE_MS} ms`);
-      const report = await removeLabelledUntilGone(
-        env.client,
-        { runId: env.runId, checkId: check.id },
-        CLEANUP_MS,
-      );
-      problems.push(...report.problems);
-      return problems;
-    },
-  };
+  return { t, timeline, observations, assertions, trials: () => tally, teardown: clearAll };
 }

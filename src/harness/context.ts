@@ -76,6 +76,13 @@ export interface TrackedCri {
   stopPod(podId: string, opts?: CallOpts): Promise<void>;
   removePod(podId: string, opts?: CallOpts): Promise<void>;
   podStatus(podId: string): Promise<PodSandboxStatus>;
+  /**
+   * The sandbox's state, or 'GONE' when PodSandboxStatus answers NOT_FOUND. Any other error throws: a
+   * failed status call is no proof that the sandbox went away.
+   */
+  podStateOrGone(podId: string): Promise<string>;
+  /** As podStateOrGone, for a container. */
+  containerStateOrGone(containerId: string): Promise<string>;
   /** Sandboxes of this check (by the check label), optionally narrowed by metadata name. */
   listPods(filter?: {
     name?: string;
@@ -169,14 +176,31 @@ export interface NriControl {
   plugin(opts: { index: string; events: readonly NriEventName[]; name?: string }): Promise<TestPlugin>;
   /** Every event of this check's pods, across plugins, by global sequence. */
   events(match?: EventMatch): NriEventRecord[];
+  /**
+   * Also records events that name one of these pod or container ids, whatever labels they carry: ids the
+   * check targets that belong to no labelled pod (a removed sandbox, an id that never existed).
+   */
+  watchIds(ids: readonly string[]): void;
 }
 
+/** What a path that should be a pod's network namespace turned out to be. */
+export type NetnsKind = 'netns' | 'not-a-namespace' | 'absent';
+
 export interface HostProbe {
+  /** False when host probes are off or impossible; every method then skips the check with the reason. */
+  readonly available: boolean;
   /** Takes what the host holds for a live pod: processes, cgroups, netns, mounts, shims, runtime records. */
   snapshot(podId: string, containerIds?: string[]): Promise<PodHostSnapshot>;
   /** What of the snapshot is still on the host; waits out slow zombie reaping before calling it a leak. */
   leftovers(snapshot: PodHostSnapshot, opts?: { withinMs?: number }): Promise<HostLeak[]>;
-  netnsExists(path: string): boolean;
+  /**
+   * What the host and the runtime's own records still hold for these ids, found without a snapshot:
+   * processes that name an id (cgroup or command line) and the runtime's containers and tasks. Used to
+   * tell an object the runtime merely hides from the CRI from one it really let go.
+   */
+  stillHeld(ids: readonly string[]): Promise<HostLeak[]>;
+  /** Whether `path` is a namespace (an nsfs inode, as a bind-mounted netns is), another file, or absent. */
+  netnsKind(path: string): NetnsKind;
   /** What the host holds now (processes, netns, mounts), to diff a trial against; needs no ids. */
   baseline(): Promise<HostBaseline>;
   /** Network namespaces that processes of these ids live in now (path -> id), to blame them later. */
@@ -203,10 +227,25 @@ export interface SlowRuntime {
 
 export interface SlowCni {
   setDelay(ms: number): Promise<void>;
+  /**
+   * Sandbox ids the wrapper got a CNI DEL for since the check started, one entry per DEL; empty when the
+   * wrapper keeps no `del.log` (an older or foreign wrapper cannot count).
+   */
+  deletedIds(): Promise<string[]>;
   /** Makes every ADD fail (after the real plugin ran) until switched off; reset when the check ends. */
   setFail(fail: boolean): Promise<void>;
   /** Netns the wrapper set up since the check started, and the sandbox (CNI container) id of each. */
   added(): Promise<Map<string, string>>;
+}
+
+/** A delay that holds sandbox creation in one place: the runtime's create, or network setup. */
+export interface CreationDelay {
+  name: string;
+  /** The handler the request must name for the delay to act ('' = the run's default handler). */
+  runtimeHandler: string;
+  setDelay(ms: number): Promise<void>;
+  /** There when the delay logs what it holds (the slow runtime does; the slow CNI does not). */
+  createdIds?: () => Promise<string[]>;
 }
 
 export interface Injectors {
@@ -219,7 +258,12 @@ export interface Injectors {
    */
   offers(need: 'slow-runtime' | 'slow-cni'): string | undefined;
   /** Whichever creation delay is configured (slow runtime first), or skips. */
-  creationDelay(): { name: string; runtimeHandler: string; setDelay(ms: number): Promise<void> };
+  creationDelay(): CreationDelay;
+  /**
+   * Every configured creation delay, one per path a timeout can land on (runtime create, network setup),
+   * or skips when none is configured.
+   */
+  creationDelays(): CreationDelay[];
 }
 
 export interface WaitOpts {
@@ -242,15 +286,24 @@ export interface CheckContext {
   observe(key: string, value: string | number | boolean): void;
   /** Ends the check as skipped with a reason that says how to enable it. */
   skip(reason: string): never;
-  /** Polls `probe` every `everyMs` (default 50) until it returns a value other than undefined/false. */
+  /**
+   * A setup wait: polls `probe` every `everyMs` (default 50) until it returns a value other than
+   * undefined/false. Running out of time is an ERROR (the scenario never came about), never a FAIL.
+   */
   poll<T>(probe: () => Promise<T | undefined | false>, opts: WaitOpts & { everyMs?: number }): Promise<T>;
-  /** Asserts that `probe` stays true for the whole window (absence checks). */
+  /** A contract wait: as poll, but running out of time fails the check (and reaching it is an assertion). */
+  expectWithin<T>(
+    probe: () => Promise<T | undefined | false>,
+    opts: WaitOpts & { everyMs?: number },
+  ): Promise<T>;
+  /** Asserts that `probe` stays true for the whole window (absence checks); a required wait. */
   holdsFor(probe: () => Promise<boolean> | boolean, windowMs: number, what: string): Promise<void>;
   /** A visible pause where a race window truly needs one; shows in the timeline with its reason. */
   pause(ms: number, why: string): Promise<void>;
   /**
    * Runs the scenario --trials times (fresh objects each time). Any violating trial fails the check with
-   * "violated in k of N trials" and the first violation's message.
+   * "violated in k of N trials" and the first violation's message, whatever later trials did; a trial
+   * that errors is an ERROR only when none violated; a skip stops the trials.
    */
   trials(scenario: (trial: number) => Promise<void>): Promise<void>;
   /**
@@ -262,4 +315,17 @@ export interface CheckContext {
   cleanupNow(): Promise<void>;
   /** Fails the check with the message when cond is false (chai's expect works too). */
   expect(cond: boolean, message: string): asserts cond;
+  /**
+   * The call IS the contract under test: a non-OK status fails the check, naming `what`. Any other CRI
+   * call that fails is setup, and ends the check in ERROR.
+   */
+  expectOk<T>(what: string, call: Promise<T>): Promise<T>;
+  /** A precondition of the scenario (an injector held, a marker appeared): false is an ERROR, not a FAIL. */
+  require(cond: boolean, message: string): asserts cond;
+  /**
+   * One variant of the check ("unknown runtime handler", "NRI hook error"). A variant that calls t.skip
+   * is recorded as skipped and the check goes on; one that ends without an assertion is an ERROR; a check
+   * whose variants all skipped is a SKIP with their reasons.
+   */
+  variant(name: string, scenario: () => Promise<void>): Promise<void>;
 }

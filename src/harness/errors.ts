@@ -12,16 +12,31 @@ export class SkipSignal extends Error {
   override readonly name = 'SkipSignal';
 }
 
-/** A contract assertion that did not hold (t.expect, trials). Chai's AssertionError is treated the same. */
+/**
+ * A contract assertion that did not hold (t.expect, t.holdsFor, t.expectOk, t.expectWithin, trials): the
+ * only thing that makes a check FAIL. Chai's AssertionError is treated the same.
+ */
 export class ContractViolation extends Error {
   readonly code = 'ERR_CONTRACT_VIOLATION';
   override readonly name = 'AssertionError';
 }
 
-/** A wait ran out of time: names what was awaited. Counts as a contract failure in a check. */
+/**
+ * A wait ran out of time: names what was awaited. A setup wait (t.poll) that times out means the tool
+ * could not bring the scenario about, so the check ends in ERROR; contract waits use t.expectWithin.
+ */
 export class WaitTimeout extends Error {
   readonly code = 'ERR_WAIT_TIMEOUT';
-  override readonly name = 'AssertionError';
+  override readonly name = 'WaitTimeout';
+}
+
+/**
+ * The scenario could not be set up (an injector that did not hold, a precondition that t.require found
+ * false): the tool cannot decide, so the check ends in ERROR, never FAIL.
+ */
+export class SetupError extends Error {
+  readonly code = 'ERR_SETUP';
+  override readonly name = 'SetupError';
 }
 
 export function errorMessage(e: unknown): string {

@@ -1,12 +1,15 @@
 /**
- * Runs one check to a verdict: deadline, classification of what it threw, and teardown that always runs.
+ * Runs one check to a verdict: deadline, classification of what it threw (see assertions.ts), and
+ * teardown that always runs.
  */
 import { CriCallError } from '../cri/errors.js';
+import { classifyThrown } from './assertions.js';
 import { type Check, displayName } from './check.js';
 import { openCheckScope } from './check-context.js';
-import { errorMessage, isAssertion, SkipSignal } from './errors.js';
+import { errorMessage, isAssertion, SetupError, SkipSignal, WaitTimeout } from './errors.js';
 import type { CheckResult, Verdict } from './result.js';
 import type { RunEnv } from './run-env.js';
+import { describeTally, type TrialTally } from './trials.js';
 
 export class CheckTimeout extends Error {
   readonly code = 'ERR_CHECK_TIMEOUT';
@@ -30,9 +33,11 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
   let detail: string | undefined;
   try {
     await raceAbort(check.run(scope.t), controller.signal);
-    verdict = check.level === 'OBSERVE' ? 'observed' : 'passed';
+    const ending = scope.assertions.judgeQuietEnding(check.level, Object.keys(scope.observations).length);
+    verdict = ending.verdict;
+    if ('message' in ending) message = ending.message;
   } catch (e) {
-    ({ verdict, message, detail } = classify(e, controller.signal));
+    ({ verdict, message, detail } = classify(e, controller.signal, scope.trials()));
   } finally {
     clearTimeout(timer);
     env.signal.removeEventListener('abort', onRunAbort);
@@ -67,16 +72,26 @@ export function identityOf(
   return { id, suite, title, level, tags, contract };
 }
 
-function classify(e: unknown, signal: AbortSignal): { verdict: Verdict; message?: string; detail?: string } {
-  if (e instanceof SkipSignal) return { verdict: 'skipped', message: e.message };
-  if (signal.aborted) {
+function classify(
+  e: unknown,
+  signal: AbortSignal,
+  tally: TrialTally | undefined,
+): { verdict: Verdict; message?: string; detail?: string } {
+  // A violation an earlier trial found stands, whatever ended the check afterwards.
+  if (tally && tally.violated > 0 && !isAssertion(e)) {
+    return {
+      verdict: 'failed',
+      message: `${describeTally(tally)}; then: ${errorMessage(signal.reason ?? e)}`,
+    };
+  }
+  if (signal.aborted && !(e instanceof SkipSignal)) {
     const reason = signal.reason;
     return { verdict: 'error', message: reason instanceof Error ? reason.message : 'interrupted' };
   }
-  if (isAssertion(e)) return { verdict: 'failed', message: errorMessage(e) };
-  if (e instanceof CriCallError) return { verdict: 'failed', message: e.message };
-  const err = e instanceof Error ? e : new Error(String(e));
-  return { verdict: 'error', message: err.message, ...(err.stack ? { detail: err.stack } : {}) };
+  const judged = classifyThrown(e);
+  const known = e instanceof CriCallError || e instanceof SetupError || e instanceof WaitTimeout;
+  const stack = judged.verdict === 'error' && !known && e instanceof Error ? e.stack : undefined;
+  return { ...judged, ...(stack ? { detail: stack } : {}) };
 }
 
 /** Ends as soon as the check's signal aborts, even if the check is stuck in a call that ignores it. */

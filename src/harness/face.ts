@@ -10,6 +10,7 @@ export type {
   PodSandboxState,
   PodSandboxStatus,
 } from '../cri/types.js';
+export { compareVersions } from '../nri/nri-version.js';
 export type {
   EventMatch,
   FaultAction,
@@ -26,9 +27,12 @@ export type {
   ConfigFactory,
   ContainerListItem,
   ContainerOptions,
+  CreationDelay,
   FaultHandle,
   HandlerOpts,
+  HostProbe,
   Injectors,
+  NetnsKind,
   NriControl,
   PodOptions,
   PodSandboxListItem,

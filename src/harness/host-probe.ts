@@ -4,7 +4,7 @@
  * knowing which runtime this is.
  */
 import { readFileSync } from 'node:fs';
-import type { HostProbe } from './context.js';
+import type { HostProbe, NetnsKind } from './context.js';
 import { SkipSignal } from './errors.js';
 import {
   type HostBaseline,
@@ -20,6 +20,7 @@ import {
   cgroupDir,
   exists,
   inodeOf,
+  isNsfs,
   listPids,
   mountsMentioning,
   parseCgroupMounts,
@@ -33,6 +34,7 @@ const REAP_GRACE_MS = 2_500;
 const REAP_POLL_MS = 250;
 
 export class NodeHostProbe implements HostProbe {
+  readonly available = true;
   /** @param endpoint the CRI endpoint; when it also serves containerd's own API, its records are probed too. */
   constructor(private readonly endpoint?: string) {}
 
@@ -71,8 +73,16 @@ export class NodeHostProbe implements HostProbe {
     }
   }
 
-  netnsExists(path: string): boolean {
-    return exists(path);
+  async stillHeld(ids: readonly string[]): Promise<HostLeak[]> {
+    const processes = livingProcessesOf(ids).map(
+      (p): HostLeak => ({ kind: 'process', what: `pid ${p.pid} (${p.cmdline.slice(0, 80)}) references it` }),
+    );
+    return [...processes, ...(await this.runtimeRecordsOf(ids))];
+  }
+
+  netnsKind(path: string): NetnsKind {
+    if (!exists(path)) return 'absent';
+    return isNsfs(path) ? 'netns' : 'not-a-namespace';
   }
 
   async baseline(): Promise<HostBaseline> {

@@ -1,11 +1,13 @@
 /**
  * Delay injectors that live outside NRI: a runc wrapper registered as an extra runtime handler, and a CNI
  * wrapper. Both read their delay from a file in a control directory, so a check can set it; the runc
- * wrapper also logs the ids it is asked to create, which is how a check learns what a timed-out call built.
+ * wrapper also logs the ids it is asked to create, which is how a check learns what a timed-out call built,
+ * and the CNI wrapper logs the sandbox id of every DEL, which is how a check counts teardowns.
  */
+import { readFileSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Injectors, SlowCni, SlowRuntime } from './context.js';
+import type { CreationDelay, Injectors, SlowCni, SlowRuntime } from './context.js';
 import { SkipSignal } from './errors.js';
 import { type InjectorConfig, type InjectorNeed, injectorFor } from './injector-needs.js';
 import type { Need } from './vocabulary.js';
@@ -15,6 +17,8 @@ const CREATED_LOG = 'created.log';
 /** The slow CNI's: present means every ADD fails; each ADD appends "<container id> <netns>" to the log. */
 const FAIL_FILE = 'fail';
 const ADDED_LOG = 'added.log';
+/** The slow CNI wrapper's log: one sandbox id (CNI_CONTAINERID) per DEL. */
+const DELETED_LOG = 'del.log';
 const CONTAINER_ID = /\b[0-9a-f]{64}\b/g;
 
 export class CheckInjectors implements Injectors {
@@ -39,16 +43,18 @@ export class CheckInjectors implements Injectors {
     return this.cni();
   }
 
-  creationDelay(): { name: string; runtimeHandler: string; setDelay(ms: number): Promise<void> } {
-    if (this.require('creation-delay') === 'runtime') {
-      const slow = this.runtime();
-      return {
-        name: `slow runtime handler "${slow.handler}"`,
-        runtimeHandler: slow.handler,
-        setDelay: slow.setDelay,
-      };
-    }
-    return { name: 'slow CNI wrapper', runtimeHandler: '', setDelay: this.cni().setDelay };
+  creationDelay(): CreationDelay {
+    if (this.require('creation-delay') === 'runtime') return this.runtimeDelay();
+    return this.cniDelay();
+  }
+
+  creationDelays(): CreationDelay[] {
+    this.require('creation-delay');
+    const has = (need: InjectorNeed) => 'kind' in injectorFor(need, this.config);
+    return [
+      ...(has('slow-runtime') ? [this.runtimeDelay()] : []),
+      ...(has('slow-cni') ? [this.cniDelay()] : []),
+    ];
   }
 
   offers(need: 'slow-runtime' | 'slow-cni'): string | undefined {
@@ -81,17 +87,27 @@ export class CheckInjectors implements Injectors {
     return found.kind;
   }
 
+  private runtimeDelay(): CreationDelay {
+    const slow = this.runtime();
+    return {
+      name: `slow runtime handler "${slow.handler}"`,
+      runtimeHandler: slow.handler,
+      setDelay: slow.setDelay,
+      createdIds: slow.createdIds,
+    };
+  }
+
+  private cniDelay(): CreationDelay {
+    return { name: 'slow CNI wrapper', runtimeHandler: '', setDelay: this.cni().setDelay };
+  }
+
   private runtime(): SlowRuntime {
     const { slowRuntimeHandler: handler, slowRuntimeDir: dir } = this.config;
     if (!handler || !dir) throw new Error('unreachable: require() checked the slow runtime handler');
-    const logAtStart = readCreated(dir);
     return {
       handler,
       setDelay: (ms) => this.setDelay(dir, ms),
-      createdIds: async () => {
-        const before = (await logAtStart).length;
-        return (await readCreated(dir)).slice(before);
-      },
+      createdIds: idsLoggedSince(join(dir, CREATED_LOG)),
     };
   }
 
@@ -101,6 +117,7 @@ export class CheckInjectors implements Injectors {
     const addedAtStart = readLines(join(dir, ADDED_LOG));
     return {
       setDelay: (ms) => this.setDelay(dir, ms),
+      deletedIds: idsLoggedSince(join(dir, DELETED_LOG)),
       setFail: async (fail) => {
         if (fail) this.failing.add(dir);
         await (fail
@@ -137,10 +154,26 @@ async function readLines(path: string): Promise<string[]> {
 
 /** Every id the slow runtime handler's wrapper logged, oldest first. */
 export async function readCreated(dir: string): Promise<string[]> {
+  return idsIn(await readFile(join(dir, CREATED_LOG), 'utf8').catch(() => ''));
+}
+
+/**
+ * A reader of the ids `file` gained after this call (the check's own part of a shared log). The length at
+ * the start is read at once, so nothing logged after the call can count as "before".
+ */
+function idsLoggedSince(file: string): () => Promise<string[]> {
+  const before = idsIn(readOrEmpty(file)).length;
+  return async () => idsIn(await readFile(file, 'utf8').catch(() => '')).slice(before);
+}
+
+function readOrEmpty(file: string): string {
   try {
-    const text = await readFile(join(dir, CREATED_LOG), 'utf8');
-    return [...text.matchAll(CONTAINER_ID)].map((m) => m[0]);
+    return readFileSync(file, 'utf8');
   } catch {
-    return [];
+    return '';
   }
+}
+
+function idsIn(text: string): string[] {
+  return [...text.matchAll(CONTAINER_ID)].map((m) => m[0]);
 }

@@ -4,7 +4,14 @@
  */
 import { matchesEvent } from '../nri/event-log.js';
 import { NriPlugin, type PluginOptions } from '../nri/plugin.js';
-import type { EventMatch, FaultSpec, NriEventName, NriEventRecord } from '../nri/types.js';
+import type {
+  EventMatch,
+  FaultSpec,
+  NriContainer,
+  NriEventName,
+  NriEventRecord,
+  NriPod,
+} from '../nri/types.js';
 import type { FaultHandle, NriControl, TestPlugin } from './context.js';
 import { CHECK_LABEL, RUN_LABEL } from './labels.js';
 import { undeclaredStall } from './sharing.js';
@@ -26,6 +33,7 @@ export interface NriControlDeps {
 export class CheckNri implements NriControl {
   readonly available = true;
   private readonly plugins: CheckPlugin[] = [];
+  private readonly watched = new Set<string>();
 
   constructor(private readonly deps: NriControlDeps) {}
 
@@ -37,8 +45,7 @@ export class CheckNri implements NriControl {
       index: opts.index,
       events: opts.events,
       sequence: this.deps.sequence.next,
-      acceptsPod: (pod) =>
-        pod.labels[RUN_LABEL] === this.deps.runId && pod.labels[CHECK_LABEL] === this.deps.checkId,
+      acceptsPod: (pod, container) => this.isOurs(pod, container),
       onEvent: (e) => this.record(e),
     };
     const plugin = new CheckPlugin(
@@ -54,6 +61,24 @@ export class CheckNri implements NriControl {
 
   events(match: EventMatch = {}): NriEventRecord[] {
     return this.plugins.flatMap((p) => p.events(match)).sort((a, b) => a.seq - b.seq);
+  }
+
+  watchIds(ids: readonly string[]): void {
+    for (const id of ids) if (id !== '') this.watched.add(id);
+  }
+
+  /**
+   * An event is the check's when its pod or its container carries the check's labels, when it names an id
+   * the check watches, or when its pod is no one's (no id, or neither name nor uid): no runtime creates such
+   * a pod, so only a runtime relaying an invalid request sends one, and the check must see it.
+   */
+  private isOurs(pod: NriPod, container: NriContainer | undefined): boolean {
+    const labelled = (labels: Record<string, string>) =>
+      labels[RUN_LABEL] === this.deps.runId && labels[CHECK_LABEL] === this.deps.checkId;
+    if (labelled(pod.labels) || (container !== undefined && labelled(container.labels))) return true;
+    const ids = [pod.id, container?.id ?? '', container?.podSandboxId ?? ''];
+    if (ids.some((id) => id !== '' && this.watched.has(id))) return true;
+    return pod.id === '' || (pod.name === '' && pod.uid === '');
   }
 
   /** Releases every hold and disconnects every plugin of the check. */

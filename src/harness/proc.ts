@@ -1,5 +1,5 @@
 /** Reading /proc and mountinfo. Pure parsers are exported for tests; readers tolerate vanished pids. */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statfsSync, statSync } from 'node:fs';
 
 export interface ProcInfo {
   pid: number;
@@ -96,6 +96,18 @@ export function inodeOf(path: string): number | undefined {
     return statSync(path).ino;
   } catch {
     return undefined;
+  }
+}
+
+/** statfs f_type of the namespace filesystem (linux/magic.h NSFS_MAGIC, "nsfs"). */
+const NSFS_MAGIC = 0x6e736673;
+
+/** True when `path` (after symlinks) lives on nsfs: a namespace file, such as a bind-mounted netns. */
+export function isNsfs(path: string): boolean {
+  try {
+    return statfsSync(path).type === NSFS_MAGIC;
+  } catch {
+    return false;
   }
 }
 

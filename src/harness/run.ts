@@ -1,8 +1,9 @@
 /**
- * A whole run: connect, prepare, run the selected checks, sweep, and hand back the outcome. Exceptions are
- * for environment problems only; check verdicts are data.
+ * A whole run in three stages: prepare (readiness, the environment every check shares), run the selected
+ * checks, and sweep what they left. Exceptions are for environment problems only; check verdicts are data.
  */
 import { hostname } from 'node:os';
+import type { CriClient } from '../cri/client.js';
 import { type Check, displayName } from './check.js';
 import { removeLabelledUntilGone } from './cleanup.js';
 import { loadBundledDeviations, loadDeviations } from './deviation-file.js';
@@ -15,7 +16,7 @@ import type { CheckResult, RunOutcome, RunProperties } from './result.js';
 import type { RunEnv } from './run-env.js';
 import { describeLeftovers, runtimeLeftovers } from './runtime-leftovers.js';
 import { runScheduled } from './scheduler.js';
-import { staticSkipReason } from './selection.js';
+import { type Availability, staticSkipReason } from './selection.js';
 import { checkSettingsOf, type RunConfig } from './settings.js';
 import { Sequence } from './timeline.js';
 
@@ -43,74 +44,14 @@ export async function runConformance(
   };
   const client = await connectRuntime(config);
   try {
-    const readiness = await assessReadiness(client, config, checks, 'run');
-    requireReady(readiness);
-    const { nri, host, availability } = readiness;
-    const runtime = { name: client.version.runtimeName, version: client.version.runtimeVersion };
-    const runId = newRunId();
-    const env: RunEnv = {
-      runId,
-      client,
-      sequence: new Sequence(),
-      settings: checkSettingsOf(config),
-      injectors: config,
-      nri: nri.socketPath
-        ? { socketPath: nri.socketPath }
-        : { unavailable: nri.unavailable ?? 'NRI unavailable' },
-      host,
-      ...(config.restartCmd
-        ? { restart: { command: config.restartCmd, timeoutMs: config.restartTimeoutMs } }
-        : {}),
-      signal,
-      ...hooks,
-    };
-    const properties: RunProperties = {
-      runId,
-      toolVersion,
-      runtimeName: runtime.name,
-      runtimeVersion: runtime.version,
-      criApiVersion: client.version.runtimeApiVersion,
-      nriVersion: nri.version ?? 'absent',
-      endpoint: config.runtimeEndpoint,
-      startedAt: new Date().toISOString(),
-      flags: config.flagsText,
-      node: hostname(),
-    };
-    listener.onStart(checks.length, properties);
-
-    let stop: string | undefined;
-    signal.addEventListener('abort', () => {
-      stop ??= signal.reason instanceof Error ? signal.reason.message : 'interrupted';
-    });
-    const results = await runScheduled(checks, config.parallel, {
-      stopReason: () => stop,
-      notRun: (check, why) => skipped(check, `not run: ${why}`),
-      run: async (check) => {
-        listener.onCheckStart(check);
-        const why = staticSkipReason(check, availability);
-        const result = why ? skipped(check, why) : await runWithFlakeAttempts(env, check, config);
-        const final = applyDeviations(result, deviations, runtime);
-        listener.onCheckEnd(final);
-        if (config.failFast && (final.verdict === 'failed' || final.verdict === 'error')) {
-          stop ??= `--fail-fast after ${check.id} ${final.verdict}`;
-        }
-        return final;
-      },
-    });
-
-    const sweep = await removeLabelledUntilGone(client, { runId }, SWEEP_MS);
-    if (sweep.pods.length + sweep.containers.length > 0) {
-      listener.onNote(
-        `final sweep removed ${sweep.pods.length} pods and ${sweep.containers.length} containers`,
-      );
-    }
-    for (const p of sweep.problems) listener.onNote(`final sweep: ${p}`);
-    const leftovers = await runtimeLeftovers(config.runtimeEndpoint, runId);
-    if (leftovers.length > 0) listener.onNote(describeLeftovers(config.runtimeEndpoint, leftovers));
-    const stale = staleDeviations(deviations.expected, results, runtime);
+    const prepared = await prepare(config, checks, client, signal, toolVersion, hooks);
+    listener.onStart(checks.length, prepared.properties);
+    const { results, stop } = await runChecks(config, checks, prepared, deviations, listener, signal);
+    await sweep(config, client, prepared.env.runId, listener);
+    const stale = staleDeviations(deviations.expected, results, prepared.runtime);
     for (const s of stale) listener.onNote(`warning: stale expected deviation ${s}`);
     return {
-      properties,
+      properties: prepared.properties,
       results,
       durationMs: Math.round(performance.now() - started),
       ...(stop ? { interrupted: stop } : {}),
@@ -119,6 +60,108 @@ export async function runConformance(
   } finally {
     client.close();
   }
+}
+
+/** What the preparing stage hands to the running stage. */
+interface Prepared {
+  env: RunEnv;
+  properties: RunProperties;
+  availability: Availability;
+  runtime: { name: string; version: string };
+}
+
+/** Stage 1: the runtime is ready for the selected checks, and the environment they share is built. */
+async function prepare(
+  config: RunConfig,
+  checks: readonly Check[],
+  client: CriClient,
+  signal: AbortSignal,
+  toolVersion: string,
+  hooks: Pick<RunEnv, 'beforeCall'>,
+): Promise<Prepared> {
+  const readiness = await assessReadiness(client, config, checks, 'run');
+  requireReady(readiness);
+  const { nri, host, availability } = readiness;
+  const runtime = { name: client.version.runtimeName, version: client.version.runtimeVersion };
+  const runId = newRunId();
+  const env: RunEnv = {
+    runId,
+    client,
+    sequence: new Sequence(),
+    settings: checkSettingsOf(config),
+    injectors: config,
+    nri: nri.socketPath
+      ? { socketPath: nri.socketPath }
+      : { unavailable: nri.unavailable ?? 'NRI unavailable' },
+    host,
+    ...(config.restartCmd
+      ? { restart: { command: config.restartCmd, timeoutMs: config.restartTimeoutMs } }
+      : {}),
+    signal,
+    ...hooks,
+  };
+  const properties: RunProperties = {
+    runId,
+    toolVersion,
+    runtimeName: runtime.name,
+    runtimeVersion: runtime.version,
+    criApiVersion: client.version.runtimeApiVersion,
+    nriVersion: nri.version ?? 'absent',
+    endpoint: config.runtimeEndpoint,
+    startedAt: new Date().toISOString(),
+    flags: config.flagsText,
+    node: hostname(),
+  };
+  return { env, properties, availability, runtime };
+}
+
+/** Stage 2: every selected check to a verdict, in the scheduler's order, until done or stopped. */
+async function runChecks(
+  config: RunConfig,
+  checks: readonly Check[],
+  { env, availability, runtime }: Prepared,
+  deviations: DeviationSets,
+  listener: RunListener,
+  signal: AbortSignal,
+): Promise<{ results: CheckResult[]; stop: string | undefined }> {
+  let stop: string | undefined;
+  signal.addEventListener('abort', () => {
+    stop ??= signal.reason instanceof Error ? signal.reason.message : 'interrupted';
+  });
+  const results = await runScheduled(checks, config.parallel, {
+    stopReason: () => stop,
+    notRun: (check, why) => skipped(check, `not run: ${why}`),
+    run: async (check) => {
+      listener.onCheckStart(check);
+      const why = staticSkipReason(check, availability);
+      const result = why ? skipped(check, why) : await runWithFlakeAttempts(env, check, config);
+      const final = applyDeviations(result, deviations, runtime);
+      listener.onCheckEnd(final);
+      if (config.failFast && (final.verdict === 'failed' || final.verdict === 'error')) {
+        stop ??= `--fail-fast after ${check.id} ${final.verdict}`;
+      }
+      return final;
+    },
+  });
+  return { results, stop };
+}
+
+/** Stage 3: remove whatever of the run is still labelled, and report runtime records CRI no longer lists. */
+async function sweep(
+  config: RunConfig,
+  client: CriClient,
+  runId: string,
+  listener: RunListener,
+): Promise<void> {
+  const swept = await removeLabelledUntilGone(client, { runId }, SWEEP_MS);
+  if (swept.pods.length + swept.containers.length > 0) {
+    listener.onNote(
+      `final sweep removed ${swept.pods.length} pods and ${swept.containers.length} containers`,
+    );
+  }
+  for (const p of swept.problems) listener.onNote(`final sweep: ${p}`);
+  const leftovers = await runtimeLeftovers(config.runtimeEndpoint, runId);
+  if (leftovers.length > 0) listener.onNote(describeLeftovers(config.runtimeEndpoint, leftovers));
 }
 
 async function runWithFlakeAttempts(env: RunEnv, check: Check, config: RunConfig): Promise<CheckResult> {

@@ -130,6 +130,16 @@ export class CheckCri implements TrackedCri {
     return reply.status;
   }
 
+  /** The sandbox's state, or 'GONE' on NOT_FOUND; any other failure throws: it is no proof of absence. */
+  podStateOrGone(podSandboxId: string): Promise<string> {
+    return goneOnNotFound(this.podStatus(podSandboxId));
+  }
+
+  /** As podStateOrGone, for a container. */
+  containerStateOrGone(containerId: string): Promise<string> {
+    return goneOnNotFound(this.containerStatus(containerId));
+  }
+
   async listPods(filter: { name?: string; state?: 'SANDBOX_READY' | 'SANDBOX_NOTREADY' } = {}) {
     const reply = await this.call('ListPodSandbox', {
       filter: {
@@ -244,6 +254,15 @@ export function describeRequest(request: unknown): string {
   if (typeof r.runtimeHandler === 'string' && r.runtimeHandler !== '')
     parts.push(`handler=${r.runtimeHandler}`);
   return parts.join(' ');
+}
+
+async function goneOnNotFound(status: Promise<{ state: string }>): Promise<string> {
+  try {
+    return (await status).state;
+  } catch (e) {
+    if (e instanceof CriCallError && e.statusName === 'NOT_FOUND') return 'GONE';
+    throw e;
+  }
 }
 
 function delay(ms: number): Promise<void> {

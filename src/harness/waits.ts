@@ -2,7 +2,7 @@
  * Waiting with a deadline. Every wait names what it waits for, so a timeout says what never happened.
  * Polls are short and bounded; they are for CRI state, which has no events.
  */
-import { WaitTimeout } from './errors.js';
+import { ContractViolation, WaitTimeout } from './errors.js';
 
 export interface PollOpts {
   withinMs: number;
@@ -32,7 +32,10 @@ export async function poll<T>(probe: () => Promise<T | undefined | false>, opts:
   }
 }
 
-/** Asserts that `probe` holds at every look over the window; fails at the first look where it does not. */
+/**
+ * Asserts that `probe` holds at every look over the window; fails (ContractViolation) at the first look
+ * where it does not. A probe that throws ends the wait with its error.
+ */
 export async function holdsFor(
   probe: () => Promise<boolean> | boolean,
   windowMs: number,
@@ -46,7 +49,9 @@ export async function holdsFor(
     const startedAt = Date.now();
     if (!(await probe())) {
       const at = windowMs - Math.max(0, endAt - startedAt);
-      throw new WaitTimeout(`expected ${what} to hold for ${windowMs} ms, but it did not after ${at} ms`);
+      throw new ContractViolation(
+        `expected ${what} to hold for ${windowMs} ms, but it did not after ${at} ms`,
+      );
     }
     if (Date.now() >= endAt) return;
     await sleep(Math.min(everyMs, endAt - Date.now()), signal);

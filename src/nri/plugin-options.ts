@@ -1,6 +1,12 @@
 /** Validation and defaults for NriPlugin options: one resolver, used before anything is dialed. */
 import { NriProtocolError } from './errors.js';
-import { NRI_EVENTS, type NriEventName, type NriEventRecord, type NriPod } from './types.js';
+import {
+  NRI_EVENTS,
+  type NriContainer,
+  type NriEventName,
+  type NriEventRecord,
+  type NriPod,
+} from './types.js';
 
 export interface PluginOptions {
   socketPath: string;
@@ -12,8 +18,11 @@ export interface PluginOptions {
   events: readonly NriEventName[];
   /** Global sequence source shared by several plugins; default: one counter per process. */
   sequence?: () => number;
-  /** Events of pods it refuses are answered OK at once, never recorded, never faulted. */
-  acceptsPod?: (pod: NriPod) => boolean;
+  /**
+   * Events it refuses are answered OK at once, never recorded, never faulted. Gets the event's container
+   * too, for container events: a runtime may relay one with an empty or unknown pod.
+   */
+  acceptsPod?: (pod: NriPod, container?: NriContainer) => boolean;
   onEvent?: (e: NriEventRecord) => void;
   /** Bound on the whole start (register, Configure, Synchronize); default 5000. */
   registrationTimeoutMs?: number;

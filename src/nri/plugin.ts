@@ -221,7 +221,8 @@ export class NriPlugin {
   private async onEventCall(call: TtrpcCall): Promise<TtrpcReply> {
     const atMs = performance.now();
     const decoded = decodeEventCall(call.method, call.payload);
-    if (!decoded || (this.opts.acceptsPod && !this.opts.acceptsPod(decoded.pod))) return {};
+    if (!decoded || (this.opts.acceptsPod && !this.opts.acceptsPod(decoded.pod, decoded.container)))
+      return {};
     const record: NriEventRecord = {
       seq: this.opts.sequence(),
       atMs,

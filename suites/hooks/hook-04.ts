@@ -1,37 +1,43 @@
-import { type CheckContext, defineCheck } from '../../src/harness/face.js';
-import { runPodWithHeldRunHook } from '../common/holds.js';
+import {
+  type CheckContext,
+  compareVersions,
+  defineCheck,
+  type NriEventRecord,
+  type PodSandboxStatus,
+  type TestPlugin,
+} from '../../src/harness/face.js';
+import { receivedBy } from '../common/events.js';
+import { holdRunPodSandbox } from '../common/holds.js';
 import { describeReply } from '../common/replies.js';
+import { deliveryWithinMs } from '../common/timing.js';
+import { expectNetnsAt } from './netns.js';
+
+/** The first NRI version whose PodSandbox message carries the pod's IPs. */
+const NRI_WITH_POD_IPS = 'v0.8.0';
 
 export const check = defineCheck({
   id: 'HOOK-04',
   level: 'MUST',
   needs: ['nri', 'stalls-hooks'],
   title:
-    'At RunPodSandbox hook time the network is set up: the netns named in the event exists, and the pod IP is in the event or the later status',
+    'At RunPodSandbox hook time the network is set up: the netns named in the event is a network namespace, and the pod IPs of the status are in the event',
   contract:
     'NRI pod-sandbox lifecycle contract (containerd/nri PR 286): RunPodSandbox fires after the pod network namespace and CNI networks are set up',
   async run(t: CheckContext) {
-    const { held, hold, reply } = await runPodWithHeldRunHook(t, 'hook-04');
+    const plugin = await t.nri.plugin({ index: '10', events: ['RunPodSandbox', 'StopPodSandbox'] });
+    const { held, hold, reply } = await holdRunPodSandbox(t, plugin, t.make.pod('hook-04'));
     const netns = held.pod.netnsPath;
-    const netnsExisted = netns !== '' && t.host.netnsExists(netns);
-    hold.release();
-    const done = await reply;
-
     t.expect(
       netns !== '',
       `RunPodSandbox#${held.seq} for a pod with its own network named no network namespace (namespaces without type "network")`,
     );
-    t.expect(
-      netnsExisted,
-      `RunPodSandbox#${held.seq} named netns ${netns}, which did not exist while the hook ran`,
-    );
+    // Probed while the hook is still held: that is the moment the contract speaks of.
+    expectNetnsAt(t, netns, `RunPodSandbox#${held.seq}`, 'while the hook ran');
+    hold.release();
+    const done = await reply;
     t.expect(done.ok, `after release RunPodSandbox failed: ${describeReply(done)}`);
 
-    const status = await t.cri.podStatus(done.value);
-    const statusIps = [
-      status.network?.ip ?? '',
-      ...(status.network?.additionalIps ?? []).map((a) => a.ip),
-    ].filter((ip) => ip !== '');
+    const statusIps = ipsOf(await t.cri.podStatus(done.value));
     t.observe('event-ips', held.pod.ips.join(',') || '(none)');
     t.observe('status-ips', statusIps.join(',') || '(none)');
     const unknown = held.pod.ips.filter((ip) => statusIps.length > 0 && !statusIps.includes(ip));
@@ -39,5 +45,37 @@ export const check = defineCheck({
       unknown.length === 0,
       `RunPodSandbox#${held.seq} named IPs ${held.pod.ips.join(', ')}, but PodSandboxStatus reports ${statusIps.join(', ')}`,
     );
+    if (statusIps.length === 0) return;
+
+    const carries = await podEventsCarryIps(t, plugin, done.value);
+    t.observe('pod-events-carry-ips', carries);
+    if (carries === 'no') return;
+    const missing = statusIps.filter((ip) => !held.pod.ips.includes(ip));
+    t.expect(
+      missing.length === 0,
+      `RunPodSandbox#${held.seq} carried IPs [${held.pod.ips.join(', ')}], but PodSandboxStatus reports ${statusIps.join(', ')} and this runtime's pod events carry IPs (${carries}): the hook ran before CNI set the network up`,
+    );
   },
 });
+
+function ipsOf(status: PodSandboxStatus): string[] {
+  const ips = [status.network?.ip ?? '', ...(status.network?.additionalIps ?? []).map((a) => a.ip)];
+  return ips.filter((ip) => ip !== '');
+}
+
+/**
+ * Whether this runtime fills the pod IPs of NRI events: its NRI version says so (0.8 and later), or a
+ * later event of the same pod carries them. Unknown NRI versions (a runtime outside the version table)
+ * are decided by the Stop event. Returns the reason, or 'no'.
+ */
+async function podEventsCarryIps(t: CheckContext, plugin: TestPlugin, podId: string): Promise<string> {
+  const { nriVersion } = plugin.runtime;
+  if (compareVersions(nriVersion, NRI_WITH_POD_IPS) >= 0) return `NRI ${nriVersion}`;
+  t.step(`NRI version ${nriVersion}: stop the pod to see whether its Stop event carries IPs`);
+  await t.cri.stopPod(podId);
+  const got = await receivedBy(plugin, { podId }, ['StopPodSandbox'], deliveryWithinMs(t));
+  const stop: NriEventRecord | undefined = got.find((e) => e.event === 'StopPodSandbox');
+  return stop && stop.pod.ips.length > 0
+    ? `StopPodSandbox#${stop.seq} carried ${stop.pod.ips.join(', ')}`
+    : 'no';
+}

@@ -18,7 +18,7 @@ export const check = defineCheck({
       { withinMs: deliveryWithinMs(t), what: 'the StopPodSandbox event of the first stop' },
     );
     t.step('stop the stopped pod again');
-    await t.cri.stopPod(podId);
+    await t.expectOk('the second StopPodSandbox', t.cri.stopPod(podId));
     const once = await t
       .holdsFor(
         () => plugin.events({ event: 'StopPodSandbox', podId }).length === 1,

@@ -23,6 +23,8 @@ export async function expectCreateRefusedUnseen(
   sandboxConfig: PodSandboxConfig,
   targets: readonly RefusedTarget[],
 ): Promise<void> {
+  // The event of a wrongly relayed request may carry an empty or unknown pod: watch the ids targeted.
+  t.nri.watchIds(targets.map((x) => x.podSandboxId));
   for (const [i, target] of targets.entries()) {
     t.step(`CreateContainer into ${target.what}`);
     const reply = await t.cri.tryCall('CreateContainer', {

@@ -13,7 +13,7 @@ import {
 } from '../../src/harness/face.js';
 import { describeItems } from '../common/census.js';
 import { DELAY_MS, FIRST_DEADLINE_MS } from '../common/timing.js';
-import { converge, type Ending, firstAttempt, kubeletBackoff } from './scenarios.js';
+import { converge, type Ending, evidence, firstAttempt, kubeletBackoff, kubeletRetry } from './scenarios.js';
 
 /** A delay that holds CreateContainer of one named container in one sandbox. */
 export interface ContainerDelay {
@@ -99,6 +99,69 @@ export async function timeOutCreateContainer(
   return { podId, podConfig, config, request, first };
 }
 
+/**
+ * Times out a CreateContainer in a fresh sandbox and retries it like the kubelet, without judging whether
+ * the retries converged (IDEM-06 counts what was built either way).
+ */
+export async function retryCreateContainerAfterTimeout(
+  t: CheckContext,
+  name: string,
+  delay: ContainerDelay,
+): Promise<TimedOutContainer & { containerId?: string; evidence: string }> {
+  const timedOut = await timeOutCreateContainer(t, name, delay);
+  await kubeletBackoff(t, timedOut.first);
+  t.step(`the identical CreateContainer in ${shortId(timedOut.podId)}, kubelet-like retries`);
+  const outcome = await t.cri.retry('CreateContainer', timedOut.request, kubeletRetry(t));
+  const containerId = outcome.value?.containerId;
+  return {
+    ...timedOut,
+    ...(containerId ? { containerId } : {}),
+    evidence: evidence(timedOut.first, outcome),
+  };
+}
+
+class NotHeld extends Error {}
+
+/**
+ * Runs a container variant of a sandbox check on the slow runtime handler. When the runtime does not
+ * create the OCI container inside CreateContainer, nothing outside NRI can hold it: the variant is then
+ * not run (the reason is returned) instead of skipping the whole check.
+ */
+export async function containerVariant<T>(
+  run: (notHeld: (why: string) => never) => Promise<T>,
+): Promise<T | { notRun: string }> {
+  const notHeld = (why: string): never => {
+    throw new NotHeld(why);
+  };
+  return run(notHeld).catch((e: unknown) => {
+    if (e instanceof NotHeld) return { notRun: `${e.message}: the runtime creates the OCI container later` };
+    throw e;
+  });
+}
+
+/** Records that a container variant could not run, and why (the check's other variants still decide). */
+export function variantNotRun(t: CheckContext, why: string): void {
+  t.step(`container variant not run: ${why}`);
+  t.observe('container variant', `not run: ${why}`);
+}
+
+/** As timeOutCreateContainer on the slow runtime handler (see containerVariant), with the id it built. */
+export async function timeOutContainerOnSlowHandler(
+  t: CheckContext,
+  name: string,
+  slow: SlowRuntime,
+): Promise<(TimedOutContainer & { builtId: string }) | { notRun: string }> {
+  const timedOut = await containerVariant((notHeld) =>
+    timeOutCreateContainer(t, name, slowHandlerCreateDelay(slow), { notHeld }),
+  );
+  if ('notRun' in timedOut) return timedOut;
+  const builtId = await t.poll(async () => (await slow.createdIds()).find((id) => id !== timedOut.podId), {
+    withinMs: 1_000,
+    what: 'the slow runtime handler to log the container the timed-out request built',
+  });
+  return { ...timedOut, builtId };
+}
+
 /** IDEM-05's scenario: time out a CreateContainer in a fresh sandbox, retry until it converges. */
 export async function createContainerAfterTimeout(
   t: CheckContext,
@@ -108,7 +171,7 @@ export async function createContainerAfterTimeout(
 ): Promise<TimedOutContainer & { containerId: string; evidence: string }> {
   const timedOut = await timeOutCreateContainer(t, name, delay, opts);
   await kubeletBackoff(t, timedOut.first);
-  const { value, evidence } = await converge(
+  const done = await converge(
     t,
     `the identical CreateContainer in ${shortId(timedOut.podId)}`,
     timedOut.first,
@@ -116,5 +179,5 @@ export async function createContainerAfterTimeout(
     async () =>
       `${describeItems(await t.cri.listContainers({ podId: timedOut.podId, name: timedOut.config.metadata.name }))} with that name in the sandbox`,
   );
-  return { ...timedOut, containerId: value.containerId, evidence };
+  return { ...timedOut, containerId: done.value.containerId, evidence: done.evidence };
 }

@@ -1,5 +1,6 @@
 import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
 import { DELAY_MS } from '../common/timing.js';
+import { claimAndRemove } from './claim.js';
 import { timeOutOnSlowHandler } from './scenarios.js';
 
 export const check = defineCheck({
@@ -16,8 +17,8 @@ export const check = defineCheck({
     const name = timedOut.config.metadata.name;
     const notReady = async () => {
       const listed = await t.cri.listPods({ name, state: 'SANDBOX_READY' });
-      const status = await t.cri.tryCall('PodSandboxStatus', { podSandboxId: heldId, verbose: false });
-      return listed.length === 0 && !(status.ok && status.value.status?.state === 'SANDBOX_READY');
+      // Hidden (NOT_FOUND) or not READY; any other status error is no proof and ends the check in ERROR.
+      return listed.length === 0 && (await t.cri.podStateOrGone(heldId)) !== 'SANDBOX_READY';
     };
     // From the timeout until well after the build finished: the held sandbox never shows READY.
     await t.holdsFor(
@@ -34,5 +35,6 @@ export const check = defineCheck({
       !create.ok,
       `CreateContainer into the unclaimed timed-out sandbox ${shortId(heldId)} succeeded (container ${create.ok ? shortId(create.value.containerId) : ''})`,
     );
+    await claimAndRemove(t, timedOut);
   },
 });

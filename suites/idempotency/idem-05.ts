@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'IDEM-05',
   level: 'MUST',
   needs: ['nri', 'stalls-hooks'],
+  trials: true,
   title:
     'A CreateContainer that timed out while the runtime was creating it converges under identical retries, and the container starts',
   contract:
@@ -12,16 +13,22 @@ export const check = defineCheck({
   async run(t: CheckContext) {
     // The NRI CreateContainer hook holds the request: the one place inside CreateContainer every NRI
     // runtime passes through (some create the OCI container only at StartContainer).
-    const { containerId, evidence } = await createContainerAfterTimeout(
-      t,
-      'idem-05',
-      await nriCreateDelay(t),
-    );
-    await t.cri.startContainer(containerId);
-    const status = await t.cri.containerStatus(containerId);
-    t.expect(
-      status.state === 'CONTAINER_RUNNING',
-      `the converged CreateContainer returned ${shortId(containerId)}, which is ${status.state} after StartContainer (${evidence})`,
-    );
+    await t.trials(async () => {
+      // A fresh plugin each trial: the cleanup between trials disconnects the check's plugins.
+      const { containerId, evidence } = await createContainerAfterTimeout(
+        t,
+        'idem-05',
+        await nriCreateDelay(t),
+      );
+      await t.expectOk(
+        `StartContainer of the converged container ${shortId(containerId)} (${evidence})`,
+        t.cri.startContainer(containerId),
+      );
+      const state = await t.cri.containerStateOrGone(containerId);
+      t.expect(
+        state === 'CONTAINER_RUNNING',
+        `the converged CreateContainer returned ${shortId(containerId)}, which is ${state} after StartContainer (${evidence})`,
+      );
+    });
   },
 });

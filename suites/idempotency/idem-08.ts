@@ -1,7 +1,97 @@
-import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
+import {
+  type CallResult,
+  type CheckContext,
+  defineCheck,
+  type RetryOutcome,
+  type RetryPolicy,
+  type SlowRuntime,
+  shortId,
+} from '../../src/harness/face.js';
 import { podState } from '../common/census.js';
 import { DELAY_MS } from '../common/timing.js';
+import { containerState, watchUntilLetGo } from './abandoned.js';
+import { timeOutContainerOnSlowHandler, variantNotRun } from './container-scenarios.js';
 import { converge, timeOutOnSlowHandler } from './scenarios.js';
+
+/** One timed-out attempt 0 and how to send attempt 1 of the same request. */
+interface Bump {
+  kind: 'sandbox' | 'container';
+  method: 'RunPodSandbox' | 'CreateContainer';
+  timedOut: {
+    config: { metadata: { name: string; attempt: number } };
+    first: CallResult<unknown>;
+    builtId: string;
+  };
+  /** Attempt + 1, retried kubelet-like; the value is the id it got. */
+  next(policy: RetryPolicy): Promise<RetryOutcome<string>>;
+  live: string;
+  state(): Promise<string>;
+}
+
+/** Attempt + 1 must get a new object, and the abandoned one must be let go; returns its last state. */
+async function bumpAndWatch(t: CheckContext, b: Bump): Promise<string> {
+  const { metadata } = b.timedOut.config;
+  const abandoned = b.timedOut.builtId;
+  await t.pause(DELAY_MS, 'let the timed-out build finish, so attempt 0 has a finished object to abandon');
+  const call = `${b.method} ${metadata.name} with attempt ${metadata.attempt + 1}`;
+  const { value } = await converge(t, call, b.timedOut.first, b.next);
+  t.expect(
+    value !== abandoned,
+    `attempt ${metadata.attempt + 1} was answered with ${shortId(abandoned)}, the ${b.kind} built for the abandoned attempt ${metadata.attempt}`,
+  );
+  const target = { what: `the abandoned attempt's ${b.kind}`, id: abandoned, live: b.live, state: b.state };
+  return watchUntilLetGo(t, target, t.settings.cacheTtlMs + t.settings.marginMs);
+}
+
+/** The same request with the next attempt number. */
+function nextAttempt<R extends { config: { metadata: { attempt: number } } }>(request: R): R {
+  const { config } = request;
+  return {
+    ...request,
+    config: { ...config, metadata: { ...config.metadata, attempt: config.metadata.attempt + 1 } },
+  };
+}
+
+function idOf<T>(outcome: RetryOutcome<T>, pick: (v: T) => string): RetryOutcome<string> {
+  return outcome.value === undefined
+    ? { attempts: outcome.attempts }
+    : { attempts: outcome.attempts, value: pick(outcome.value) };
+}
+
+async function abandonSandbox(t: CheckContext): Promise<void> {
+  const timedOut = await timeOutOnSlowHandler(t, 'idem-08');
+  const request = nextAttempt(timedOut.request);
+  const abandoned = timedOut.builtId;
+  const state = await bumpAndWatch(t, {
+    kind: 'sandbox',
+    method: 'RunPodSandbox',
+    timedOut,
+    next: async (p) => idOf(await t.cri.retry('RunPodSandbox', request, p), (v) => v.podSandboxId),
+    live: 'SANDBOX_READY',
+    state: () => podState(t, abandoned),
+  });
+  if (state === 'GONE') return;
+  // A NOTREADY sandbox of an old attempt is what the kubelet stops and removes: that must work.
+  await t.cri.stopPod(abandoned);
+  await t.cri.removePod(abandoned);
+}
+
+async function abandonContainer(t: CheckContext, slow: SlowRuntime): Promise<void> {
+  const timedOut = await timeOutContainerOnSlowHandler(t, 'idem-08-ctr', slow);
+  if ('notRun' in timedOut) return variantNotRun(t, timedOut.notRun);
+  const request = nextAttempt(timedOut.request);
+  const abandoned = timedOut.builtId;
+  const state = await bumpAndWatch(t, {
+    kind: 'container',
+    method: 'CreateContainer',
+    timedOut,
+    next: async (p) => idOf(await t.cri.retry('CreateContainer', request, p), (v) => v.containerId),
+    live: 'CONTAINER_RUNNING',
+    state: () => containerState(t, abandoned),
+  });
+  // A visible container of an old attempt is what the kubelet removes: that must work.
+  if (state !== 'GONE') await t.cri.removeContainer(abandoned);
+}
 
 export const check = defineCheck({
   id: 'IDEM-08',
@@ -9,39 +99,14 @@ export const check = defineCheck({
   tags: ['Slow'],
   needs: ['slow-runtime'],
   title:
-    'After a timeout, a request with attempt+1 gets a new sandbox, and the abandoned attempt does not stay READY beyond --cache-ttl',
+    'After a timeout, a request with attempt+1 gets a new sandbox (container), and the abandoned attempt is let go within --cache-ttl: never left READY (RUNNING), nor hidden while the runtime still holds it',
   contract:
-    'kubelet: when it gives up on a sandbox it sends RunPodSandbox with attempt+1 and removes the sandboxes of older attempts it can list; CRI-O issue 4221 (ResourceCache): a cached resource expires after its TTL',
+    'kubelet: when it gives up on a sandbox it sends RunPodSandbox with attempt+1 and removes the sandboxes of older attempts it can list (containers likewise); CRI-O issue 4221 (ResourceCache): a cached resource expires after its TTL',
   async run(t: CheckContext) {
-    const timedOut = await timeOutOnSlowHandler(t, 'idem-08');
-    const abandoned = timedOut.builtId;
-    const { metadata } = timedOut.config;
-    const next = {
-      ...timedOut.request,
-      config: { ...timedOut.config, metadata: { ...metadata, attempt: metadata.attempt + 1 } },
-    };
-    await t.pause(DELAY_MS, 'let the timed-out build finish, so attempt 0 has a finished sandbox to abandon');
-    const bumped = `RunPodSandbox ${metadata.name} with attempt ${metadata.attempt + 1}`;
-    const { value } = await converge(t, bumped, timedOut.first, (p) => t.cri.retry('RunPodSandbox', next, p));
-    t.expect(
-      value.podSandboxId !== abandoned,
-      `attempt ${metadata.attempt + 1} was answered with ${shortId(abandoned)}, the sandbox built for the abandoned attempt ${metadata.attempt}`,
-    );
-
-    const ttlMs = t.settings.cacheTtlMs;
-    const notReady = async () => {
-      const now = await podState(t, abandoned);
-      return now !== 'SANDBOX_READY' && now;
-    };
-    const state = await t.poll(notReady, {
-      withinMs: ttlMs + t.settings.marginMs,
-      everyMs: 500,
-      what: `the abandoned attempt's sandbox ${shortId(abandoned)} to be gone or NOTREADY within --cache-ttl ${ttlMs} ms`,
-    });
-    t.step(`the abandoned sandbox ${shortId(abandoned)} is ${state}`);
-    if (state === 'GONE') return;
-    // A NOTREADY sandbox of an old attempt is what the kubelet stops and removes: that must work.
-    await t.cri.stopPod(abandoned);
-    await t.cri.removePod(abandoned);
+    const slow = t.inject.slowRuntime();
+    t.step('sandbox variant');
+    await abandonSandbox(t);
+    t.step('container variant');
+    await abandonContainer(t, slow);
   },
 });

@@ -1,6 +1,30 @@
-import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
-import { expectOnePod } from '../common/census.js';
-import { runPodAfterTimeout } from './scenarios.js';
+import { type CheckContext, defineCheck, type SlowRuntime, shortId } from '../../src/harness/face.js';
+import { expectOneContainer, expectOnePod } from '../common/census.js';
+import {
+  containerVariant,
+  createContainerAfterTimeout,
+  slowHandlerCreateDelay,
+  variantNotRun,
+} from './container-scenarios.js';
+import { pathFor, runPodAfterTimeout } from './scenarios.js';
+
+/** The container variant: a CreateContainer cancelled mid-create, on the slow runtime handler. */
+async function cancelContainer(t: CheckContext, slow: SlowRuntime): Promise<void> {
+  t.step('container variant: cancel a CreateContainer while the slow runtime handler creates it');
+  const done = await containerVariant((notHeld) =>
+    createContainerAfterTimeout(t, 'idem-12-ctr', slowHandlerCreateDelay(slow), {
+      ending: 'cancel',
+      notHeld,
+    }),
+  );
+  if ('notRun' in done) return variantNotRun(t, done.notRun);
+  await expectOneContainer(
+    t,
+    done.podId,
+    done.config.metadata.name,
+    `after a cancelled CreateContainer and its retries (${done.evidence})`,
+  );
+}
 
 export const check = defineCheck({
   id: 'IDEM-12',
@@ -8,23 +32,27 @@ export const check = defineCheck({
   needs: ['creation-delay'],
   trials: true,
   title:
-    'A RunPodSandbox cancelled by the client while the runtime builds it leaves the same state as a timeout: identical retries converge to one READY sandbox',
+    'A RunPodSandbox (CreateContainer) cancelled by the client while the runtime builds it leaves the same state as a timeout: identical retries converge to one READY sandbox (one container)',
   contract:
     'kubelet: a RunPodSandbox whose context is cancelled (pod deleted, kubelet restarting) is sent again with the same metadata; gRPC delivers a client cancel to the runtime as a cancelled request context, like an expired deadline; CRI-O issue 4221 (ResourceCache)',
   async run(t: CheckContext) {
-    const delay = t.inject.creationDelay();
-    await t.trials(async () => {
+    // Each configured path a cancel can land on (runtime create, network setup), spread over the trials.
+    const delays = t.inject.creationDelays();
+    const slow = t.inject.offers('slow-runtime') === undefined ? t.inject.slowRuntime() : undefined;
+    await t.trials(async (trial) => {
+      const delay = pathFor(delays, trial);
       const { config, podId, evidence } = await runPodAfterTimeout(t, 'idem-12', delay, 'cancel');
       await expectOnePod(
         t,
         config.metadata.name,
-        `after a cancelled RunPodSandbox and its retries (${evidence})`,
+        `after a cancelled RunPodSandbox and its retries (${delay.name}; ${evidence})`,
       );
-      const status = await t.cri.podStatus(podId);
+      const state = await t.cri.podStateOrGone(podId);
       t.expect(
-        status.state === 'SANDBOX_READY',
-        `the retry returned ${shortId(podId)}, which is ${status.state} (${evidence})`,
+        state === 'SANDBOX_READY',
+        `the retry returned ${shortId(podId)}, which is ${state} (${delay.name}; ${evidence})`,
       );
+      if (slow) await cancelContainer(t, slow);
     });
   },
 });

@@ -1,4 +1,13 @@
-import { type CallResult, type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
+import {
+  type CallResult,
+  type CheckContext,
+  defineCheck,
+  type SlowCni,
+  shortId,
+  type TestPlugin,
+} from '../../src/harness/face.js';
+import { describeEvents } from '../common/events.js';
+import { deliveryWithinMs, quietWindowMs } from '../common/timing.js';
 
 /** Pods raced at once in each trial: the race is rare, so each trial gives it several chances. */
 const PODS_PER_TRIAL = 3;
@@ -18,21 +27,87 @@ async function raceStops(t: CheckContext, pod: { podId: string; containerId: str
   return `${shortId(pod.podId)}: both stops returned OK, but the sandbox is ${sandbox.state} and its container ${ctr.state}`;
 }
 
+/**
+ * Teardown ran once for each pod: every plugin got one StopPodSandbox event. Waits for owed events, then a
+ * quiet window for late duplicates. Returns the violations.
+ */
+async function tornDownTwice(
+  t: CheckContext,
+  plugins: readonly TestPlugin[],
+  cni: SlowCni | undefined,
+  podIds: readonly string[],
+): Promise<string[]> {
+  const endAt = Date.now() + deliveryWithinMs(t);
+  for (const plugin of plugins) {
+    for (const podId of podIds) {
+      const what = `StopPodSandbox of ${shortId(podId)} at plugin ${plugin.label}`;
+      await plugin
+        .waitFor({ event: 'StopPodSandbox', podId }, { withinMs: Math.max(0, endAt - Date.now()), what })
+        .catch(() => undefined);
+    }
+  }
+  const count = () => plugins.flatMap((p) => p.events({ event: 'StopPodSandbox' })).length;
+  const seen = count();
+  await t
+    .holdsFor(() => count() === seen, quietWindowMs(t), 'no late StopPodSandbox event')
+    .catch(() => undefined);
+  const problems: string[] = [];
+  for (const plugin of plugins) {
+    for (const podId of podIds) {
+      const got = plugin.events({ event: 'StopPodSandbox', podId });
+      if (got.length !== 1)
+        problems.push(
+          `plugin ${plugin.label} got ${got.length} StopPodSandbox for ${shortId(podId)} ${describeEvents(got)}`,
+        );
+    }
+  }
+  // CNI DEL is recorded, not asserted: the CNI spec lets a runtime repeat DEL, and containerd sends one on
+  // every StopPodSandbox, even on a pod that is already stopped. The NRI events above say whether teardown ran.
+  if (cni) {
+    const dels = await cni.deletedIds();
+    const perPod = podIds.map((podId) => dels.filter((id) => id === podId).length);
+    t.observe('cni-dels-per-pod', perPod.join(','));
+  }
+  return problems;
+}
+
 export const check = defineCheck({
   id: 'IDEM-15',
   level: 'SHOULD',
+  // Counts StopPodSandbox events with its own plugins.
+  needs: ['nri'],
   trials: true,
   title:
-    'Two concurrent StopPodSandbox calls on one sandbox both return OK, and the sandbox ends stopped and removable',
+    'Two concurrent StopPodSandbox calls on one sandbox both return OK, the sandbox ends stopped and removable, and its teardown runs once',
   contract:
-    'cri-api v0.32.3 api.proto StopPodSandbox "This call is idempotent ... multiple StopPodSandbox calls are expected"; kubelet: a timed-out StopPodSandbox is retried while the first may still run',
+    'cri-api v0.32.3 api.proto StopPodSandbox "This call is idempotent ... multiple StopPodSandbox calls are expected"; kubelet: a timed-out StopPodSandbox is retried while the first may still run; NRI pod-sandbox lifecycle contract (PR 286): one StopPodSandbox event per pod',
   async run(t: CheckContext) {
-    await t.trials(async () => {
+    const cni = t.inject.offers('slow-cni') === undefined ? t.inject.slowCni() : undefined;
+    await t.trials(async (trial) => {
+      const plugins = [
+        await t.nri.plugin({
+          index: '10',
+          events: ['StopPodSandbox'],
+          name: `cri-conform-idem-15-a${trial}`,
+        }),
+        await t.nri.plugin({
+          index: '20',
+          events: ['StopPodSandbox'],
+          name: `cri-conform-idem-15-b${trial}`,
+        }),
+      ];
       const names = Array.from({ length: PODS_PER_TRIAL }, (_, i) => `idem-15-${i}`);
       const pods = await Promise.all(names.map((name) => t.cri.runPodWithContainer(name)));
       t.step(`two StopPodSandbox at once on each of ${pods.length} pods`);
       const problems = (await Promise.all(pods.map((pod) => raceStops(t, pod)))).filter((p) => p !== '');
       t.expect(problems.length === 0, `concurrent StopPodSandbox pairs: ${problems.join('; ')}`);
+      const twice = await tornDownTwice(
+        t,
+        plugins,
+        cni,
+        pods.map((p) => p.podId),
+      );
+      t.expect(twice.length === 0, `teardown did not run once per pod: ${twice.join('; ')}`);
       for (const pod of pods) await t.cri.removePod(pod.podId);
     });
   },

@@ -48,6 +48,13 @@ export function slowHandlerDelay(slow: SlowRuntime): Delay {
   };
 }
 
+/** The delay trial `trial` (1-based) uses: the configured paths in turn, so the trials cover each. */
+export function pathFor<T>(delays: readonly T[], trial: number): T {
+  const delay = delays[(trial - 1) % delays.length];
+  if (delay === undefined) throw new Error('no creation delay to spread over the trials');
+  return delay;
+}
+
 /** Kubelet-like retries: the identical request, back-off from 100 ms, within the delay plus the margin. */
 export function kubeletRetry(t: CheckContext): RetryPolicy {
   return {
@@ -68,7 +75,9 @@ export function evidence(first: CallResult<unknown>, outcome?: RetryOutcome<unkn
 
 /**
  * Sends the first attempt with the delay set and ends it by deadline or cancel, then lifts the delay.
- * When the delay did not hold the request, `notHeld` decides: by default an error (the injector is broken).
+ * When the delay did not hold the request, `notHeld` decides: by default an ERROR (the injector is broken,
+ * so nothing about the runtime was decided). A first attempt that the runtime answered with an error of
+ * its own is an ERROR too: the scenario (a timed-out build) never came about.
  */
 export async function firstAttempt<T>(
   t: CheckContext,
@@ -76,9 +85,7 @@ export async function firstAttempt<T>(
   delay: { name: string; setDelay(ms: number): Promise<void> },
   ending: Ending,
   send: (opts: CallOpts) => Promise<CallResult<T>>,
-  notHeld: (why: string) => never = (why) => {
-    throw new Error(why);
-  },
+  notHeld: (why: string) => never = (why) => setupFailed(t, why),
 ): Promise<CallResult<T>> {
   await delay.setDelay(DELAY_MS);
   const opts: CallOpts =
@@ -95,12 +102,16 @@ export async function firstAttempt<T>(
   if (first.ok)
     notHeld(`the ${delay.name} did not hold ${what}: it returned OK after ${Math.round(first.latencyMs)} ms`);
   // An expired deadline can arrive as CANCELLED: the server resets the stream as its own deadline passes.
-  if (first.code !== 'DEADLINE_EXCEEDED' && first.code !== 'CANCELLED') {
-    throw new Error(
-      `${what} was expected to end by the client's ${ending}, but the runtime answered ${first.code}: ${first.message}`,
-    );
-  }
+  t.require(
+    first.code === 'DEADLINE_EXCEEDED' || first.code === 'CANCELLED',
+    `${what} was expected to end by the client's ${ending}, but the runtime answered ${first.code}: ${first.message}`,
+  );
   return first;
+}
+
+/** Ends the check in ERROR: the scenario could not be set up. */
+function setupFailed(t: CheckContext, why: string): never {
+  t.require(false, why);
 }
 
 export interface TimedOutPod {
@@ -202,9 +213,10 @@ export async function kubeletBackoff(t: CheckContext, first: CallResult<unknown>
 
 /** The id the slow runtime handler logged first since the check started: what the timed-out call built. */
 export function timedOutId(t: CheckContext, slow: SlowRuntime): Promise<string> {
+  // A handler that logged nothing did not hold the request: a setup failure (ERROR), not the runtime's.
   return t.poll(async () => (await slow.createdIds())[0], {
     withinMs: 1_000,
-    what: 'the slow runtime handler to log the id the timed-out request built',
+    what: 'the slow runtime handler to log the id the timed-out request built (it logged nothing: the injector did not hold the request)',
   });
 }
 
@@ -220,9 +232,9 @@ export function expectReused(
   line: string,
 ): void {
   const first = built[0];
-  t.expect(
+  t.require(
     first !== undefined,
-    `the slow runtime handler logged no create for the timed-out request (${line})`,
+    `the slow runtime handler logged no create for the timed-out request, so what it built is unknown (${line})`,
   );
   t.expect(
     first === served && built.length === 1,

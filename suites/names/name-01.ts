@@ -1,5 +1,6 @@
 import { type CheckContext, defineCheck } from '../../src/harness/face.js';
 import { expectOnePod } from '../common/census.js';
+import { heldByDelay, loggedCreates } from '../common/creation-delay.js';
 import { describeReply } from '../common/replies.js';
 import { DELAY_MS } from '../common/timing.js';
 import { identicalReplyViolation, observeReply } from './reservation.js';
@@ -17,9 +18,11 @@ export const check = defineCheck({
     const config = t.make.pod('name-01');
     const deadlineMs = DELAY_MS + t.settings.marginMs;
     await delay.setDelay(DELAY_MS);
+    const logged = await loggedCreates(delay);
     t.step(`RunPodSandbox ${config.metadata.name}, held ${DELAY_MS} ms by the ${delay.name}`);
     const first = t.cri.tryRunPod(config, { runtimeHandler: delay.runtimeHandler, deadlineMs });
-    await t.pause(200, 'let the first request take the name before the identical second one arrives');
+    // Once the delay holds the first request it has taken the name: only then send the identical second.
+    await heldByDelay(t, delay, logged, 'the first RunPodSandbox');
     t.step('the identical RunPodSandbox while the first is in flight');
     const second = await t.cri.tryRunPod(config, { runtimeHandler: delay.runtimeHandler, deadlineMs });
     const holder = await first;

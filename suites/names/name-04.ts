@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type CheckContext, defineCheck, type PodSandboxConfig, shortId } from '../../src/harness/face.js';
+import { heldByDelay, loggedCreates } from '../common/creation-delay.js';
 import { describeReply } from '../common/replies.js';
 import { DELAY_MS } from '../common/timing.js';
 import type { IdReply } from './reservation.js';
@@ -31,6 +32,7 @@ export const check = defineCheck({
     const delay = t.inject.creationDelay();
     const config = t.make.pod('name-04');
     await delay.setDelay(DELAY_MS);
+    const logged = await loggedCreates(delay);
     t.step(`RunPodSandbox ${config.metadata.name} attempt 0, held ${DELAY_MS} ms by the ${delay.name}`);
     let heldDoneAt = Number.POSITIVE_INFINITY;
     const held = t.cri
@@ -39,7 +41,8 @@ export const check = defineCheck({
         heldDoneAt = performance.now();
         return r;
       });
-    await t.pause(200, 'let the held request take its reservation');
+    // Once the delay holds the request, its reservation is taken.
+    await heldByDelay(t, delay, logged, 'the held RunPodSandbox');
     const others: [string, PodSandboxConfig][] = [
       [`attempt ${config.metadata.attempt + 1}`, variant(config, { attempt: config.metadata.attempt + 1 })],
       ['another uid', variant(config, { uid: randomUUID() })],
@@ -53,14 +56,18 @@ export const check = defineCheck({
     );
     const first = await held;
     await delay.setDelay(0);
-    const problems = replies.flatMap(([what, reply, at]) => {
-      if (!reply.ok) return [`${what}: ${describeReply(reply)}`];
-      if (first.ok && reply.value === first.value)
-        return [`${what}: answered with the held sandbox ${shortId(first.value)}`];
-      return at > heldDoneAt
-        ? [`${what}: waited until the held request finished (${describeReply(reply)})`]
-        : [];
-    });
+    // The held request is a valid request too: another attempt arriving must not make it fail.
+    const heldFailed = first.ok ? [] : [`the held attempt-0 request itself failed: ${describeReply(first)}`];
+    const problems = heldFailed.concat(
+      replies.flatMap(([what, reply, at]) => {
+        if (!reply.ok) return [`${what}: ${describeReply(reply)}`];
+        if (first.ok && reply.value === first.value)
+          return [`${what}: answered with the held sandbox ${shortId(first.value)}`];
+        return at > heldDoneAt
+          ? [`${what}: waited until the held request finished (${describeReply(reply)})`]
+          : [];
+      }),
+    );
     t.expect(
       problems.length === 0,
       `while attempt 0 of ${config.metadata.name} was in flight: ${problems.join('; ')} (held request: ${describeReply(first)})`,

@@ -52,26 +52,48 @@ export function observeReply(t: CheckContext, prefix: string, reply: IdReply, ho
   );
 }
 
+/** What one variant of NAME-05/07 found: whether it tested anything, and the violation ('' if none). */
+export interface Release {
+  what: string;
+  tested: boolean;
+  problem: string;
+}
+
 /**
  * A create that fails for a non-timeout reason, then the valid request with the same metadata at once.
- * Returns the violation ('' when the name was released). When the runtime accepted the request meant to
- * fail, nothing was tested: that is recorded, and the valid request is not sent (it would meet the name).
+ * When the runtime accepted the request meant to fail, nothing was tested: that is recorded, and the
+ * valid request is not sent (it would meet the name).
  */
 export async function releasedAfterFailure(
   t: CheckContext,
   what: string,
   failing: () => Promise<IdReply>,
   valid: () => Promise<IdReply>,
-): Promise<string> {
+): Promise<Release> {
   t.step(`${what}: a failing request, then the valid one with the same metadata`);
   const failed = await failing();
   t.observe(
     `${what}.failure`,
     failed.ok ? 'accepted (inconclusive)' : `${failed.code} (${failed.codeNumber})`,
   );
-  if (failed.ok) return '';
+  if (failed.ok) return { what, tested: false, problem: '' };
   const retry = await valid();
-  return retry.ok
+  const problem = retry.ok
     ? ''
     : `${what}: the failure (${failed.code}) kept the name: the valid retry got ${describeReply(retry)}`;
+  return { what, tested: true, problem };
+}
+
+/**
+ * Fails with every violation; skips when no variant could make its request fail (the runtime accepted
+ * each one), since then the check tested nothing.
+ */
+export function judgeReleases(t: CheckContext, releases: readonly Release[]): void {
+  if (!releases.some((r) => r.tested)) {
+    t.skip(
+      `no variant tested anything: the runtime accepted every request meant to fail (${releases.map((r) => r.what).join(', ')})`,
+    );
+  }
+  const found = releases.map((r) => r.problem).filter((p) => p !== '');
+  t.expect(found.length === 0, found.join('; '));
 }

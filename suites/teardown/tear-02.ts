@@ -1,6 +1,12 @@
 import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
 import { describeReply } from '../common/replies.js';
-import { describeStep, expectFaultsReached, stepOf, tearDownWithFaultyPlugin } from './faulty-teardown.js';
+import {
+  describeStep,
+  expectFaultsReached,
+  expectRetryClears,
+  stepOf,
+  tearDownWithFaultyPlugin,
+} from './faulty-teardown.js';
 import { REMOVE_POD_REFUSED } from './scenarios.js';
 
 export const check = defineCheck({
@@ -8,7 +14,7 @@ export const check = defineCheck({
   level: 'MUST',
   needs: ['nri'],
   title:
-    'A plugin error on RemovePodSandbox does not block removal: the sandbox is gone and its name reusable',
+    'A plugin error on RemovePodSandbox does not block removal: the call is OK or a retry clears its error, the sandbox is gone and its name reusable',
   contract:
     'NRI pod-sandbox lifecycle contract (containerd/nri PR 286): plugin errors must not block teardown; cri-api v0.32.3 api.proto RemovePodSandbox "removes the sandbox"',
   async run(t: CheckContext) {
@@ -16,6 +22,7 @@ export const check = defineCheck({
     expectFaultsReached(t, REMOVE_POD_REFUSED, steps);
     const remove = stepOf(t, steps, 'RemovePodSandbox');
     t.observe('remove-reply', describeStep(remove));
+    expectRetryClears(t, remove);
     t.expect(
       remove.podState === 'gone',
       `with plugin 10 failing its RemovePodSandbox hook, sandbox ${shortId(podId)} is still listed (${remove.podState}) after ${describeStep(remove)}`,

@@ -1,5 +1,11 @@
 import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
-import { describeStep, expectFaultsReached, stepOf, tearDownWithFaultyPlugin } from './faulty-teardown.js';
+import {
+  describeStep,
+  expectFaultsReached,
+  expectRetryClears,
+  stepOf,
+  tearDownWithFaultyPlugin,
+} from './faulty-teardown.js';
 import { CONTAINER_TEARDOWN_REFUSED } from './scenarios.js';
 
 export const check = defineCheck({
@@ -7,7 +13,7 @@ export const check = defineCheck({
   level: 'MUST',
   needs: ['nri'],
   title:
-    'Plugin errors on StopContainer and RemoveContainer do not block them: the container exits, then is gone',
+    'Plugin errors on StopContainer and RemoveContainer do not block them: each call is OK or a retry clears its error, the container exits, then is gone',
   contract:
     'NRI lifecycle contract (containerd/nri PR 286): teardown events are notifications that plugins cannot veto; cri-api v0.32.3 api.proto StopContainer "stops a running container", RemoveContainer "removes the container"',
   async run(t: CheckContext) {
@@ -17,6 +23,8 @@ export const check = defineCheck({
     const remove = stepOf(t, steps, 'RemoveContainer');
     t.observe('stop-reply', describeStep(stop));
     t.observe('remove-reply', describeStep(remove));
+    expectRetryClears(t, stop);
+    expectRetryClears(t, remove);
     const id = shortId(containerId);
     t.expect(
       stop.containerState === 'CONTAINER_EXITED',

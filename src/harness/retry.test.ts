@@ -1,0 +1,51 @@
+import { expect } from 'chai';
+import type { CallResult } from './context.js';
+import { describeAttempts, retryLikeKubelet } from './retry.js';
+
+const failed = (message: string): CallResult<string> => ({
+  ok: false,
+  code: 'UNKNOWN',
+  codeNumber: 2,
+  message,
+  latencyMs: 1,
+});
+
+describe('kubelet-like retries', () => {
+  it('sends the request again until it succeeds, keeping every attempt as evidence', async () => {
+    const deadlines: number[] = [];
+    let n = 0;
+    const outcome = await retryLikeKubelet(
+      async (deadlineMs) => {
+        deadlines.push(deadlineMs);
+        return ++n < 3 ? failed('name is reserved') : { ok: true, value: 'pod-1', latencyMs: 1 };
+      },
+      { attemptDeadlineMs: 500, budgetMs: 5_000, backoffMs: 1, maxBackoffMs: 2 },
+      new AbortController().signal,
+    );
+    expect(outcome.value).to.equal('pod-1');
+    expect(outcome.attempts.map((a) => a.code)).to.deep.equal(['UNKNOWN', 'UNKNOWN', 'OK']);
+    expect(deadlines.every((d) => d <= 500)).to.equal(true);
+    expect(describeAttempts(outcome.attempts)).to.match(/^#1 UNKNOWN 1ms "name is reserved"; #2/);
+  });
+
+  it('gives up when the budget is spent, with no value', async () => {
+    const outcome = await retryLikeKubelet(
+      async () => failed('still reserved'),
+      { attemptDeadlineMs: 10, budgetMs: 40, backoffMs: 5, maxBackoffMs: 10 },
+      new AbortController().signal,
+    );
+    expect(outcome.value).to.equal(undefined);
+    expect(outcome.attempts.length).to.be.greaterThan(0);
+  });
+
+  it('stops at once when the check is aborted', async () => {
+    const abort = new AbortController();
+    abort.abort(new Error('check timed out'));
+    const outcome = await retryLikeKubelet(
+      async () => failed('x'),
+      { attemptDeadlineMs: 10, budgetMs: 1_000 },
+      abort.signal,
+    );
+    expect(outcome.attempts).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,82 @@
+import { expect } from 'chai';
+import type { CheckContext } from './context.js';
+import { executeCheck } from './execute-check.js';
+import { type FakeRuntime, fakeEnv, startFakeRuntime, testCheck } from './fake-runtime.test.helper.js';
+import { CHECK_LABEL, RUN_LABEL } from './labels.js';
+
+describe('the tracked CRI a check sees (fake CRI)', () => {
+  let fake: FakeRuntime;
+  before(async () => {
+    fake = await startFakeRuntime();
+  });
+  afterEach(() => fake.override('RunPodSandbox', undefined));
+  after(() => fake.close());
+
+  it('lists only the check’s own labelled sandboxes, and the cleanup leaves foreign ones alone', async () => {
+    const foreign = fake.publish({
+      metadata: { name: 'someone-else', attempt: 0 },
+      labels: { [RUN_LABEL]: 'another-run', [CHECK_LABEL]: 'UNIT-01' },
+      state: 'SANDBOX_READY',
+    });
+    let listed: string[] = [];
+    const r = await executeCheck(
+      fakeEnv(fake.client),
+      testCheck(async (t: CheckContext) => {
+        const own = await t.cri.runPod(t.make.pod('own'));
+        listed = (await t.cri.listPods()).map((p) => p.id);
+        t.expect(listed.length === 1 && listed[0] === own, 'only the own pod is listed');
+      }),
+      10_000,
+    );
+    expect(r.verdict).to.equal('passed');
+    expect([...fake.pods.keys()]).to.deep.equal([foreign]);
+    fake.pods.delete(foreign);
+  });
+
+  it('writes every call to the timeline with its status, and counts a call meant to time out as a required wait', async () => {
+    fake.override('RunPodSandbox', () => new Promise(() => {}));
+    const r = await executeCheck(
+      fakeEnv(fake.client),
+      testCheck(async (t: CheckContext) => {
+        const reply = await t.cri.tryCall(
+          'RunPodSandbox',
+          { config: t.make.pod('slow'), runtimeHandler: '' },
+          { deadlineMs: 50 },
+        );
+        t.expect(!reply.ok && reply.code === 'DEADLINE_EXCEEDED', 'the call timed out');
+      }),
+      10_000,
+    );
+    expect(r.verdict).to.equal('passed');
+    const calls = r.timeline.filter((e) => e.kind === 'cri');
+    expect(calls.map((e) => [e.method, e.code])).to.deep.include(['RunPodSandbox', 'DEADLINE_EXCEEDED']);
+    expect(r.requiredWaitMs).to.equal(50);
+  });
+
+  it('waits at teardown for a call still in flight, so what it builds is cleaned up too', async () => {
+    fake.override(
+      'RunPodSandbox',
+      (req) =>
+        new Promise((resolve) => {
+          const { config } = req as {
+            config: { metadata: { name: string; attempt: number }; labels: Record<string, string> };
+          };
+          // The runtime finishes the build after the client gave up on it.
+          setTimeout(
+            () => resolve({ podSandboxId: fake.publish({ ...config, state: 'SANDBOX_READY' }) }),
+            150,
+          );
+        }),
+    );
+    const r = await executeCheck(
+      fakeEnv(fake.client),
+      testCheck(async (t: CheckContext) => {
+        void t.cri.call('RunPodSandbox', { config: t.make.pod('late'), runtimeHandler: '' });
+        t.expect(true, 'the call was sent');
+      }),
+      10_000,
+    );
+    expect(r.verdict).to.equal('passed');
+    expect(fake.pods.size).to.equal(0);
+  });
+});
