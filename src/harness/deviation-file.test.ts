@@ -76,9 +76,10 @@ describe('the expected-deviations file', () => {
     expect(bundled.map((d) => d.id)).to.include('TEAR-05');
     for (const d of bundled) {
       expect(d.runtime, d.where).to.equal('containerd');
-      expect(d.versions.test('1.7.24~ds1'), d.where).to.equal(true);
-      expect(d.versions.test('2.1.9+unknown'), d.where).to.equal(true);
+      const seenOn = ['1.7.24~ds1', '2.1.9+unknown'].filter((v) => d.versions.test(v));
+      expect(seenOn, d.where).not.to.be.empty;
       expect(d.versions.test('3.0.0'), d.where).to.equal(false);
+      expect(d.versions.test('2.2.6'), d.where).to.equal(false);
     }
   });
 

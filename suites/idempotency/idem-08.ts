@@ -72,8 +72,8 @@ async function abandonSandbox(t: CheckContext): Promise<void> {
   });
   if (state === 'GONE') return;
   // A NOTREADY sandbox of an old attempt is what the kubelet stops and removes: that must work.
-  await t.cri.stopPod(abandoned);
-  await t.cri.removePod(abandoned);
+  await t.expectOk(`StopPodSandbox of the abandoned ${shortId(abandoned)}`, t.cri.stopPod(abandoned));
+  await t.expectOk(`RemovePodSandbox of the abandoned ${shortId(abandoned)}`, t.cri.removePod(abandoned));
 }
 
 async function abandonContainer(t: CheckContext, slow: SlowRuntime): Promise<void> {
@@ -90,7 +90,12 @@ async function abandonContainer(t: CheckContext, slow: SlowRuntime): Promise<voi
     state: () => containerState(t, abandoned),
   });
   // A visible container of an old attempt is what the kubelet removes: that must work.
-  if (state !== 'GONE') await t.cri.removeContainer(abandoned);
+  if (state !== 'GONE') {
+    await t.expectOk(
+      `RemoveContainer of the abandoned ${shortId(abandoned)}`,
+      t.cri.removeContainer(abandoned),
+    );
+  }
 }
 
 export const check = defineCheck({
