@@ -1,5 +1,6 @@
 import { type CheckContext, defineCheck } from '../../src/harness/face.js';
 import { POD_EVENTS, receivedBy } from '../common/events.js';
+import { describeReply } from '../common/replies.js';
 import { quietWindowMs } from '../common/timing.js';
 
 export const check = defineCheck({
@@ -20,7 +21,7 @@ export const check = defineCheck({
       action: { kind: 'error', message: 'cri-conform HOOK-12: refusing the pod' },
     });
     const reply = await t.cri.tryRunPod(config);
-    t.observe('run-reply', reply.ok ? 'OK' : `${reply.code} (${reply.codeNumber}): ${reply.message}`);
+    t.observe('run-reply', describeReply(reply));
     const match = { podName: config.metadata.name };
     const undo = ['StopPodSandbox', 'RemovePodSandbox'] as const;
     const byAccepting = await receivedBy(accepting, match, undo, quietWindowMs(t));

@@ -1,5 +1,4 @@
 import {
-  type CallResult,
   type CheckContext,
   defineCheck,
   type SlowCni,
@@ -7,20 +6,17 @@ import {
   type TestPlugin,
 } from '../../src/harness/face.js';
 import { describeEvents } from '../common/events.js';
+import { describeReply } from '../common/replies.js';
 import { deliveryWithinMs, quietWindowMs } from '../common/timing.js';
 
 /** Pods raced at once in each trial: the race is rare, so each trial gives it several chances. */
 const PODS_PER_TRIAL = 3;
 
-function said(r: CallResult<unknown>): string {
-  return r.ok ? `OK ${Math.round(r.latencyMs)}ms` : `${r.code} ${Math.round(r.latencyMs)}ms "${r.message}"`;
-}
-
 /** Two StopPodSandbox at once on one pod; returns what went wrong ('' when both were OK and it stopped). */
 async function raceStops(t: CheckContext, pod: { podId: string; containerId: string }): Promise<string> {
   const stop = () => t.cri.tryCall('StopPodSandbox', { podSandboxId: pod.podId });
   const replies = await Promise.all([stop(), stop()]);
-  if (!replies.every((r) => r.ok)) return `${shortId(pod.podId)}: ${replies.map(said).join(' / ')}`;
+  if (!replies.every((r) => r.ok)) return `${shortId(pod.podId)}: ${replies.map(describeReply).join(' / ')}`;
   const sandbox = await t.cri.podStatus(pod.podId);
   const ctr = await t.cri.containerStatus(pod.containerId);
   if (sandbox.state === 'SANDBOX_NOTREADY' && ctr.state === 'CONTAINER_EXITED') return '';
