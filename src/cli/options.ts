@@ -97,7 +97,10 @@ const PACING: readonly FlagSpec[] = [
     flags: '--cache-ttl <duration>',
     help: 'how long a runtime may keep a timed-out resource (default 150s)',
   },
-  { flags: '--trials <n>', help: 'repetitions of race-prone scenarios (default 5)' },
+  {
+    flags: '--trials <n>',
+    help: 'repetitions of race-prone scenarios; the first violation fails the check and ends them (default 5)',
+  },
   {
     flags: '--parallel <n>',
     help: 'CRI-only checks at once (default 2); NRI and injector checks run alone',

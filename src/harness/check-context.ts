@@ -134,9 +134,8 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
       await requiredWait(ms, sleep(ms, signal));
     },
     trials: async (scenario) => {
-      tally = emptyTally();
+      tally = emptyTally(env.settings.trials);
       await runTrials(
-        env.settings.trials,
         async (n) => {
           timeline.note(`trial ${n} of ${env.settings.trials}`);
           await scenario(n);

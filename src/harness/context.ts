@@ -301,9 +301,9 @@ export interface CheckContext {
   /** A visible pause where a race window truly needs one; shows in the timeline with its reason. */
   pause(ms: number, why: string): Promise<void>;
   /**
-   * Runs the scenario --trials times (fresh objects each time). Any violating trial fails the check with
-   * "violated in k of N trials" and the first violation's message, whatever later trials did; a trial
-   * that errors is an ERROR only when none violated; a skip stops the trials.
+   * Runs the scenario up to --trials times (fresh objects each time). The first violating trial ends the
+   * trials and fails the check with "violated in trial k of N" and its message, whatever earlier trials
+   * did; a trial that errors is an ERROR only when none violated; a skip stops the trials.
    */
   trials(scenario: (trial: number) => Promise<void>): Promise<void>;
   /**

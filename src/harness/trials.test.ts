@@ -32,17 +32,29 @@ describe('trials keep what they found (fake CRI)', () => {
       timeoutMs,
     );
 
-  it('fails when trial 1 violated, although trial 3 skipped', async () => {
+  it('fails at the first violation and runs no more trials: a violation decides', async () => {
     const r = await runTrials(['violate', 'hold', 'skip']);
     expect(r.verdict).to.equal('failed');
-    expect(r.message).to.match(/violated in 1 of 3 trials; first: trial 1: a duplicate in trial 1/);
-    expect(r.message).to.match(/skip in trial 3: the injector is gone/);
+    expect(r.message).to.equal(
+      'violated in trial 1 of 3 (trials 2-3 not run: one violation decides): a duplicate in trial 1',
+    );
+    expect(r.trials).to.deep.equal({ run: 1, violated: 1 });
+    expect(fake.pods.size).to.equal(0);
   });
 
   it('fails when a violation comes after an error: the error does not end the trials', async () => {
     const r = await runTrials(['error', 'violate', 'hold']);
     expect(r.verdict).to.equal('failed');
-    expect(r.trials).to.deep.equal({ run: 3, violated: 1 });
+    expect(r.trials).to.deep.equal({ run: 2, violated: 1 });
+    expect(r.message).to.match(
+      /^violated in trial 2 of 3 \(trial 3 not run.*; also error in trial 1: the plugin connection broke$/,
+    );
+  });
+
+  it('fails when the last trial violates, and says nothing of unrun trials', async () => {
+    const r = await runTrials(['hold', 'hold', 'violate']);
+    expect(r.verdict).to.equal('failed');
+    expect(r.message).to.equal('violated in trial 3 of 3: a duplicate in trial 3');
   });
 
   it('is an ERROR, not a FAIL, when trials errored and none violated', async () => {
@@ -63,23 +75,30 @@ describe('trials keep what they found (fake CRI)', () => {
     expect(r.message).to.equal('trial 2: the injector is gone');
   });
 
-  it('keeps a violation when the check times out in a later trial', async () => {
-    const r = await executeCheck(
-      fakeEnv(fake.client, { trials: 2 }),
-      testCheck(
-        async (t: CheckContext) =>
-          t.trials(async (n) => {
-            t.expect(n !== 1, 'two sandboxes in trial 1');
-            await new Promise<void>((_, reject) =>
-              t.signal.addEventListener('abort', () => reject(t.signal.reason)),
-            );
-          }),
-        { trials: true },
-      ),
-      300,
-    );
-    expect(r.verdict).to.equal('failed');
-    expect(r.message).to.match(/trial 1: two sandboxes in trial 1.*then: check timed out/);
+  it('keeps the violation when the check times out while cleaning up after it', async () => {
+    // StopPodSandbox answers late, so the cleanup after the violating trial outlasts the check's time.
+    fake.override('StopPodSandbox', () => new Promise((resolve) => setTimeout(() => resolve({}), 600)));
+    try {
+      const r = await executeCheck(
+        fakeEnv(fake.client, { trials: 2 }),
+        testCheck(
+          async (t: CheckContext) =>
+            t.trials(async () => {
+              await t.cri.runPod(t.make.pod('stuck'));
+              t.expect(false, 'two sandboxes in trial 1');
+            }),
+          { trials: true },
+        ),
+        300,
+      );
+      expect(r.verdict).to.equal('failed');
+      expect(r.message).to.match(
+        /^violated in trial 1 of 2 .*two sandboxes in trial 1; then: check timed out/,
+      );
+    } finally {
+      fake.override('StopPodSandbox', undefined);
+      fake.pods.clear();
+    }
   });
 
   it('cleans up between trials: each trial starts with none of the earlier trials\u2019 pods', async () => {

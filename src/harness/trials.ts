@@ -1,13 +1,17 @@
 /**
  * Repeats a race-prone scenario. One lucky trial never turns a broken runtime green: any violating trial
- * fails the check, with the count and the first violation's evidence. Trials keep what they found: a
- * later trial that errors or skips never throws away an earlier violation, and a violation always wins.
+ * fails the check, with its evidence. Trials keep what they found: a later trial that errors or skips never
+ * throws away an earlier violation, and a violation always wins. The first violation ends the trials: it
+ * already decides the verdict, and a runtime that fails should not be made to fail four times more.
  */
 import { ContractViolation, errorMessage, SetupError, SkipSignal } from './errors.js';
 
 export interface TrialTally {
+  /** How many trials the run asked for (--trials). */
+  planned: number;
   run: number;
   violated: number;
+  /** The violation's message (it ended the trials, so it came from trial `run`). */
   firstViolation?: string;
   /** Trials that ended in an error (the tool could not decide them), as "trial 2: why". */
   errors: string[];
@@ -24,18 +28,21 @@ export interface TrialHooks {
   signal: AbortSignal;
 }
 
-export function emptyTally(): TrialTally {
-  return { run: 0, violated: 0, errors: [] };
+export function emptyTally(planned: number): TrialTally {
+  return { planned, run: 0, violated: 0, errors: [] };
 }
 
-/** Runs the trials into `tally` (live, so a check that is cut short still reports what they found). */
+/**
+ * Runs tally.planned trials into `tally` (live, so a check that is cut short still reports what they
+ * found), up to the first violation or skip.
+ */
 export async function runTrials(
-  count: number,
   scenario: (trial: number) => Promise<void>,
   hooks: TrialHooks,
   tally: TrialTally,
 ): Promise<void> {
-  for (let trial = 1; trial <= count && tally.skipped === undefined; trial++) {
+  const decided = () => tally.skipped !== undefined || tally.violated > 0;
+  for (let trial = 1; trial <= tally.planned && !decided(); trial++) {
     const before = hooks.assertions();
     try {
       await scenario(trial);
@@ -57,7 +64,8 @@ function record(tally: TrialTally, trial: number, e: unknown): void {
   if (e instanceof SkipSignal) tally.skipped = line;
   else if (isViolation(e)) {
     tally.violated++;
-    tally.firstViolation ??= line;
+    // The violation ends the trials, so the trial it came from is the last one run.
+    tally.firstViolation ??= errorMessage(e);
   } else tally.errors.push(line);
 }
 
@@ -70,13 +78,21 @@ function isViolation(e: unknown): boolean {
   return e instanceof Error && e.name === 'AssertionError';
 }
 
-/** "violated in 1 of 3 trials; first: trial 1: ...; then trial 3: skipped ..." */
+/**
+ * "violated in trial 2 of 5 (trials 3-5 not run: one violation decides): trial 2: ...; also error in
+ * trial 1: ..."
+ */
 export function describeTally(tally: TrialTally): string {
   const rest = [
     ...tally.errors.map((e) => `error in ${e}`),
     ...(tally.skipped ? [`skip in ${tally.skipped}`] : []),
   ];
-  return `violated in ${tally.violated} of ${tally.run} trials; first: ${tally.firstViolation ?? ''}${
+  const unrun = tally.planned - tally.run;
+  const after =
+    unrun === 0
+      ? ''
+      : ` (${unrun === 1 ? `trial ${tally.planned}` : `trials ${tally.run + 1}-${tally.planned}`} not run: one violation decides)`;
+  return `violated in trial ${tally.run} of ${tally.planned}${after}: ${tally.firstViolation ?? ''}${
     rest.length > 0 ? `; also ${rest.join('; ')}` : ''
   }`;
 }
