@@ -16,6 +16,13 @@ export interface CallOptions {
   deadlineMs?: number;
   /** Aborting cancels the call: it then rejects with CANCELLED. */
   signal?: AbortSignal;
+  /**
+   * The request still carries deadlineMs (grpc-timeout), but the client gives up only this much later.
+   * Without it, the client's cancel and the runtime's own copy of the deadline race, and the runtime sees
+   * Canceled or DeadlineExceeded by chance; with it, the runtime always sees its deadline expire, as it
+   * does when a busy kubelet cancels late.
+   */
+  cancelLateByMs?: number;
 }
 
 /** One finished call, successful or not, as the observer sees it. */
@@ -112,9 +119,11 @@ export class CriClient {
     const channel = IMAGE_METHODS.has(method) ? this.channels.image : this.channels.runtime;
     const deadlineMs = opts.deadlineMs ?? this.defaultDeadlineMs;
     const { signal } = opts;
+    let stopTimer = () => {};
     return new Promise((resolve, reject) => {
       const startedAt = performance.now();
       const finish = (err: ServiceError | null, value: unknown) => {
+        stopTimer();
         signal?.removeEventListener('abort', onAbort);
         const latencyMs = performance.now() - startedAt;
         const code = err ? err.code : 0;
@@ -139,16 +148,23 @@ export class CriClient {
           reject(new CriCallError(method, err.code, record.statusName, err.details, latencyMs, deadlineMs));
         else resolve(value as CriResponse<M>);
       };
+      const metadata = new Metadata();
+      const late = deadlineMs === undefined ? 0 : (opts.cancelLateByMs ?? 0);
+      // grpc-js sends grpc-timeout from its own deadline only, and a second header would lose to it, so a
+      // late cancel sends the header itself and gives up with its own timer instead of a deadline.
+      if (late > 0) metadata.set('grpc-timeout', `${Math.ceil(deadlineMs ?? 0)}m`);
       const call = channel.makeUnaryRequest(
         def.path,
         def.requestSerialize,
         def.responseDeserialize,
         request,
-        new Metadata(),
-        deadlineMs === undefined ? {} : { deadline: Date.now() + deadlineMs },
+        metadata,
+        deadlineMs === undefined || late > 0 ? {} : { deadline: Date.now() + deadlineMs },
         finish,
       );
+      const giveUp = late > 0 ? setTimeout(() => call.cancel(), (deadlineMs ?? 0) + late) : undefined;
       const onAbort = () => call.cancel();
+      stopTimer = () => clearTimeout(giveUp);
       if (signal?.aborted) call.cancel();
       else signal?.addEventListener('abort', onAbort, { once: true });
     });

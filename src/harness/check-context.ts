@@ -134,10 +134,13 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
       await requiredWait(ms, sleep(ms, signal));
     },
     trials: async (scenario) => {
-      tally = emptyTally(env.settings.trials);
+      const planned = env.settings.trials * check.trialScale;
+      if (check.trialScale > 1)
+        timeline.note(`${planned} trials, ${check.trialScale} x --trials: ${check.trialScaleWhy}`);
+      tally = emptyTally(planned);
       await runTrials(
         async (n) => {
-          timeline.note(`trial ${n} of ${env.settings.trials}`);
+          timeline.note(`trial ${n} of ${planned}`);
           await scenario(n);
         },
         {

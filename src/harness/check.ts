@@ -14,14 +14,22 @@ export interface CheckSpec {
   title: string;
   /** Where the contract comes from: a proto line at a pinned tag, an NRI doc or PR, a kubelet function. */
   contract: string;
-  /** The scenario is race-prone: run it --trials times; any violating trial fails the check. */
-  trials?: boolean;
+  /**
+   * The scenario is race-prone: run it --trials times; any violating trial fails the check. A scale runs
+   * it that many times --trials, for a race that a broken runtime shows in only a minority of attempts
+   * (`why` says what decides it, so the extra time is explained where it is spent).
+   */
+  trials?: boolean | { scale: number; why: string };
   run(t: CheckContext): Promise<void>;
 }
 
 export interface Check extends Required<Omit<CheckSpec, 'trials'>> {
   suite: SuiteName;
   trials: boolean;
+  /** Trials per --trials (1 unless the check declares a scale). */
+  trialScale: number;
+  /** Why the check runs more trials than --trials ('' at scale 1). */
+  trialScaleWhy: string;
 }
 
 const ID_PATTERN = /^[A-Z]{3,5}-\d{2}$/;
@@ -41,7 +49,9 @@ export function inSuite(suite: SuiteName, specs: readonly CheckSpec[]): Check[] 
     needs: needsOf(s),
     title: s.title,
     contract: s.contract,
-    trials: s.trials ?? false,
+    trials: s.trials !== undefined && s.trials !== false,
+    trialScale: typeof s.trials === 'object' ? s.trials.scale : 1,
+    trialScaleWhy: typeof s.trials === 'object' ? s.trials.why : '',
     run: s.run,
   }));
 }

@@ -19,6 +19,8 @@ import type { CheckSettings } from './settings.js';
 export interface CallOpts {
   deadlineMs?: number;
   signal?: AbortSignal;
+  /** The runtime's copy of the deadline expires first; the client cancels this much later (see CallOptions). */
+  cancelLateByMs?: number;
 }
 
 export type HandlerOpts = CallOpts & { runtimeHandler?: string };

@@ -2,6 +2,7 @@
  * Runs one check to a verdict: deadline, classification of what it threw (see assertions.ts), and
  * teardown that always runs.
  */
+import { setMaxListeners } from 'node:events';
 import { CriCallError } from '../cri/errors.js';
 import { classifyThrown } from './assertions.js';
 import { type Check, displayName } from './check.js';
@@ -19,6 +20,8 @@ export class CheckTimeout extends Error {
 export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: number): Promise<CheckResult> {
   const started = performance.now();
   const controller = new AbortController();
+  // Every CRI call in flight listens on the check's signal, and a check may race dozens of calls at once.
+  setMaxListeners(0, controller.signal);
   const onRunAbort = () => controller.abort(env.signal.reason);
   env.signal.addEventListener('abort', onRunAbort, { once: true });
   const timer = setTimeout(

@@ -14,6 +14,8 @@ function check(id: string, needs: Need[] = []): Check {
     title: id,
     contract: '',
     trials: false,
+    trialScale: 1,
+    trialScaleWhy: '',
     run: async () => {},
   };
 }

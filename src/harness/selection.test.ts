@@ -13,6 +13,8 @@ function check(id: string, level: Level, tags: Tag[] = []): Check {
     title: `title of ${id}`,
     contract: '',
     trials: false,
+    trialScale: 1,
+    trialScaleWhy: '',
     run: async () => {},
   };
 }

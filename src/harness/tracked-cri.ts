@@ -58,8 +58,9 @@ export class CheckCri implements TrackedCri {
     const checkSignal = this.deps.signal;
     if (checkSignal.aborted) return Promise.reject(checkSignal.reason);
     const signal = opts.signal ? AbortSignal.any([opts.signal, checkSignal]) : checkSignal;
-    const send = () =>
-      this.client.call(method, request, { deadlineMs: opts.deadlineMs ?? this.deps.callTimeoutMs, signal });
+    const deadlineMs = opts.deadlineMs ?? this.deps.callTimeoutMs;
+    const late = opts.cancelLateByMs === undefined ? {} : { cancelLateByMs: opts.cancelLateByMs };
+    const send = () => this.client.call(method, request, { deadlineMs, signal, ...late });
     const before = this.deps.beforeCall;
     const p = before ? before(method, request).then(send) : send();
     this.inFlight.add(p);

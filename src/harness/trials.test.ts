@@ -101,6 +101,26 @@ describe('trials keep what they found (fake CRI)', () => {
     }
   });
 
+  it('runs a scaled check its scale times --trials, and says so in the timeline', async () => {
+    let ran = 0;
+    const r = await executeCheck(
+      fakeEnv(fake.client, { trials: 2 }),
+      testCheck(
+        async (t: CheckContext) =>
+          t.trials(async () => {
+            ran++;
+            t.expect(true, 'held');
+          }),
+        { trials: { scale: 3, why: 'a rare race' } },
+      ),
+      10_000,
+    );
+    expect(r.verdict).to.equal('passed');
+    expect(ran).to.equal(6);
+    expect(r.trials).to.deep.equal({ run: 6, violated: 0 });
+    expect(r.timeline.some((e) => e.kind === 'note' && e.text === 'trial 6 of 6')).to.equal(true);
+  });
+
   it('cleans up between trials: each trial starts with none of the earlier trials\u2019 pods', async () => {
     const seen: number[] = [];
     const r = await executeCheck(

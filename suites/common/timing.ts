@@ -50,5 +50,11 @@ export function boundedCallDeadlineMs(t: CheckContext): number {
 /** The injected creation delay: well above the first attempt's deadline, so the deadline expires mid-build. */
 export const DELAY_MS = 1_500;
 export const FIRST_DEADLINE_MS = 500;
+/**
+ * How long after its deadline the client of a timed-out first attempt gives up. Until then only the
+ * runtime's own copy of the deadline (sent in the request) can end the call, so the runtime sees the
+ * deadline expire every time instead of a race between that and the client's cancel.
+ */
+export const LATE_CANCEL_MS = 150;
 /** The explicit client cancel of IDEM-12 comes this long after the call started (the build is under way). */
 export const CANCEL_AFTER_MS = 400;

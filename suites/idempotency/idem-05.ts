@@ -5,7 +5,10 @@ export const check = defineCheck({
   id: 'IDEM-05',
   level: 'MUST',
   needs: ['nri', 'stalls-hooks'],
-  trials: true,
+  trials: {
+    scale: 2,
+    why: "whether the runtime's code sees the expired deadline as DeadlineExceeded or as Canceled can be decided by its gRPC server's own timers; a runtime that mishandles only one of them fails in a minority of attempts",
+  },
   title:
     'A CreateContainer that timed out while the runtime was creating it converges under identical retries, and the container starts',
   contract:

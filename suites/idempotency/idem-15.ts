@@ -10,17 +10,22 @@ import { describeReply } from '../common/replies.js';
 import { deliveryWithinMs, quietWindowMs } from '../common/timing.js';
 
 /** Pods raced at once in each trial: the race is rare, so each trial gives it several chances. */
-const PODS_PER_TRIAL = 3;
+const PODS_PER_TRIAL = 8;
+/**
+ * StopPodSandbox calls sent at once to each pod. Any two of them are a kubelet retry racing the first
+ * call; four at once give the race six such pairs per pod instead of one.
+ */
+const STOPS_AT_ONCE = 4;
 
-/** Two StopPodSandbox at once on one pod; returns what went wrong ('' when both were OK and it stopped). */
+/** STOPS_AT_ONCE StopPodSandbox on one pod; returns what went wrong ('' when all were OK and it stopped). */
 async function raceStops(t: CheckContext, pod: { podId: string; containerId: string }): Promise<string> {
   const stop = () => t.cri.tryCall('StopPodSandbox', { podSandboxId: pod.podId });
-  const replies = await Promise.all([stop(), stop()]);
+  const replies = await Promise.all(Array.from({ length: STOPS_AT_ONCE }, stop));
   if (!replies.every((r) => r.ok)) return `${shortId(pod.podId)}: ${replies.map(describeReply).join(' / ')}`;
   const sandbox = await t.cri.podStatus(pod.podId);
   const ctr = await t.cri.containerStatus(pod.containerId);
   if (sandbox.state === 'SANDBOX_NOTREADY' && ctr.state === 'CONTAINER_EXITED') return '';
-  return `${shortId(pod.podId)}: both stops returned OK, but the sandbox is ${sandbox.state} and its container ${ctr.state}`;
+  return `${shortId(pod.podId)}: all stops returned OK, but the sandbox is ${sandbox.state} and its container ${ctr.state}`;
 }
 
 /**
@@ -72,9 +77,12 @@ export const check = defineCheck({
   level: 'SHOULD',
   // Counts StopPodSandbox events with its own plugins.
   needs: ['nri'],
-  trials: true,
+  trials: {
+    scale: 2,
+    why: 'concurrent network teardowns collide only now and then (a CNI DEL that finds the link already gone): about one pod in ten where it happens at all',
+  },
   title:
-    'Two concurrent StopPodSandbox calls on one sandbox both return OK, the sandbox ends stopped and removable, and its teardown runs once',
+    'Concurrent StopPodSandbox calls on one sandbox (a kubelet retry racing the first) all return OK, the sandbox ends stopped and removable, and its teardown runs once',
   contract:
     'cri-api v0.32.3 api.proto StopPodSandbox "This call is idempotent ... multiple StopPodSandbox calls are expected"; kubelet: a timed-out StopPodSandbox is retried while the first may still run; NRI pod-sandbox lifecycle contract (PR 286): one StopPodSandbox event per pod',
   async run(t: CheckContext) {
@@ -94,9 +102,9 @@ export const check = defineCheck({
       ];
       const names = Array.from({ length: PODS_PER_TRIAL }, (_, i) => `idem-15-${i}`);
       const pods = await Promise.all(names.map((name) => t.cri.runPodWithContainer(name)));
-      t.step(`two StopPodSandbox at once on each of ${pods.length} pods`);
+      t.step(`${STOPS_AT_ONCE} StopPodSandbox at once on each of ${pods.length} pods`);
       const problems = (await Promise.all(pods.map((pod) => raceStops(t, pod)))).filter((p) => p !== '');
-      t.expect(problems.length === 0, `concurrent StopPodSandbox pairs: ${problems.join('; ')}`);
+      t.expect(problems.length === 0, `concurrent StopPodSandbox calls: ${problems.join('; ')}`);
       const twice = await tornDownTwice(
         t,
         plugins,
