@@ -1,6 +1,6 @@
 import { status as Status } from '@grpc/grpc-js';
 import { expect } from 'chai';
-import { removeLabelled } from './cleanup.js';
+import { removeLabelled, removeLabelledUntilGone } from './cleanup.js';
 import { type FakeRuntime, grpcError, startFakeRuntime } from './fake-runtime.test.helper.js';
 import { CHECK_LABEL, RUN_LABEL } from './labels.js';
 
@@ -43,5 +43,19 @@ describe('cleanup of labelled objects (fake CRI)', () => {
     const report = await removeLabelled(fake.client, { runId: 'r3' });
     expect(report.pods).to.deep.equal([]);
     expect(report.problems[0]).to.match(new RegExp(`pod ${stuck}: StopPodSandbox: UNAVAILABLE`));
+  });
+
+  it('keeps trying while removal fails differently, and stops early on the same refusal again and again', async () => {
+    pod({ [RUN_LABEL]: 'r9' });
+    let calls = 0;
+    fake.override('StopPodSandbox', () => {
+      calls++;
+      throw grpcError(Status.UNKNOWN, 'failed to remove network namespace');
+    });
+    const started = Date.now();
+    const report = await removeLabelledUntilGone(fake.client, { runId: 'r9' }, 60_000, 400);
+    expect(Date.now() - started).to.be.below(5_000);
+    expect(calls).to.be.within(2, 20);
+    expect(report.problems.join()).to.match(/failed to remove network namespace/);
   });
 });

@@ -22,6 +22,11 @@ export interface CleanupReport {
 }
 
 const STOP_DEADLINE_MS = 30_000;
+/** Between cleanup rounds that left something: short at first, for objects that are on their way out. */
+const FIRST_PAUSE_MS = 50;
+const MAX_PAUSE_MS = 1_000;
+/** Identical problems for this long end the cleanup early, reported as they are. */
+const STUCK_MS = 10_000;
 
 export async function removeLabelled(client: CriClient, scope: CleanupScope): Promise<CleanupReport> {
   const report: CleanupReport = { containers: [], pods: [], problems: [] };
@@ -61,17 +66,27 @@ export async function removeLabelledUntilGone(
   client: CriClient,
   scope: CleanupScope,
   withinMs: number,
+  stuckMs = STUCK_MS,
 ): Promise<CleanupReport> {
   const total: CleanupReport = { containers: [], pods: [], problems: [] };
   const endAt = Date.now() + withinMs;
+  let pauseMs = FIRST_PAUSE_MS;
+  let same = { problems: '', since: Date.now() };
   for (;;) {
     const round = await removeLabelled(client, scope);
     total.containers.push(...round.containers);
     total.pods.push(...round.pods);
-    if (round.problems.length === 0 || Date.now() > endAt) {
+    // Compared without latencies ("after 2/30000 ms"), which differ every round.
+    const problems = round.problems.join('\n').replace(/\d+(\/\d+)? ms\b/g, 'ms');
+    if (problems !== same.problems) same = { problems, since: Date.now() };
+    // The same refusal again and again is the runtime's answer, not a removal still under way.
+    const stuck = Date.now() - same.since >= stuckMs;
+    if (round.problems.length === 0 || stuck || Date.now() + pauseMs > endAt) {
       total.problems.push(...round.problems);
       return total;
     }
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    pauseMs = Math.min(pauseMs * 2, MAX_PAUSE_MS);
   }
 }
 

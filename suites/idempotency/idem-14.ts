@@ -7,7 +7,10 @@ export const check = defineCheck({
   level: 'MUST',
   tags: ['Node'],
   needs: ['exclusive'],
-  trials: true,
+  trials: {
+    scale: 2,
+    why: 'five timeout paths, each ended once by a deadline and once by a cancel, take twice the default trials',
+  },
   title:
     'Once a timed-out or cancelled request has converged and its pod is removed, the host holds nothing of the abandoned attempt',
   contract:

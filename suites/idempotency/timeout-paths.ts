@@ -56,9 +56,12 @@ export function pathOfTrial(
   trial: number,
 ): { path: TimeoutPath; ending: Ending } {
   const i = trial - 1;
+  const k = i % paths.length;
   const round = Math.floor(i / paths.length);
-  const deadlineFirst = (i + round) % 2 === 0;
-  return { path: paths[i % paths.length] as TimeoutPath, ending: deadlineFirst ? 'deadline' : 'cancel' };
+  // Alternate endings over the paths, and swap them each round; by the path's index, not the trial's, or
+  // with an odd number of paths every round would give each path the same ending again.
+  const deadlineFirst = (k + round) % 2 === 0;
+  return { path: paths[k] as TimeoutPath, ending: deadlineFirst ? 'deadline' : 'cancel' };
 }
 
 /** Drives one path: the timed-out first attempt, then kubelet-like retries (their outcome is recorded). */

@@ -1,0 +1,29 @@
+import { expect } from 'chai';
+import { pathOfTrial, type TimeoutPath } from './timeout-paths.js';
+
+const PATHS: TimeoutPath[] = [
+  'sandbox: runtime create',
+  'sandbox: network setup',
+  'sandbox: NRI Run hook',
+  'container: runtime create',
+  'container: NRI Run hook',
+];
+
+/** Every (path, ending) pair the first `trials` trials reach. */
+function reached(paths: readonly TimeoutPath[], trials: number): Set<string> {
+  const seen = new Set<string>();
+  for (let n = 1; n <= trials; n++) {
+    const { path, ending } = pathOfTrial(paths, n);
+    seen.add(`${path}/${ending}`);
+  }
+  return seen;
+}
+
+describe('IDEM-14 spreads its trials over every timeout path and both endings', () => {
+  for (const count of [1, 2, 4, 5]) {
+    it(`reaches each of ${count} paths with a deadline and with a cancel in ${2 * count} trials`, () => {
+      const paths = PATHS.slice(0, count);
+      expect(reached(paths, 2 * count).size).to.equal(2 * count);
+    });
+  }
+});
