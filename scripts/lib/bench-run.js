@@ -1,7 +1,7 @@
 // Shared by the benchmark scripts: which runtimes to measure, and one timed `cri-conform run` against one.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const root = resolve(import.meta.dirname, '../..');
@@ -44,9 +44,14 @@ export function parseArgs(argv) {
 
 const load = () => Number(loadavg()[0].toFixed(2));
 
-/** Runs `cri-conform run <flags>` and returns the JSON report, the wall time and the load around it. */
+/**
+ * Runs `cri-conform run <flags>` and returns the JSON report, the wall time and the load around it. Each
+ * run's reports stay in reports/bench-runs/ (ignored by git), where the benchmark JSON points to them.
+ */
 export function timedRun(env, flags) {
-  const dir = mkdtempSync(join(tmpdir(), 'cc-bench-'));
+  const runs = join(root, 'reports/bench-runs');
+  mkdirSync(runs, { recursive: true });
+  const dir = mkdtempSync(join(runs, 'run-'));
   const json = join(dir, 'results.json');
   const loadBefore = load();
   const start = performance.now();
