@@ -115,16 +115,18 @@ export async function firstAttempt<T>(
 
 /**
  * A reply that came after the deadline, because the client cancels late (LATE_CANCEL_MS), is one a kubelet
- * never sees: it gave up at its deadline. A runtime that goes on building after its deadline expired and
- * answers OK has still timed out for the kubelet.
+ * never sees: it gave up at its deadline. Whatever the runtime answered then (OK for a build it finished
+ * anyway, or its own error about the expired deadline), the kubelet saw DEADLINE_EXCEEDED.
  */
 function asTheKubeletSawIt<T>(reply: CallResult<T>): CallResult<T> {
-  if (!reply.ok || reply.latencyMs < FIRST_DEADLINE_MS) return reply;
+  if (reply.latencyMs < FIRST_DEADLINE_MS) return reply;
+  if (!reply.ok && reply.code === 'DEADLINE_EXCEEDED') return reply;
+  const answered = reply.ok ? 'OK' : `${reply.code}: ${reply.message}`;
   return {
     ok: false,
     code: 'DEADLINE_EXCEEDED',
     codeNumber: 4,
-    message: `the runtime answered OK ${Math.round(reply.latencyMs)} ms after the call began, after its ${FIRST_DEADLINE_MS} ms deadline had expired: a kubelet had given up by then`,
+    message: `the runtime answered ${answered} ${Math.round(reply.latencyMs)} ms after the call began, after its ${FIRST_DEADLINE_MS} ms deadline had expired: a kubelet had given up by then`,
     latencyMs: reply.latencyMs,
   };
 }
