@@ -154,6 +154,19 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
       assertTrials(tally);
     },
     cleanupNow,
+    shared: async <T>(key: string, produce: () => Promise<T>): Promise<T> => {
+      const known = env.shared?.get(key);
+      if (known) {
+        timeline.note(
+          `scenario "${key}" as ${known.by} ran it earlier in this run (its timeline has the calls)`,
+        );
+        observations.scenario = `${key}: run by ${known.by}`;
+        return known.value as T;
+      }
+      const value = await produce();
+      env.shared?.set(key, check.id, value);
+      return value;
+    },
     restartRuntime: () =>
       env.restart
         ? restartRuntime(env.client, env.restart, signal)

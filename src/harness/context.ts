@@ -313,6 +313,12 @@ export interface CheckContext {
    * check when no restart command is configured). Returns how long the runtime took to come back.
    */
   restartRuntime(): Promise<number>;
+  /**
+   * Runs `produce` at most once per run for `key`: a later check that asks gets the recorded outcome, and
+   * its timeline says which check ran it. The outcome must be plain data (the producing check's objects
+   * and plugins are gone when it ends). A scenario that threw is not recorded.
+   */
+  shared<T>(key: string, produce: () => Promise<T>): Promise<T>;
   /** Stops and removes everything of this check now (used between trials and before re-use of names). */
   cleanupNow(): Promise<void>;
   /** Fails the check with the message when cond is false (chai's expect works too). */

@@ -12,6 +12,11 @@ export class SkipSignal extends Error {
   override readonly name = 'SkipSignal';
 }
 
+/** The reason when `e` would skip the check, else undefined (for a scenario that goes on without a part). */
+export function skipReason(e: unknown): string | undefined {
+  return e instanceof SkipSignal ? e.message : undefined;
+}
+
 /**
  * A contract assertion that did not hold (t.expect, t.holdsFor, t.expectOk, t.expectWithin, trials): the
  * only thing that makes a check FAIL. Chai's AssertionError is treated the same.

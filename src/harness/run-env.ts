@@ -4,6 +4,7 @@ import type { CriMethod } from '../cri/types.js';
 import type { HostProbe } from './context.js';
 import type { InjectorConfig } from './injector-needs.js';
 import type { CheckSettings } from './settings.js';
+import type { SharedOutcomes } from './shared-outcomes.js';
 import type { Sequence } from './timeline.js';
 
 export interface RunEnv {
@@ -17,6 +18,8 @@ export interface RunEnv {
   /** Host probes, or why [Node] checks cannot run. */
   host: HostProbe | { unavailable: string };
   restart?: { command: string; timeoutMs: number };
+  /** Scenarios run once and read by every check that needs them; absent, every check runs its own. */
+  shared?: SharedOutcomes;
   /** The whole run's abort: SIGINT, run timeout, fail-fast. */
   signal: AbortSignal;
   /**

@@ -18,6 +18,7 @@ import { describeLeftovers, runtimeLeftovers } from './runtime-leftovers.js';
 import { runScheduled } from './scheduler.js';
 import { type Availability, staticSkipReason } from './selection.js';
 import { checkSettingsOf, type RunConfig } from './settings.js';
+import { SharedOutcomes } from './shared-outcomes.js';
 import { Sequence } from './timeline.js';
 
 export interface RunListener {
@@ -94,6 +95,7 @@ async function prepare(
       ? { socketPath: nri.socketPath }
       : { unavailable: nri.unavailable ?? 'NRI unavailable' },
     host,
+    shared: new SharedOutcomes(),
     ...(config.restartCmd
       ? { restart: { command: config.restartCmd, timeoutMs: config.restartTimeoutMs } }
       : {}),
@@ -173,7 +175,8 @@ async function runWithFlakeAttempts(env: RunEnv, check: Check, config: RunConfig
     attempt++
   ) {
     const first = result.message ?? '';
-    result = await executeCheck(env, check, config.checkTimeoutMs);
+    // A re-attempt runs its scenarios anew: a recorded outcome would only repeat the failure.
+    result = await executeCheck({ ...env, shared: new SharedOutcomes() }, check, config.checkTimeoutMs);
     result.observations.flake = `attempt ${attempt + 1}; earlier failure: ${first}`;
   }
   return result;

@@ -4,7 +4,6 @@
  */
 import { type CheckContext, describeLeaks, type PodHostSnapshot } from '../../src/harness/face.js';
 import { describeReply } from '../common/replies.js';
-import type { LivePod } from './faulty-teardown.js';
 
 /** Stops and removes a pod whatever state a scenario left it in; returns what went wrong, or ''. */
 export async function finishTeardown(t: CheckContext, podId: string): Promise<string> {
@@ -21,11 +20,6 @@ export async function finishTeardown(t: CheckContext, podId: string): Promise<st
 /** What the host still holds of a snapshot, as "process: pid 12 (...) is still alive; netns: ...", or ''. */
 export async function leftoversOf(t: CheckContext, snapshot: PodHostSnapshot): Promise<string> {
   return describeLeaks(await t.host.leftovers(snapshot));
-}
-
-/** Snapshot of a live pod with its container (the usual onLive of a leak-probed scenario). */
-export function snapshotOf(t: CheckContext): (pod: LivePod) => Promise<PodHostSnapshot> {
-  return (pod) => t.host.snapshot(pod.podId, [pod.containerId]);
 }
 
 /** A pod torn down the way the kubelet does (StopPodSandbox, RemovePodSandbox) leaves nothing on the host. */

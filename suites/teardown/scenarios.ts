@@ -1,6 +1,6 @@
 /**
- * The fault scenarios of TEAR-01..06 and TEAR-15 as data. Each check runs its own; TEAR-13 runs them all
- * again with a host probe around them, so the two never drift apart.
+ * The fault scenarios of TEAR-01..06 and TEAR-15 as data. Each runs once per run (recorded-teardown.ts):
+ * the checks that share one read its record, and TEAR-13 reads what the host kept after each.
  */
 import type { FaultAction } from '../../src/harness/face.js';
 import { type FaultyTeardownSpec, TEARDOWN_EVENTS } from './faulty-teardown.js';
@@ -36,15 +36,7 @@ export const CONTAINER_TEARDOWN_REFUSED: FaultyTeardownSpec = {
   retryOnError: true,
 };
 
-/** TEAR-04: plugin 10 hangs in every teardown hook. */
-export const EVERY_TEARDOWN_HOOK_HANGS: FaultyTeardownSpec = {
-  name: 'hangs',
-  action: HANG,
-  faultOn: TEARDOWN_EVENTS,
-  steps: TEARDOWN_EVENTS,
-};
-
-/** TEAR-05: plugin 10 fails every teardown event; plugin 20 must still get each. */
+/** TEAR-05 and TEAR-15: plugin 10 fails every teardown event; plugin 20 must still get each (TEAR-05). */
 export const LOWER_PLUGIN_REFUSES: FaultyTeardownSpec = {
   name: 'lower-refuses',
   action: REFUSE,
@@ -53,10 +45,16 @@ export const LOWER_PLUGIN_REFUSES: FaultyTeardownSpec = {
   witness: true,
 };
 
-/** TEAR-06: plugin 10 hangs in every teardown hook; plugin 20 must still get each. */
+/**
+ * TEAR-04 and TEAR-06: plugin 10 hangs in every teardown hook; each call returns within the bound (TEAR-04),
+ * and plugin 20 still gets each event (TEAR-06). A witness after the hanging plugin leaves TEAR-04's bound
+ * as it was: the hang comes first.
+ */
 export const LOWER_PLUGIN_HANGS: FaultyTeardownSpec = {
-  ...EVERY_TEARDOWN_HOOK_HANGS,
   name: 'lower-hangs',
+  action: HANG,
+  faultOn: TEARDOWN_EVENTS,
+  steps: TEARDOWN_EVENTS,
   witness: true,
 };
 
@@ -69,19 +67,11 @@ export const LOWER_PLUGIN_CRASHES: FaultyTeardownSpec = {
   witness: true,
 };
 
-/** TEAR-15: plugin 10 fails every teardown event, nothing else is wrong. */
-export const ONLY_A_PLUGIN_FAILS: FaultyTeardownSpec = {
-  ...LOWER_PLUGIN_REFUSES,
-  name: 'only-plugin-fails',
-  witness: false,
-};
-
-/** What TEAR-13 repeats with the leak probe, by the check that owns the scenario. */
+/** The scenarios whose host leftovers TEAR-13 judges, by the check that owns each. */
 export const LEAK_PROBED_SCENARIOS: readonly (readonly [string, FaultyTeardownSpec])[] = [
   ['TEAR-01', STOP_POD_REFUSED],
   ['TEAR-02', REMOVE_POD_REFUSED],
   ['TEAR-03', CONTAINER_TEARDOWN_REFUSED],
-  // TEAR-04's hangs are TEAR-06's with a witness added: one run covers both.
   ['TEAR-04/06 (hang)', LOWER_PLUGIN_HANGS],
   ['TEAR-05', LOWER_PLUGIN_REFUSES],
   ['TEAR-06 (crash)', LOWER_PLUGIN_CRASHES],

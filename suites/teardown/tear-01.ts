@@ -1,11 +1,6 @@
 import { type CheckContext, defineCheck } from '../../src/harness/face.js';
-import {
-  describeStep,
-  expectFaultsReached,
-  expectRetryClears,
-  stepOf,
-  tearDownWithFaultyPlugin,
-} from './faulty-teardown.js';
+import { describeStep, expectFaultsReached, expectRetryClears, stepOf } from './faulty-teardown.js';
+import { recordedTeardown } from './recorded-teardown.js';
 import { STOP_POD_REFUSED } from './scenarios.js';
 
 export const check = defineCheck({
@@ -17,7 +12,7 @@ export const check = defineCheck({
   contract:
     'NRI pod-sandbox lifecycle contract (containerd/nri PR 286): StopPodSandbox is a notification, plugin errors must not block teardown; cri-api v0.32.3 api.proto StopPodSandbox "stops any running process that is part of the sandbox"',
   async run(t: CheckContext) {
-    const { steps } = await tearDownWithFaultyPlugin(t, STOP_POD_REFUSED);
+    const { steps } = await recordedTeardown(t, STOP_POD_REFUSED);
     expectFaultsReached(t, STOP_POD_REFUSED, steps);
     const stop = stepOf(t, steps, 'StopPodSandbox');
     t.observe('stop-reply', describeStep(stop));

@@ -1,12 +1,7 @@
 import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
 import { describeReply } from '../common/replies.js';
-import {
-  describeStep,
-  expectFaultsReached,
-  expectRetryClears,
-  stepOf,
-  tearDownWithFaultyPlugin,
-} from './faulty-teardown.js';
+import { describeStep, expectFaultsReached, expectRetryClears, stepOf } from './faulty-teardown.js';
+import { recordedTeardown } from './recorded-teardown.js';
 import { REMOVE_POD_REFUSED } from './scenarios.js';
 
 export const check = defineCheck({
@@ -18,7 +13,7 @@ export const check = defineCheck({
   contract:
     'NRI pod-sandbox lifecycle contract (containerd/nri PR 286): plugin errors must not block teardown; cri-api v0.32.3 api.proto RemovePodSandbox "removes the sandbox"',
   async run(t: CheckContext) {
-    const { steps, podId, podConfig } = await tearDownWithFaultyPlugin(t, REMOVE_POD_REFUSED);
+    const { steps, podId, podConfig } = await recordedTeardown(t, REMOVE_POD_REFUSED);
     expectFaultsReached(t, REMOVE_POD_REFUSED, steps);
     const remove = stepOf(t, steps, 'RemovePodSandbox');
     t.observe('remove-reply', describeStep(remove));

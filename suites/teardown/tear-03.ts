@@ -1,11 +1,6 @@
 import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
-import {
-  describeStep,
-  expectFaultsReached,
-  expectRetryClears,
-  stepOf,
-  tearDownWithFaultyPlugin,
-} from './faulty-teardown.js';
+import { describeStep, expectFaultsReached, expectRetryClears, stepOf } from './faulty-teardown.js';
+import { recordedTeardown } from './recorded-teardown.js';
 import { CONTAINER_TEARDOWN_REFUSED } from './scenarios.js';
 
 export const check = defineCheck({
@@ -17,7 +12,7 @@ export const check = defineCheck({
   contract:
     'NRI lifecycle contract (containerd/nri PR 286): teardown events are notifications that plugins cannot veto; cri-api v0.32.3 api.proto StopContainer "stops a running container", RemoveContainer "removes the container"',
   async run(t: CheckContext) {
-    const { steps, containerId } = await tearDownWithFaultyPlugin(t, CONTAINER_TEARDOWN_REFUSED);
+    const { steps, containerId } = await recordedTeardown(t, CONTAINER_TEARDOWN_REFUSED);
     expectFaultsReached(t, CONTAINER_TEARDOWN_REFUSED, steps);
     const stop = stepOf(t, steps, 'StopContainer');
     const remove = stepOf(t, steps, 'RemoveContainer');

@@ -91,7 +91,8 @@ export const check = defineCheck({
           listed.length === 0,
           `the failed sandbox is still listed: ${listed.map((p) => `${shortId(p.id)}/${p.state}`).join(', ')}`,
         );
-        const podLeaks = [await leftoversOf(t, podSnapshot), await seen.leftovers()]
+        // Both looks wait out slow reaping before they call a process a leak: wait once, not twice.
+        const podLeaks = (await Promise.all([leftoversOf(t, podSnapshot), seen.leftovers()]))
           .filter(Boolean)
           .join('; ');
         t.expect(podLeaks === '', `after RunPodSandbox failed in a plugin, the host still holds ${podLeaks}`);
@@ -120,7 +121,9 @@ export const check = defineCheck({
       }
       const failed = await finishTeardown(t, podId);
       t.expect(failed === '', `removing the pod of the failed container failed: ${failed}`);
-      const ctrLeaks = [await leftoversOf(t, ctrSnapshot), await seen.leftovers()].filter(Boolean).join('; ');
+      const ctrLeaks = (await Promise.all([leftoversOf(t, ctrSnapshot), seen.leftovers()]))
+        .filter(Boolean)
+        .join('; ');
       t.expect(
         ctrLeaks === '',
         `after CreateContainer ${created.ok ? 'went through' : 'failed in a plugin'} and its pod was removed, the host still holds ${ctrLeaks}`,
