@@ -1,26 +1,16 @@
-import { type CallResult, type CheckContext, defineCheck } from '../../src/harness/face.js';
+import { type CallOpts, type CallResult, type CheckContext, defineCheck } from '../../src/harness/face.js';
 import { describeEvents, receivedBy } from '../common/events.js';
 import { describeReply } from '../common/replies.js';
 import { deliveryWithinMs } from '../common/timing.js';
-
-/**
- * Keeps this process busy until `untilMs` (Date.now() clock), so that its gRPC client cannot send the
- * cancel of an expired call before then. The runtime got the deadline in the request (grpc-timeout) and
- * fires its own copy on time: with the cancel held back, the runtime sees its own deadline expire, every
- * time, instead of a race between its timer and the client's cancel. A kubelet under CPU pressure cancels
- * late in the same way. Nothing else a check does blocks like this.
- */
-function holdBackClientCancel(untilMs: number): void {
-  while (Date.now() < untilMs) {
-    // spin: no timer may run here, that is the point
-  }
-}
 
 export const check = defineCheck({
   id: 'TEAR-08',
   level: 'SHOULD',
   needs: ['nri', 'stalls-hooks'],
-  trials: true,
+  trials: {
+    scale: 2,
+    why: "whether the runtime's code sees an expired deadline as DeadlineExceeded or as Canceled can be decided by its gRPC server's own timers; a runtime that drops the plugin on only one of them fails in a minority of attempts",
+  },
   title:
     "A plugin is not disconnected because the CRI client's deadline expired, or the client cancelled, while its hook ran within the plugin timeout",
   contract:
@@ -43,11 +33,7 @@ export const check = defineCheck({
         await podOf('after'),
       ];
       /** RemovePodSandbox of `podId` whose hook takes hookMs; `during` runs once the hook is running. */
-      const removeDuringHook = async (
-        podId: string,
-        opts: { deadlineMs?: number; signal?: AbortSignal },
-        during: () => void,
-      ) => {
+      const removeDuringHook = async (podId: string, opts: CallOpts, during: () => void) => {
         const slow = plugin.fault({
           match: { event: 'RemovePodSandbox', podId },
           action: { kind: 'delay', ms: hookMs },
@@ -77,12 +63,15 @@ export const check = defineCheck({
       const raced = await removeDuringHook(racePod, { deadlineMs: clientDeadlineMs }, () => undefined);
       await expectStillConnected('the client deadline expired', raced);
 
+      // The request carries the deadline; the client cancels only later, so the runtime's own copy of the
+      // deadline, not the client's cancel, is what ends the call (a kubelet under CPU pressure cancels late).
       t.step(
         `the same, with the client's cancel held back until ${Math.floor(hookMs / 4)} ms after the deadline`,
       );
-      const startedAt = Date.now();
-      const late = await removeDuringHook(latePod, { deadlineMs: clientDeadlineMs }, () =>
-        holdBackClientCancel(startedAt + clientDeadlineMs + Math.floor(hookMs / 4)),
+      const late = await removeDuringHook(
+        latePod,
+        { deadlineMs: clientDeadlineMs, cancelLateByMs: Math.floor(hookMs / 4) },
+        () => undefined,
       );
       await expectStillConnected("the runtime's copy of the client deadline expired", late);
 
