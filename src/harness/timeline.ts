@@ -23,8 +23,6 @@ export class Timeline {
 
   /** Adds an entry; `at` is a performance.now() reading when the thing happened (default: now). */
   add(entry: TimelineInput, at: number = performance.now(), seq: number = this.sequence.next()): void {
-    if (entry.kind === 'cri' && entry.code === 'DEADLINE_EXCEEDED')
-      this.requiredWaitMs += entry.deadlineMs ?? 0;
     const atMs = Math.round(at - this.startedAt);
     this.entries.push({ ...entry, seq, atMs } as TimelineEntry);
   }

@@ -53,6 +53,29 @@ describe('the tracked CRI a check sees (fake CRI)', () => {
     expect(r.requiredWaitMs).to.equal(50);
   });
 
+  it('holds back the cancel of a call whose runtime deadline should end it, and counts the wait as required', async () => {
+    fake.override('RunPodSandbox', () => new Promise(() => {}));
+    const r = await executeCheck(
+      fakeEnv(fake.client),
+      testCheck(async (t: CheckContext) => {
+        const reply = await t.cri.tryCall(
+          'RunPodSandbox',
+          { config: t.make.pod('slow'), runtimeHandler: '' },
+          { deadlineMs: 50, cancelLateByMs: 100 },
+        );
+        // The fake runtime honours the deadline it was sent; the client would give up only at 150 ms.
+        t.expect(
+          !reply.ok && reply.latencyMs >= 50,
+          `the call ended at its deadline: ${JSON.stringify(reply)}`,
+        );
+      }),
+      10_000,
+    );
+    fake.override('RunPodSandbox', undefined);
+    expect(r.verdict, r.message).to.equal('passed');
+    expect(r.requiredWaitMs).to.be.within(50, 400);
+  });
+
   it('waits at teardown for a call still in flight, so what it builds is cleaned up too', async () => {
     fake.override(
       'RunPodSandbox',

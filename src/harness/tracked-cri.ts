@@ -62,11 +62,36 @@ export class CheckCri implements TrackedCri {
     const late = opts.cancelLateByMs === undefined ? {} : { cancelLateByMs: opts.cancelLateByMs };
     const send = () => this.client.call(method, request, { deadlineMs, signal, ...late });
     const before = this.deps.beforeCall;
+    const startedAt = performance.now();
     const p = before ? before(method, request).then(send) : send();
     this.inFlight.add(p);
     const forget = () => this.inFlight.delete(p);
     p.then(forget, forget);
+    p.then(
+      () => this.countRequiredWait(opts, deadlineMs, performance.now() - startedAt, 'OK'),
+      (e: unknown) =>
+        this.countRequiredWait(
+          opts,
+          deadlineMs,
+          performance.now() - startedAt,
+          e instanceof CriCallError ? e.statusName : '',
+        ),
+    );
     return p;
+  }
+
+  /**
+   * A call meant to time out waits as long as the contract makes it: to its deadline, to the runtime's own
+   * copy of it when the client cancels late, or to the check's deliberate cancel. That time is a required
+   * wait (the benchmarks compare wall time against it).
+   */
+  private countRequiredWait(opts: CallOpts, deadlineMs: number, latencyMs: number, code: string): void {
+    const timeline = this.deps.timeline;
+    if (code === 'DEADLINE_EXCEEDED') timeline.requiredWaitMs += Math.min(latencyMs, deadlineMs);
+    else if (opts.cancelLateByMs !== undefined && latencyMs >= deadlineMs)
+      timeline.requiredWaitMs += latencyMs;
+    else if (code === 'CANCELLED' && opts.signal?.aborted && !this.deps.signal.aborted)
+      timeline.requiredWaitMs += latencyMs;
   }
 
   async tryCall<M extends CriMethod>(
