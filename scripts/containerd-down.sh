@@ -93,7 +93,8 @@ fi
 # --- 4. host state the instance made -----------------------------------------------------------------------
 for ns in "${netns[@]}"; do
   [ -e "$ns" ] || continue
-  ip netns delete "${ns##*/}" 2>/dev/null || { umount -l "$ns" 2>/dev/null || true; rm -f "$ns"; }
+  ip netns delete "${ns##*/}" 2>/dev/null || { umount -l "$ns" 2>/dev/null || true; rm -f "$ns" 2>/dev/null; } ||
+    say "warning: $ns is still mounted under another mount of ${ns%/*} and stays (harmless: names are unique)"
 done
 # Namespaces whose CNI setup got an address of this instance's subnet, in case the state missed one.
 prefix=${subnet%.0/24}.

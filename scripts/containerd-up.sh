@@ -228,6 +228,11 @@ exec "$bin/containerd" --config "$dir/config.toml"
 START
 chmod 0755 "$dir/start.sh"
 
+# `ip netns` turns /run/netns into a shared bind mount of itself the first time it runs. Done after
+# containerd made namespaces there (the reference runtime's root mode runs `ip netns add`), that bind hides
+# them, and containerd can no longer remove them ("failed to remove network namespace"). Make it so first.
+mkdir -p /run/netns
+mountpoint -q /run/netns || { mount --bind /run/netns /run/netns && mount --make-shared /run/netns; }
 say "starting containerd $("$bin/containerd" --version | awk '{print $3}') (bridge $bridge, $subnet)"
 start_containerd "$dir"
 
