@@ -144,7 +144,12 @@ describe('NRI plugins against a real containerd', function () {
     observations.runtime = `${String(version.runtime_name)} ${String(version.runtime_version)}`;
     const images = (await ok(clients.image, 'ListImages', {})) as { images: { repo_tags: string[] }[] };
     const tags = images.images.flatMap((i) => i.repo_tags);
-    image = process.env.CRI_CONFORM_TEST_IMAGE ?? tags.find((t) => /busybox|cri-conform/.test(t)) ?? '';
+    // The provisioned test image, else a busybox; never the pause image, which has no sleep.
+    image =
+      process.env.CRI_CONFORM_TEST_IMAGE ??
+      provisioned.CRI_CONFORM_TEST_IMAGE ??
+      tags.find((t) => /busybox/.test(t)) ??
+      '';
     if (!image) throw new Error(`no test image: set CRI_CONFORM_TEST_IMAGE (images: ${tags.join(', ')})`);
   });
 
