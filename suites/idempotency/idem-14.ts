@@ -8,8 +8,8 @@ export const check = defineCheck({
   tags: ['Node'],
   needs: ['exclusive'],
   trials: {
-    scale: 2,
-    why: 'five timeout paths, each ended once by a deadline and once by a cancel, take twice the default trials',
+    scale: 3,
+    why: 'each of five timeout paths is ended by a deadline and by a cancel, and a leak a runtime shows on a path only now and then gets a third attempt there',
   },
   title:
     'Once a timed-out or cancelled request has converged and its pod is removed, the host holds nothing of the abandoned attempt',
