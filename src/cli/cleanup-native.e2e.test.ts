@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { listContainerdRecords } from '../cri/containerd-native.js';
+import { mountsMentioning } from '../harness/proc.js';
 import { runtimeLeftovers } from '../harness/runtime-leftovers.js';
 import { describeSkipped } from '../skip-reason.test.helper.js';
 import { NO_RUNTIME_REASON, runCli, runtimesUnderTest } from './e2e-env.test.helper.js';
@@ -50,6 +51,14 @@ for (const runtime of runtimesUnderTest()) {
       expect(records?.tasks.filter((t) => before.some((l) => l.id === t.containerId))).to.deep.equal([]);
       const othersAfter = records?.containers.map((c) => c.id) ?? [];
       for (const c of othersBefore ?? []) expect(othersAfter, 'a record of someone else').to.include(c.id);
+      const mountinfo = readFileSync('/proc/self/mountinfo', 'utf8');
+      expect(
+        mountsMentioning(
+          mountinfo,
+          before.map((l) => l.id),
+        ),
+        'mounts of the removed sandboxes',
+      ).to.deep.equal([]);
     });
   });
 }

@@ -1,5 +1,4 @@
 /** `cri-conform cleanup`: removes what crashed runs left behind, found by the run label, and nothing else. */
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { CriClient } from '../cri/client.js';
 import { configFromFlags } from './command-config.js';
@@ -17,7 +16,7 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
     .option('--run-id <id>', 'only the objects of this run (the id is in every report)')
     .option(
       '--native',
-      "also remove containerd records the CRI no longer lists (containerd's own API, namespace k8s.io)",
+      "also remove containerd records the CRI no longer lists (containerd's own API, namespace k8s.io) and unmount those sandboxes' /dev/shm",
     )
     .addHelpText(
       'after',
@@ -68,13 +67,10 @@ async function removeNative(client: CriClient, endpoint: string, runId: string |
   for (const r of removed)
     io.out(`  container ${r.id}${r.taskPid === undefined ? '' : ` (task pid ${r.taskPid} killed)`}\n`);
   for (const p of problems) io.err(`cri-conform: could not remove runtime record ${p}\n`);
-  // containerd's CRI plugin mounts a sandbox's /dev/shm itself; its own API cannot remove that mount.
-  const { mountsMentioning } = await import('../harness/proc.js');
-  const mountinfo = await readFile('/proc/self/mountinfo', 'utf8').catch(() => '');
-  for (const m of mountsMentioning(
-    mountinfo,
-    removed.map((r) => r.id),
-  ))
-    io.err(`cri-conform: still mounted, outside containerd's API (umount it): ${m}\n`);
-  return problems.length;
+  // containerd's CRI plugin mounts a sandbox's /dev/shm itself, and its own API cannot remove that mount.
+  const { unmountSandboxShm } = await import('../harness/sandbox-shm.js');
+  const shm = await unmountSandboxShm(removed.map((r) => r.id));
+  for (const m of shm.unmounted) io.out(`  unmounted ${m}\n`);
+  for (const m of shm.problems) io.err(`cri-conform: still mounted (umount it): ${m}\n`);
+  return problems.length + shm.problems.length;
 }

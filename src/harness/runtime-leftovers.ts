@@ -72,6 +72,7 @@ export async function removeRuntimeLeftovers(
   const ignoreGone = (e: unknown) => {
     if (!(e instanceof ContainerdNativeError && e.status === NOT_FOUND)) throw e;
   };
+  const signal = opts.signal ? { signal: opts.signal } : {};
   const session = new ContainerdSession(endpoint);
   const result: NativeRemoval = { removed: [], problems: [] };
   try {
@@ -79,20 +80,32 @@ export async function removeRuntimeLeftovers(
       try {
         if (leftover.taskPid !== undefined) {
           await session.killTask(leftover.id).catch(ignoreGone);
+          // Tasks/List names only init processes, by their container's id on every containerd version.
           await poll(
             async () => {
-              const task = (await session.list())?.tasks.find(
-                (t) => t.containerId === leftover.id && t.id === '',
-              );
+              const task = (await session.list())?.tasks.find((t) => t.containerId === leftover.id);
               return task === undefined || task.status === 'STOPPED';
             },
             {
               withinMs: opts.withinMs,
               what: `containerd task ${leftover.id} to stop after SIGKILL`,
-              ...(opts.signal ? { signal: opts.signal } : {}),
+              ...signal,
             },
           );
-          await session.deleteTask(leftover.id).catch(ignoreGone);
+          // A shim exits once its last task has stopped; a delete that reached it as it went away fails with
+          // "ttrpc: closed", and the next one finds the task gone or deletes it through containerd itself.
+          await poll(
+            async () => {
+              try {
+                await session.deleteTask(leftover.id).catch(ignoreGone);
+                return true;
+              } catch (e) {
+                if (e instanceof ContainerdNativeError && /ttrpc: closed/.test(e.details)) return false;
+                throw e;
+              }
+            },
+            { withinMs: opts.withinMs, what: `containerd to delete task ${leftover.id}`, ...signal },
+          );
         }
         await session.deleteContainer(leftover.id).catch(ignoreGone);
         result.removed.push(leftover);
