@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { CheckContext } from './context.js';
+import type { CallOpts, CallResult, CheckContext } from './context.js';
 import { executeCheck } from './execute-check.js';
 import { type FakeRuntime, fakeEnv, startFakeRuntime, testCheck } from './fake-runtime.test.helper.js';
 import { CHECK_LABEL, RUN_LABEL } from './labels.js';
@@ -33,19 +33,22 @@ describe('the tracked CRI a check sees (fake CRI)', () => {
     fake.pods.delete(foreign);
   });
 
-  it('writes every call to the timeline with its status, and counts a call meant to time out as a required wait', async () => {
+  /** A check whose RunPodSandbox the runtime never answers, called with `opts`. */
+  const hungRunPod = (opts: CallOpts, judge: (t: CheckContext, reply: CallResult<unknown>) => void) => {
     fake.override('RunPodSandbox', () => new Promise(() => {}));
-    const r = await executeCheck(
+    return executeCheck(
       fakeEnv(fake.client),
       testCheck(async (t: CheckContext) => {
-        const reply = await t.cri.tryCall(
-          'RunPodSandbox',
-          { config: t.make.pod('slow'), runtimeHandler: '' },
-          { deadlineMs: 50 },
-        );
-        t.expect(!reply.ok && reply.code === 'DEADLINE_EXCEEDED', 'the call timed out');
+        const request = { config: t.make.pod('slow'), runtimeHandler: '' };
+        judge(t, await t.cri.tryCall('RunPodSandbox', request, opts));
       }),
       10_000,
+    );
+  };
+
+  it('writes every call to the timeline with its status, and counts a call meant to time out as a required wait', async () => {
+    const r = await hungRunPod({ deadlineMs: 50 }, (t, reply) =>
+      t.expect(!reply.ok && reply.code === 'DEADLINE_EXCEEDED', 'the call timed out'),
     );
     expect(r.verdict).to.equal('passed');
     const calls = r.timeline.filter((e) => e.kind === 'cri');
@@ -54,24 +57,13 @@ describe('the tracked CRI a check sees (fake CRI)', () => {
   });
 
   it('holds back the cancel of a call whose runtime deadline should end it, and counts the wait as required', async () => {
-    fake.override('RunPodSandbox', () => new Promise(() => {}));
-    const r = await executeCheck(
-      fakeEnv(fake.client),
-      testCheck(async (t: CheckContext) => {
-        const reply = await t.cri.tryCall(
-          'RunPodSandbox',
-          { config: t.make.pod('slow'), runtimeHandler: '' },
-          { deadlineMs: 50, cancelLateByMs: 100 },
-        );
-        // The fake runtime honours the deadline it was sent; the client would give up only at 150 ms.
-        t.expect(
-          !reply.ok && reply.latencyMs >= 50,
-          `the call ended at its deadline: ${JSON.stringify(reply)}`,
-        );
-      }),
-      10_000,
+    // The fake runtime honours the deadline it was sent; the client would give up only at 150 ms.
+    const r = await hungRunPod({ deadlineMs: 50, cancelLateByMs: 100 }, (t, reply) =>
+      t.expect(
+        !reply.ok && reply.latencyMs >= 50,
+        `the call ended at its deadline: ${JSON.stringify(reply)}`,
+      ),
     );
-    fake.override('RunPodSandbox', undefined);
     expect(r.verdict, r.message).to.equal('passed');
     expect(r.requiredWaitMs).to.be.within(50, 400);
   });
