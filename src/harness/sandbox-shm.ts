@@ -14,15 +14,24 @@ export interface ShmUnmount {
   problems: string[];
 }
 
+/** The mounts that mention one of `sandboxIds`: sandbox shm mounts to unmount, and the rest to leave. */
+export function sandboxShmMounts(
+  mountinfo: string,
+  sandboxIds: readonly string[],
+): { shm: string[]; others: string[] } {
+  const mounts = mountsMentioning(mountinfo, sandboxIds);
+  const isShm = (m: string) => sandboxIds.some((id) => m.endsWith(`/sandboxes/${id}/shm`));
+  return { shm: mounts.filter(isShm), others: mounts.filter((m) => !isShm(m)) };
+}
+
 export async function unmountSandboxShm(sandboxIds: readonly string[]): Promise<ShmUnmount> {
   const mountinfo = await readFile('/proc/self/mountinfo', 'utf8').catch(() => '');
-  const result: ShmUnmount = { unmounted: [], problems: [] };
-  for (const mountPoint of mountsMentioning(mountinfo, sandboxIds)) {
-    const isSandboxShm = sandboxIds.some((id) => mountPoint.endsWith(`/sandboxes/${id}/shm`));
-    if (!isSandboxShm) {
-      result.problems.push(`${mountPoint} (not a sandbox's shm mount; left alone)`);
-      continue;
-    }
+  const { shm, others } = sandboxShmMounts(mountinfo, sandboxIds);
+  const result: ShmUnmount = {
+    unmounted: [],
+    problems: others.map((m) => `${m} (not a sandbox's shm mount; left alone)`),
+  };
+  for (const mountPoint of shm) {
     try {
       await promisify(execFile)('umount', [mountPoint]);
       result.unmounted.push(mountPoint);
