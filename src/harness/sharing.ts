@@ -14,9 +14,12 @@ import { isInjectorNeed } from './injector-needs.js';
 type FaultKind = FaultAction['kind'];
 
 /**
- * NRI checks that only watch hooks could share by the rule above, but three `--level all` runs on
- * containerd 2.1.9 with them sharing wedged its NRI in two (plugin registrations and RunPodSandbox calls
- * of other checks timed out), so until that is understood every NRI check runs alone too.
+ * NRI checks that only watch hooks could share by the rule above, but sharing lets one check register a
+ * plugin while another removes a pod, and that deadlocks containerd 2.1: RemovePodSandbox holds the NRI
+ * plugin-sync read lock and takes it again in the RemoveContainer it calls for each container, and a
+ * registration arriving in between queues for the write side, which blocks the nested read. Every later
+ * lifecycle call then hangs until containerd restarts. Checks must not cause that by how they are
+ * scheduled, so every NRI check runs alone.
  */
 const NRI_CHECKS_SHARE = false;
 
