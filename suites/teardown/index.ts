@@ -15,6 +15,7 @@ import * as tear12 from './tear-12.js';
 import * as tear13 from './tear-13.js';
 import * as tear14 from './tear-14.js';
 import * as tear15 from './tear-15.js';
+import * as tear16 from './tear-16.js';
 
 export const checks = inSuite('teardown', [
   tear01.check,
@@ -32,4 +33,5 @@ export const checks = inSuite('teardown', [
   tear13.check,
   tear14.check,
   tear15.check,
+  tear16.check,
 ]);
