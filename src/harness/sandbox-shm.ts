@@ -8,6 +8,8 @@ import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { mountsMentioning } from './proc.js';
 
+const run = promisify(execFile);
+
 export interface ShmUnmount {
   unmounted: string[];
   /** Mount points that stay mounted, each with why. */
@@ -33,7 +35,7 @@ export async function unmountSandboxShm(sandboxIds: readonly string[]): Promise<
   };
   for (const mountPoint of shm) {
     try {
-      await promisify(execFile)('umount', [mountPoint]);
+      await run('umount', [mountPoint]);
       result.unmounted.push(mountPoint);
     } catch (e) {
       const why = (e as { stderr?: string }).stderr?.trim() || (e instanceof Error ? e.message : String(e));

@@ -1,12 +1,13 @@
 /**
  * Holding a hook while the CRI call that triggered it is in flight (cri-tools' hookReached/hookBlocking
- * shape): arm a hang for one pod only, send the call without awaiting it, wait until the plugin has the
- * event. The caller looks at the runtime, then releases and awaits the reply.
+ * shape): arm a hang (or a delay) for one pod only, send the call without awaiting it, wait until the plugin
+ * has the event. The caller looks at the runtime, then releases a hang and awaits the reply.
  */
 import type {
   CallResult,
   CheckContext,
   EventMatch,
+  FaultAction,
   FaultHandle,
   NriEventName,
   NriEventRecord,
@@ -30,8 +31,9 @@ export interface Unreached<T> {
 }
 
 /**
- * Sends `call` with a hang armed on `event` for `match`, and resolves once the hook is reached, or once
- * the call answers without the hook having reached `plugin` (then the hang is disarmed).
+ * Sends `call` with `action` (a hang unless told otherwise) armed on `event` for `match`, and resolves once
+ * the hook is reached, or once the call answers without the hook having reached `plugin` (then the fault is
+ * disarmed).
  */
 export async function tryHoldDuring<T>(
   t: CheckContext,
@@ -39,8 +41,9 @@ export async function tryHoldDuring<T>(
   event: NriEventName,
   match: EventMatch,
   call: () => Promise<CallResult<T>>,
+  action: FaultAction = { kind: 'hang' },
 ): Promise<HeldCall<T> | Unreached<T>> {
-  const hold = plugin.fault({ match: { ...match, event }, action: { kind: 'hang' } });
+  const hold = plugin.fault({ match: { ...match, event }, action });
   const reply = call();
   // If the hook is never reached the check fails below; the reply must not become an unhandled rejection.
   void reply.catch(() => undefined);

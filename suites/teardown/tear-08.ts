@@ -1,5 +1,6 @@
 import { type CallOpts, type CallResult, type CheckContext, defineCheck } from '../../src/harness/face.js';
 import { describeEvents, receivedBy } from '../common/events.js';
+import { tryHoldDuring } from '../common/holds.js';
 import { describeReply } from '../common/replies.js';
 import { deliveryWithinMs } from '../common/timing.js';
 
@@ -33,23 +34,23 @@ export const check = defineCheck({
         await podOf('after'),
       ];
       /** RemovePodSandbox of `podId` whose hook takes hookMs; `during` runs once the hook is running. */
+      /** RemovePodSandbox of `podId` whose hook takes hookMs; `during` runs once the hook is running. */
       const removeDuringHook = async (podId: string, opts: CallOpts, during: () => void) => {
-        const slow = plugin.fault({
-          match: { event: 'RemovePodSandbox', podId },
-          action: { kind: 'delay', ms: hookMs },
-        });
-        const reply = t.cri.tryCall('RemovePodSandbox', { podSandboxId: podId }, opts);
-        const reached = await Promise.race([
-          slow.reached({ withinMs: deliveryWithinMs(t) }).then(() => true),
-          reply.then(() => false),
-        ]);
-        if (reached) during();
-        const done = await reply;
-        t.require(
-          reached,
-          `RemovePodSandbox answered (${describeReply(done)}) before its hook ran: the trial tested nothing`,
+        const attempt = await tryHoldDuring(
+          t,
+          plugin,
+          'RemovePodSandbox',
+          { podId },
+          () => t.cri.tryCall('RemovePodSandbox', { podSandboxId: podId }, opts),
+          { kind: 'delay', ms: hookMs },
         );
-        return done;
+        if ('unreached' in attempt)
+          t.require(
+            false,
+            `RemovePodSandbox answered (${describeReply(attempt.unreached)}) before its hook ran: the trial tested nothing`,
+          );
+        during();
+        return attempt.reply;
       };
       const expectStillConnected = async (after: string, reply: CallResult<unknown>) => {
         const cause = await plugin.waitDisconnected({ withinMs: hookMs });

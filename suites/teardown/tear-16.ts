@@ -1,6 +1,7 @@
 import { type CheckContext, defineCheck } from '../../src/harness/face.js';
+import { tryHoldDuring } from '../common/holds.js';
 import { describeReply } from '../common/replies.js';
-import { boundedCallDeadlineMs, deliveryWithinMs, teardownBoundMs } from '../common/timing.js';
+import { boundedCallDeadlineMs, teardownBoundMs } from '../common/timing.js';
 
 export const check = defineCheck({
   id: 'TEAR-16',
@@ -22,30 +23,27 @@ export const check = defineCheck({
     t.step(
       `RemovePodSandbox of the running pod, with its StopPodSandbox hook held ${hookMs} ms by plugin 10`,
     );
-    const held = holder.fault({
-      match: { event: 'StopPodSandbox', podId },
-      action: { kind: 'delay', ms: hookMs },
-    });
-    const removal = t.cri.tryCall(
-      'RemovePodSandbox',
-      { podSandboxId: podId },
-      { deadlineMs: boundedCallDeadlineMs(t) },
+    const held = await tryHoldDuring(
+      t,
+      holder,
+      'StopPodSandbox',
+      { podId },
+      () =>
+        t.cri.tryCall('RemovePodSandbox', { podSandboxId: podId }, { deadlineMs: boundedCallDeadlineMs(t) }),
+      { kind: 'delay', ms: hookMs },
     );
-    const reached = await Promise.race([
-      held.reached({ withinMs: deliveryWithinMs(t) }).then(() => true),
-      removal.then(() => false),
-    ]);
-    t.require(
-      reached,
-      'RemovePodSandbox answered before its StopPodSandbox hook ran: the check tested nothing',
-    );
+    if ('unreached' in held)
+      t.require(
+        false,
+        `RemovePodSandbox answered (${describeReply(held.unreached)}) before its StopPodSandbox hook ran: the check tested nothing`,
+      );
 
     t.step('plugin 20 registers while the removal waits in that hook');
     const registration = t.nri.plugin({ index: '20', events: ['RunPodSandbox'] }).then(
       () => undefined,
       (e: unknown) => (e instanceof Error ? e.message : String(e)),
     );
-    const [reply, notRegistered] = await Promise.all([removal, registration]);
+    const [reply, notRegistered] = await Promise.all([held.reply, registration]);
     if (!reply.ok || notRegistered !== undefined) {
       t.step('restart the runtime first: a runtime deadlocked here stays so until it restarts');
       t.observe('restart took ms', await t.restartRuntime());
