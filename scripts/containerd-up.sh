@@ -13,8 +13,9 @@
 # (plugin_request_timeout 2s, plugin_registration_timeout 5s); restrict_oom_score_adj; a CNI bridge
 # cc-brN on a private 10.213.N.0/24 (N per instance) with host-local IPAM state in <dir>/cni-ipam;
 # an extra runtime handler "conform-slow" (a runc wrapper: on create it logs the id to
-# <dir>/slow-runtime/created.log and sleeps <dir>/slow-runtime/delay-ms ms); a slow CNI (the bridge entry's
-# plugin sleeps <dir>/slow-cni/delay-ms ms on ADD); the images localhost/cri-conform/busybox:1 and
+# <dir>/slow-runtime/created.log and sleeps <dir>/slow-runtime/delay-ms ms, or a check's own
+# pods/<key>/delay-ms there); a slow CNI (the bridge entry's plugin sleeps <dir>/slow-cni/delay-ms ms on
+# ADD, with the same per-check claims); the images localhost/cri-conform/busybox:1 and
 # localhost/cri-conform/pause:1 (scripts/build-images.sh, built once into CRI_CONFORM_IMAGE_CACHE,
 # default /var/cache/cri-conform) imported into namespace k8s.io. 1.7 and 2.1 run side by side.
 #

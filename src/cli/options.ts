@@ -64,9 +64,12 @@ const ENVIRONMENT: readonly FlagSpec[] = [
   },
   {
     flags: '--slow-runtime-dir <dir>',
-    help: "control dir of that handler's wrapper: delay-ms, created.log",
+    help: "control dir of that handler's wrapper: delay-ms, created.log, pods/<key>/ per check",
   },
-  { flags: '--slow-cni-dir <dir>', help: 'control dir of a CNI wrapper that sleeps on ADD: delay-ms' },
+  {
+    flags: '--slow-cni-dir <dir>',
+    help: 'control dir of a CNI wrapper that sleeps on ADD: delay-ms, fail, pods/<key>/ per check',
+  },
   {
     flags: '--test-image <ref>',
     help: 'image for workload containers (default localhost/cri-conform/busybox:1)',
@@ -103,7 +106,7 @@ const PACING: readonly FlagSpec[] = [
   },
   {
     flags: '--parallel <n>',
-    help: 'CRI-only checks at once (default 2); NRI and injector checks run alone',
+    help: 'checks at once within a sharing group: CRI-only and injector checks, or NRI checks that only watch hooks (default 4); checks that stall hooks or restart the runtime run alone',
   },
   // In the config file `timeout` is crictl's per-call timeout, so the per-check one has its own key.
   { flags: '--timeout <duration>', help: 'deadline of each check (default 5m)', fileKey: 'check-timeout' },

@@ -41,6 +41,8 @@ export interface CallRecord {
 }
 
 export type CallObserver = (record: CallRecord) => void;
+/** Decides when a call is sent: it calls `send` (once) when the call may go, and returns what it returns. */
+export type CallGate = <T>(method: CriMethod, send: () => Promise<T>) => Promise<T>;
 
 export interface ConnectOptions {
   runtimeEndpoint: string;
@@ -73,6 +75,7 @@ export class CriClient {
     readonly version: VersionResponse,
     private readonly defaultDeadlineMs: number | undefined,
     private readonly observer: CallObserver | undefined,
+    private readonly gate?: CallGate,
   ) {}
 
   /**
@@ -103,7 +106,12 @@ export class CriClient {
 
   /** The same channels with another observer: the harness gives each check its own timeline. */
   withObserver(observer: CallObserver): CriClient {
-    return new CriClient(this.channels, this.version, this.defaultDeadlineMs, observer);
+    return new CriClient(this.channels, this.version, this.defaultDeadlineMs, observer, this.gate);
+  }
+
+  /** The same channels, with every call sent when the gate lets it go. */
+  withGate(gate: CallGate): CriClient {
+    return new CriClient(this.channels, this.version, this.defaultDeadlineMs, this.observer, gate);
   }
 
   /**
@@ -114,6 +122,15 @@ export class CriClient {
     method: M,
     request: CriRequest<M>,
     opts: CallOptions = {},
+  ): Promise<CriResponse<M>> {
+    const send = () => this.send(method, request, opts);
+    return this.gate ? this.gate(method, send) : send();
+  }
+
+  private send<M extends CriMethod>(
+    method: M,
+    request: CriRequest<M>,
+    opts: CallOptions,
   ): Promise<CriResponse<M>> {
     const def = methodDefinition(method);
     const channel = IMAGE_METHODS.has(method) ? this.channels.image : this.channels.runtime;

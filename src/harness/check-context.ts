@@ -2,7 +2,7 @@
 import { Assertions } from './assertions.js';
 import type { Check } from './check.js';
 import { removeLabelledUntilGone } from './cleanup.js';
-import { createConfigFactory } from './config-factory.js';
+import { createConfigFactory, podNamePrefix } from './config-factory.js';
 import type { CheckContext, HostProbe } from './context.js';
 import { errorMessage, SkipSignal } from './errors.js';
 import { CheckInjectors } from './injectors.js';
@@ -51,8 +51,10 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
   const observations: Record<string, string> = {};
   const assertions: Assertions = new Assertions();
   const make = createConfigFactory(env.runId, check.id, env.settings.testImage);
+  // Cleanup runs after the check's signal has aborted, so the gate waits on the run's.
+  const client = env.client.withGate(env.registrations.forCalls(check.id, env.signal));
   const cri = new CheckCri({
-    client: env.client,
+    client,
     timeline,
     runId: env.runId,
     checkId: check.id,
@@ -70,11 +72,12 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
           checkId: check.id,
           needs: check.needs,
           sequence: env.sequence,
+          registrations: env.registrations,
           timeline,
           signal,
         })
       : undefined;
-  const injectors = new CheckInjectors(env.injectors, check.needs);
+  const injectors = new CheckInjectors(env.injectors, check.needs, podNamePrefix(check.id));
   let tally: TrialTally | undefined;
 
   /** The one cleanup sequence, between trials and at the end: returns what it could not clean. */
@@ -83,11 +86,7 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
     await nri?.closeAll();
     await injectors.reset().catch((e: unknown) => problems.push(`injector reset: ${errorMessage(e)}`));
     if (!(await cri.settled(SETTLE_MS))) problems.push(`CRI calls still in flight after ${SETTLE_MS} ms`);
-    const report = await removeLabelledUntilGone(
-      env.client,
-      { runId: env.runId, checkId: check.id },
-      CLEANUP_MS,
-    );
+    const report = await removeLabelledUntilGone(client, { runId: env.runId, checkId: check.id }, CLEANUP_MS);
     problems.push(...report.problems);
     return problems;
   };
@@ -181,5 +180,10 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
     variant: (name, scenario) => assertions.variant(name, scenario),
   };
 
-  return { t, timeline, observations, assertions, trials: () => tally, teardown: clearAll };
+  const teardown = async (): Promise<string[]> => {
+    const problems = await clearAll();
+    await injectors.release().catch((e: unknown) => problems.push(`injector release: ${errorMessage(e)}`));
+    return problems;
+  };
+  return { t, timeline, observations, assertions, trials: () => tally, teardown };
 }

@@ -3,7 +3,6 @@
  * from these records; suites never touch the runner.
  */
 import type { CheckContext } from './context.js';
-import { isInjectorNeed } from './injector-needs.js';
 import type { Level, Need, SuiteName, Tag } from './vocabulary.js';
 
 export interface CheckSpec {
@@ -58,7 +57,7 @@ export function inSuite(suite: SuiteName, specs: readonly CheckSpec[]): Check[] 
 
 function needsOf(s: CheckSpec): readonly Need[] {
   const needs = new Set<Need>(s.needs ?? []);
-  if (s.tags?.includes('Restart') || s.needs?.some(isInjectorNeed)) needs.add('exclusive');
+  if (s.tags?.includes('Restart')) needs.add('exclusive');
   return [...needs];
 }
 

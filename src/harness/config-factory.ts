@@ -10,11 +10,16 @@ import { labelsFor, NAME_PREFIX, POD_NAMESPACE, uniqueToken } from './labels.js'
 /** A container that sleeps and ignores nothing: the default workload. */
 export const SLEEP_COMMAND = ['sleep', '3600'];
 
+/** How every pod name of a check starts: the delay injectors know the check's pods by it. */
+export function podNamePrefix(checkId: string): string {
+  return `${NAME_PREFIX}${checkId.toLowerCase()}-`;
+}
+
 export function createConfigFactory(runId: string, checkId: string, testImage: string): ConfigFactory {
   const runLabels = labelsFor(runId, checkId);
   return {
     pod(name: string, opts: PodOptions = {}): PodSandboxConfig {
-      const podName = `${NAME_PREFIX}${checkId.toLowerCase()}-${name}-${uniqueToken()}`;
+      const podName = `${podNamePrefix(checkId)}${name}-${uniqueToken()}`;
       const uid = opts.uid ?? randomUUID();
       return {
         metadata: { name: podName, uid, namespace: POD_NAMESPACE, attempt: opts.attempt ?? 0 },

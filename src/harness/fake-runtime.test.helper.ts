@@ -9,6 +9,7 @@ import { CriClient } from '../cri/client.js';
 import { type Handler, type Running, socketDir, startCriServer } from '../cri/fake-cri.test.helper.js';
 import type { Check, CheckSpec } from './check.js';
 import { inSuite } from './check.js';
+import { RegistrationGate } from './registration-gate.js';
 import type { RunEnv } from './run-env.js';
 import { MARGIN_MS } from './settings.js';
 import { Sequence } from './timeline.js';
@@ -131,6 +132,7 @@ export function fakeEnv(client: CriClient, opts: { trials?: number; signal?: Abo
     runId: 'unit-run',
     client,
     sequence: new Sequence(),
+    registrations: new RegistrationGate(),
     settings: {
       nriRequestTimeoutMs: 2_000,
       marginMs: MARGIN_MS,

@@ -7,6 +7,7 @@ import { SkipSignal } from './errors.js';
 import { injectorFor, missingInjectors } from './injector-needs.js';
 import { CheckInjectors } from './injectors.js';
 import { staticSkipReason } from './selection.js';
+import { sharingGroup } from './sharing.js';
 
 describe('injector needs', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cc-'));
@@ -21,7 +22,7 @@ describe('injector needs', () => {
       .that.match(/--slow-runtime-handler/);
   });
 
-  it('makes a check with an injector need run alone, and skip before it starts when the need is unmet', () => {
+  it('lets a check with an injector need share the runtime, and skips it before it starts when the need is unmet', () => {
     const [check] = inSuite('idempotency', [
       {
         id: 'IDEM-99',
@@ -32,21 +33,21 @@ describe('injector needs', () => {
         run: async () => {},
       },
     ]);
-    expect(check?.needs).to.include('exclusive');
     if (!check) throw new Error('no check');
+    expect(sharingGroup(check)).to.equal('cri');
     const reason = staticSkipReason(check, { slow: false, injectors: missingInjectors({ slowCniDir: dir }) });
     expect(reason).to.equal((injectorFor('slow-runtime', {}) as { missing: string }).missing);
     expect(staticSkipReason(check, { slow: false, injectors: missingInjectors(both) })).to.equal(undefined);
   });
 
   it('refuses an injector the check did not declare, so no skip escapes the forecast', () => {
-    const injectors = new CheckInjectors(both, ['nri']);
+    const injectors = new CheckInjectors(both, ['nri'], 'cc-x-');
     expect(() => injectors.slowRuntime()).to.throw(/without declaring it: add 'slow-runtime'/);
     expect(() => injectors.creationDelay()).to.throw(/add 'creation-delay'/);
   });
 
   it('skips with the same reason the forecast gives when a declared injector is missing', () => {
-    const injectors = new CheckInjectors({}, ['creation-delay']);
+    const injectors = new CheckInjectors({}, ['creation-delay'], 'cc-x-');
     expect(() => injectors.creationDelay())
       .to.throw(SkipSignal)
       .with.property('message', missingInjectors({})['creation-delay']);

@@ -3,9 +3,14 @@
  * wrapper. Both read their delay from a file in a control directory, so a check can set it; the runc
  * wrapper also logs the ids it is asked to create, which is how a check learns what a timed-out call built,
  * and the CNI wrapper logs the sandbox id of every DEL, which is how a check counts teardowns.
+ *
+ * Checks that use them run at once, so each check claims its own settings: the directory pods/<key>/ in
+ * each control directory, where the key starts the names of all of the check's pods. The wrappers apply
+ * that directory's delay and failure only to those pods and tag their log lines with the key, so a check
+ * sets and reads nothing of another's.
  */
-import { readFileSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CreationDelay, Injectors, SlowCni, SlowRuntime } from './context.js';
 import { SkipSignal } from './errors.js';
@@ -20,17 +25,29 @@ const ADDED_LOG = 'added.log';
 /** The slow CNI wrapper's log: one sandbox id (CNI_CONTAINERID) per DEL. */
 const DELETED_LOG = 'del.log';
 const CONTAINER_ID = /\b[0-9a-f]{64}\b/g;
+/** Where a check's own settings live in a control dir, one subdirectory per key. */
+const CLAIMS_DIR = 'pods';
+
+/** The log lines a wrapper wrote and which field of each holds the key of the pod it acted for. */
+interface KeyedLog {
+  file: string;
+  keyField: number;
+}
 
 export class CheckInjectors implements Injectors {
-  private readonly touched = new Set<string>();
-  private readonly failing = new Set<string>();
+  /** The check's own settings directories, claimed when it first takes an injector. */
+  private readonly claimed = new Set<string>();
   /** Injectors the check uses only where the run offers them (see offers()). */
   private readonly optional = new Set<InjectorNeed>();
 
-  /** `declared`: the check's needs; asking for an injector it did not declare is a bug in the check. */
+  /**
+   * `declared`: the check's needs; asking for an injector it did not declare is a bug in the check.
+   * `key`: the start of every pod name the check makes (config-factory's podNamePrefix).
+   */
   constructor(
     private readonly config: InjectorConfig,
     private readonly declared: readonly Need[],
+    private readonly key: string,
   ) {}
 
   slowRuntime(): SlowRuntime {
@@ -66,10 +83,18 @@ export class CheckInjectors implements Injectors {
 
   /** Puts every delay this check set back to zero and lifts every CNI failure it asked for. */
   async reset(): Promise<void> {
-    await Promise.all([...this.touched].map((dir) => writeDelay(dir, 0)));
-    await Promise.all([...this.failing].map((dir) => rm(join(dir, FAIL_FILE), { force: true })));
-    this.touched.clear();
-    this.failing.clear();
+    await Promise.all(
+      [...this.claimed].map(async (dir) => {
+        await writeDelay(dir, 0);
+        await rm(join(dir, FAIL_FILE), { force: true });
+      }),
+    );
+  }
+
+  /** Gives up the check's settings directories: its pods, if any were left, are then delayed by no one. */
+  async release(): Promise<void> {
+    await Promise.all([...this.claimed].map((dir) => rm(dir, { recursive: true, force: true })));
+    this.claimed.clear();
   }
 
   /**
@@ -104,28 +129,29 @@ export class CheckInjectors implements Injectors {
   private runtime(): SlowRuntime {
     const { slowRuntimeHandler: handler, slowRuntimeDir: dir } = this.config;
     if (!handler || !dir) throw new Error('unreachable: require() checked the slow runtime handler');
+    const own = this.claim(dir);
     return {
       handler,
-      setDelay: (ms) => this.setDelay(dir, ms),
-      createdIds: idsLoggedSince(join(dir, CREATED_LOG)),
+      setDelay: (ms) => this.writeClaimed(own, () => writeDelay(own, ms)),
+      createdIds: this.idsLoggedSince({ file: join(dir, CREATED_LOG), keyField: 2 }),
     };
   }
 
   private cni(): SlowCni {
     const dir = this.config.slowCniDir;
     if (!dir) throw new Error('unreachable: require() checked the slow CNI dir');
-    const addedAtStart = readLines(join(dir, ADDED_LOG));
+    const own = this.claim(dir);
+    const added: KeyedLog = { file: join(dir, ADDED_LOG), keyField: 2 };
+    const addedAtStart = this.linesOf(added);
     return {
-      setDelay: (ms) => this.setDelay(dir, ms),
-      deletedIds: idsLoggedSince(join(dir, DELETED_LOG)),
-      setFail: async (fail) => {
-        if (fail) this.failing.add(dir);
-        await (fail
-          ? writeFile(join(dir, FAIL_FILE), 'cri-conform\n')
-          : rm(join(dir, FAIL_FILE), { force: true }));
-      },
+      setDelay: (ms) => this.writeClaimed(own, () => writeDelay(own, ms)),
+      deletedIds: this.idsLoggedSince({ file: join(dir, DELETED_LOG), keyField: 1 }),
+      setFail: (fail) =>
+        this.writeClaimed(own, () =>
+          fail ? writeFile(join(own, FAIL_FILE), 'cri-conform\n') : rm(join(own, FAIL_FILE), { force: true }),
+        ),
       added: async () => {
-        const lines = (await readLines(join(dir, ADDED_LOG))).slice((await addedAtStart).length);
+        const lines = (await this.linesOf(added)).slice((await addedAtStart).length);
         const owners = new Map<string, string>();
         for (const [id, netns] of lines.map((l) => l.split(' '))) if (id && netns) owners.set(netns, id);
         return owners;
@@ -133,10 +159,47 @@ export class CheckInjectors implements Injectors {
     };
   }
 
-  private async setDelay(dir: string, ms: number): Promise<void> {
-    this.touched.add(dir);
-    await writeDelay(dir, ms);
+  /**
+   * The check's settings directory in a control dir, made at once: from here on the wrapper tags the
+   * check's pods with the key, so the check reads them in the shared logs.
+   */
+  private claim(dir: string): string {
+    const own = join(dir, CLAIMS_DIR, this.key);
+    if (!this.claimed.has(own)) {
+      mkdirSync(own, { recursive: true });
+      this.claimed.add(own);
+    }
+    return own;
   }
+
+  /** A write to a claimed directory, which release() may have removed: it is claimed again first. */
+  private async writeClaimed(own: string, write: () => Promise<void>): Promise<void> {
+    this.claimed.add(own);
+    await mkdir(own, { recursive: true });
+    await write();
+  }
+
+  /** The check's lines of a wrapper log: those that carry its key. */
+  private async linesOf(log: KeyedLog): Promise<string[]> {
+    return ownLines(await readLines(log.file), log.keyField, this.key);
+  }
+
+  /**
+   * A reader of the ids the check's pods gained in `log` after this call. The count at the start is read
+   * at once, so nothing logged after the call can count as "before".
+   */
+  private idsLoggedSince(log: KeyedLog): () => Promise<string[]> {
+    const before = idsIn(ownLines(splitLines(readOrEmpty(log.file)), log.keyField, this.key)).length;
+    return async () => idsIn(await this.linesOf(log)).slice(before);
+  }
+}
+
+function ownLines(lines: readonly string[], keyField: number, key: string): string[] {
+  return lines.filter((line) => line.trim().split(/\s+/)[keyField] === key);
+}
+
+function splitLines(text: string): string[] {
+  return text.split('\n').filter(Boolean);
 }
 
 /** Sets the delay an injector's wrapper sleeps on its next create or ADD. */
@@ -145,11 +208,7 @@ export async function writeDelay(dir: string, ms: number): Promise<void> {
 }
 
 async function readLines(path: string): Promise<string[]> {
-  try {
-    return (await readFile(path, 'utf8')).split('\n').filter(Boolean);
-  } catch {
-    return [];
-  }
+  return splitLines(await readFile(path, 'utf8').catch(() => ''));
 }
 
 /** Every id the slow runtime handler's wrapper logged, oldest first. */
@@ -157,13 +216,9 @@ export async function readCreated(dir: string): Promise<string[]> {
   return idsIn(await readFile(join(dir, CREATED_LOG), 'utf8').catch(() => ''));
 }
 
-/**
- * A reader of the ids `file` gained after this call (the check's own part of a shared log). The length at
- * the start is read at once, so nothing logged after the call can count as "before".
- */
-function idsLoggedSince(file: string): () => Promise<string[]> {
-  const before = idsIn(readOrEmpty(file)).length;
-  return async () => idsIn(await readFile(file, 'utf8').catch(() => '')).slice(before);
+/** Removes the settings every check claimed: a killed run leaves its claims behind. */
+export async function releaseAllClaims(dir: string): Promise<void> {
+  await rm(join(dir, CLAIMS_DIR), { recursive: true, force: true });
 }
 
 function readOrEmpty(file: string): string {
@@ -174,6 +229,7 @@ function readOrEmpty(file: string): string {
   }
 }
 
-function idsIn(text: string): string[] {
-  return [...text.matchAll(CONTAINER_ID)].map((m) => m[0]);
+function idsIn(text: string | readonly string[]): string[] {
+  const all = typeof text === 'string' ? text : text.join('\n');
+  return [...all.matchAll(CONTAINER_ID)].map((m) => m[0]);
 }

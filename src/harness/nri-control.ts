@@ -14,6 +14,7 @@ import type {
 } from '../nri/types.js';
 import type { FaultHandle, NriControl, TestPlugin } from './context.js';
 import { CHECK_LABEL, RUN_LABEL } from './labels.js';
+import type { RegistrationGate } from './registration-gate.js';
 import { undeclaredStall } from './sharing.js';
 import type { Sequence, Timeline } from './timeline.js';
 import type { Need } from './vocabulary.js';
@@ -25,6 +26,8 @@ export interface NriControlDeps {
   /** The check's declared needs: only a check that declares it may stall hooks (see sharing.ts). */
   needs: readonly Need[];
   sequence: Sequence;
+  /** Registrations wait for other checks' pod removals (registration-gate.ts). */
+  registrations: RegistrationGate;
   timeline: Timeline;
   /** The check's signal: once it aborts, no plugin of the check may connect any more. */
   signal: AbortSignal;
@@ -48,12 +51,16 @@ export class CheckNri implements NriControl {
       acceptsPod: (pod, container) => this.isOurs(pod, container),
       onEvent: (e) => this.record(e),
     };
-    const plugin = new CheckPlugin(
-      pluginOpts,
-      await startWhileLive(pluginOpts, this.deps.signal),
-      this.deps.signal,
-      { id: this.deps.checkId, needs: this.deps.needs },
-    );
+    const start = () =>
+      this.deps.registrations.registration(
+        this.deps.checkId,
+        () => startWhileLive(pluginOpts, this.deps.signal),
+        this.deps.signal,
+      );
+    const plugin = new CheckPlugin(pluginOpts, await start(), start, {
+      id: this.deps.checkId,
+      needs: this.deps.needs,
+    });
     this.plugins.push(plugin);
     this.deps.timeline.note(`NRI plugin ${plugin.label} registered for ${opts.events.join(',')}`);
     return plugin;
@@ -109,7 +116,7 @@ class CheckPlugin implements TestPlugin {
   constructor(
     private readonly opts: PluginOptions,
     private current: NriPlugin,
-    private readonly signal: AbortSignal,
+    private readonly start: () => Promise<NriPlugin>,
     private readonly owner: { id: string; needs: readonly Need[] },
   ) {}
 
@@ -158,7 +165,7 @@ class CheckPlugin implements TestPlugin {
   async reconnect(): Promise<void> {
     this.history = [...this.history, ...this.current.events.all()];
     await this.current.close();
-    this.current = await startWhileLive(this.opts, this.signal);
+    this.current = await this.start();
   }
 
   close(): Promise<void> {

@@ -7,7 +7,7 @@ import type { CriClient } from '../cri/client.js';
 import type { Check } from './check.js';
 import { type InjectorKind, injectorFor, isInjectorNeed } from './injector-needs.js';
 import { type ProofOutcome, type ProofPlan, proveInjectors } from './injector-proof.js';
-import { writeDelay } from './injectors.js';
+import { releaseAllClaims, writeDelay } from './injectors.js';
 import { ok, warn } from './readiness-probes.js';
 import type { Finding, ReadinessPurpose, Severity } from './readiness-types.js';
 import type { RunConfig } from './settings.js';
@@ -43,8 +43,16 @@ export async function injectorFindings(input: InjectorProbeInput): Promise<Findi
   if (!configured.some((c) => c.kind === 'cni'))
     findings.push(warn('slow CNI wrapper', notConfigured('slow-cni', config)));
 
-  // A killed run or doctor may have left a delay set, and the slow CNI delays every pod of the runtime.
-  await Promise.all(configured.filter((c) => !c.problem).map((c) => writeDelay(c.dir, 0)));
+  // A killed run or doctor may have left a delay set (the slow CNI's own delays every pod of the runtime)
+  // or a check's claim on its pods' settings.
+  await Promise.all(
+    configured
+      .filter((c) => !c.problem)
+      .map(async (c) => {
+        await writeDelay(c.dir, 0);
+        await releaseAllClaims(c.dir);
+      }),
+  );
   const toProve = configured.filter(
     (c) => !c.problem && input.mayCreatePod && (input.purpose === 'doctor' || c.neededBy.length > 0),
   );

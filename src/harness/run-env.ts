@@ -3,6 +3,7 @@ import type { CriClient } from '../cri/client.js';
 import type { CriMethod } from '../cri/types.js';
 import type { HostProbe } from './context.js';
 import type { InjectorConfig } from './injector-needs.js';
+import type { RegistrationGate } from './registration-gate.js';
 import type { CheckSettings } from './settings.js';
 import type { SharedOutcomes } from './shared-outcomes.js';
 import type { Sequence } from './timeline.js';
@@ -18,6 +19,8 @@ export interface RunEnv {
   /** Host probes, or why [Node] checks cannot run. */
   host: HostProbe | { unavailable: string };
   restart?: { command: string; timeoutMs: number };
+  /** Keeps checks' plugin registrations and pod removals apart (registration-gate.ts). */
+  registrations: RegistrationGate;
   /** Scenarios run once and read by every check that needs them; absent, every check runs its own. */
   shared?: SharedOutcomes;
   /** The whole run's abort: SIGINT, run timeout, fail-fast. */

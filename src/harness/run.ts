@@ -12,6 +12,7 @@ import { connectRuntime } from './environment.js';
 import { executeCheck, identityOf } from './execute-check.js';
 import { newRunId } from './labels.js';
 import { assessReadiness, requireReady } from './readiness.js';
+import { RegistrationGate } from './registration-gate.js';
 import type { CheckResult, RunOutcome, RunProperties } from './result.js';
 import type { RunEnv } from './run-env.js';
 import { describeLeftovers, runtimeLeftovers } from './runtime-leftovers.js';
@@ -86,6 +87,7 @@ async function prepare(
   const runtime = { name: client.version.runtimeName, version: client.version.runtimeVersion };
   const runId = newRunId();
   const env: RunEnv = {
+    registrations: new RegistrationGate(),
     runId,
     client,
     sequence: new Sequence(),

@@ -69,7 +69,24 @@ describe('runScheduled', () => {
     expect([...(beside['N-01'] ?? [])]).to.deep.equal([]);
   });
 
-  it('runs a check that stalls NRI hooks, or uses a global injector, with nothing beside it', async () => {
+  it('runs NRI watchers beside each other, and injector or CRI-only checks beside each other, never the two at once', async () => {
+    const checks = [
+      check('I-01', ['creation-delay']),
+      check('N-01', ['nri']),
+      check('A-01'),
+      check('N-02', ['nri']),
+      check('I-02', ['slow-cni']),
+      check('N-03', ['nri']),
+    ];
+    const { beside } = await schedule(checks, 3, (id) => (id === 'I-01' ? 30 : 10));
+    const nri = new Set(['N-01', 'N-02', 'N-03']);
+    for (const [id, others] of Object.entries(beside))
+      for (const other of others) expect(nri.has(id), `${id} beside ${other}`).to.equal(nri.has(other));
+    expect([...(beside['I-01'] ?? [])]).to.include.members(['A-01', 'I-02']);
+    expect([...(beside['N-01'] ?? [])]).to.include.members(['N-02', 'N-03']);
+  });
+
+  it('runs a check that stalls NRI hooks, or is exclusive, with nothing beside it', async () => {
     const checks = [
       check('A-01'),
       check('N-01', ['nri']),

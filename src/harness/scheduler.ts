@@ -1,11 +1,11 @@
 /**
- * Runs the selected checks: up to --parallel at once among those that share the runtime, and each check
+ * Runs the selected checks: up to --parallel at once among checks of one sharing group, and each check
  * that runs alone (sharing.ts) with nothing beside it. A check that waits its turn does not hold up the
  * checks after it that could start now. Results keep catalogue order whatever order they run in.
  */
 import type { Check } from './check.js';
 import type { CheckResult } from './result.js';
-import { runsAlone } from './sharing.js';
+import { sharingGroup } from './sharing.js';
 
 export interface ScheduleHooks {
   run(check: Check): Promise<CheckResult>;
@@ -30,8 +30,9 @@ export async function runScheduled(
   const limit = Math.max(1, parallel);
   const fits = (c: Check): boolean => {
     if (running.size === 0) return true;
-    if (runsAlone(c) || running.size >= limit) return false;
-    return ![...running.values()].some(runsAlone);
+    const group = sharingGroup(c);
+    if (group === 'alone' || running.size >= limit) return false;
+    return [...running.values()].every((r) => sharingGroup(r) === group);
   };
   for (;;) {
     const stop = hooks.stopReason();

@@ -1,14 +1,15 @@
 import { expect } from 'chai';
-import { runsAlone, undeclaredStall } from './sharing.js';
+import { sharingGroup, undeclaredStall } from './sharing.js';
 
 describe('sharing the runtime between checks', () => {
-  it('runs checks that stall hooks, use an injector, are exclusive or use NRI alone, and lets CRI-only checks share', () => {
-    expect(runsAlone({ needs: ['nri', 'stalls-hooks'] })).to.equal(true);
-    expect(runsAlone({ needs: ['exclusive'] })).to.equal(true);
-    expect(runsAlone({ needs: ['creation-delay'] })).to.equal(true);
-    expect(runsAlone({ needs: ['slow-cni'] })).to.equal(true);
-    expect(runsAlone({ needs: ['nri'] })).to.equal(true);
-    expect(runsAlone({ needs: [] })).to.equal(false);
+  it('runs checks that stall hooks or are exclusive alone, and groups injector and CRI-only checks apart from NRI watchers', () => {
+    expect(sharingGroup({ needs: ['nri', 'stalls-hooks'] })).to.equal('alone');
+    expect(sharingGroup({ needs: ['exclusive'] })).to.equal('alone');
+    expect(sharingGroup({ needs: ['nri', 'creation-delay'] })).to.equal('alone');
+    expect(sharingGroup({ needs: ['creation-delay'] })).to.equal('cri');
+    expect(sharingGroup({ needs: ['slow-cni'] })).to.equal('cri');
+    expect(sharingGroup({ needs: [] })).to.equal('cri');
+    expect(sharingGroup({ needs: ['nri'] })).to.equal('nri');
   });
 
   it('refuses a hang or delay fault to a check that does not declare it stalls hooks', () => {

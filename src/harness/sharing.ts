@@ -1,11 +1,20 @@
 /**
- * Which checks may share the runtime at once. Runtimes deliver NRI hooks one at a time across all pods, so
- * a check that holds, hangs or delays a hook stalls every pod's hooks while it does: a concurrent check
- * would see its calls answered late, and its absence windows could hold only because what must be absent
- * was held back. Global injectors (the slow runtime handler's and slow CNI's delay files; a check
- * declares each one it uses) and restarts change every pod. Such checks run alone. Every other check,
- * CRI-only or with plugins that only watch or fail hooks at once, is isolated by its labels and its own
- * plugins, so it shares the runtime with others.
+ * Which checks may share the runtime at once. Checks of one group run side by side; checks of different
+ * groups never do; a check of the group 'alone' runs with nothing beside it.
+ *
+ * - alone: checks that hold, hang or delay an NRI hook. Runtimes deliver hooks one at a time across all
+ *   pods, so such a check stalls every pod's hooks while it does: a concurrent check would see its calls
+ *   answered late, and its absence windows could hold only because what must be absent was held back.
+ *   Restarts (exclusive) change every pod. A check that uses both NRI and an injector runs alone too, for
+ *   the reason below.
+ * - cri: CRI-only checks and checks that hold creations with the delay injectors. Each check claims the
+ *   injectors' settings for its own pods only (injectors.ts), and finds its pods by its labels.
+ * - nri: checks whose plugins only watch hooks or fail them at once. Each has its own plugins, which see
+ *   every pod's events but act on the check's own. They do not share with injector checks: on containerd
+ *   2.x a plugin's registration waits for every lifecycle call in flight and holds back every new one until
+ *   the plugin is synchronized, so a creation held for seconds would hold a registration past its timeout,
+ *   and the registration would hold back other checks' calls. And a registration while another check
+ *   removes a pod deadlocks containerd 2.1, which the registration gate (registration-gate.ts) prevents.
  */
 import type { FaultAction } from '../nri/types.js';
 import type { Check } from './check.js';
@@ -13,23 +22,16 @@ import { isInjectorNeed } from './injector-needs.js';
 
 type FaultKind = FaultAction['kind'];
 
-/**
- * NRI checks that only watch hooks could share by the rule above, but sharing lets one check register a
- * plugin while another removes a pod, and that deadlocks containerd 2.1: RemovePodSandbox holds the NRI
- * plugin-sync read lock and takes it again in the RemoveContainer it calls for each container, and a
- * registration arriving in between queues for the write side, which blocks the nested read. Every later
- * lifecycle call then hangs until containerd restarts. Checks must not cause that by how they are
- * scheduled, so every NRI check runs alone.
- */
-const NRI_CHECKS_SHARE = false;
+export type SharingGroup = 'alone' | 'cri' | 'nri';
 
-export function runsAlone(c: Pick<Check, 'needs'>): boolean {
-  return declaresAlone(c) || (!NRI_CHECKS_SHARE && c.needs.includes('nri'));
+export function sharingGroup(c: Pick<Check, 'needs'>): SharingGroup {
+  const nri = c.needs.includes('nri');
+  if (stallsOrIsExclusive(c) || (nri && c.needs.some(isInjectorNeed))) return 'alone';
+  return nri ? 'nri' : 'cri';
 }
 
-/** The check's needs say it must run alone, whatever the scheduler does with other NRI checks. */
-function declaresAlone(c: Pick<Check, 'needs'>): boolean {
-  return c.needs.some((n) => n === 'exclusive' || n === 'stalls-hooks' || isInjectorNeed(n));
+function stallsOrIsExclusive(c: Pick<Check, 'needs'>): boolean {
+  return c.needs.some((n) => n === 'exclusive' || n === 'stalls-hooks');
 }
 
 /** Fault kinds that keep the runtime's hook delivery waiting on this plugin. */
@@ -40,6 +42,6 @@ const STALLING: readonly FaultKind[] = ['hang', 'delay'];
  * declaring it would stall checks that run beside it, so the harness refuses rather than trust the label.
  */
 export function undeclaredStall(c: Pick<Check, 'id' | 'needs'>, kind: FaultKind): string | undefined {
-  if (!STALLING.includes(kind) || declaresAlone(c)) return undefined;
+  if (!STALLING.includes(kind) || sharingGroup(c) === 'alone') return undefined;
   return `${c.id} arms a '${kind}' fault, which stalls every pod's NRI hooks, but does not declare needs: ['stalls-hooks'] (it would run beside other checks)`;
 }

@@ -68,6 +68,36 @@ describe('the tracked CRI a check sees (fake CRI)', () => {
     expect(r.requiredWaitMs).to.be.within(50, 400);
   });
 
+  it('counts retries that never succeed as one required wait of their span, and retries that succeed as none', async () => {
+    const policy = { attemptDeadlineMs: 30, budgetMs: 200, backoffMs: 20, maxBackoffMs: 40 };
+    fake.override('RunPodSandbox', () => new Promise(() => {}));
+    const spent = await executeCheck(
+      fakeEnv(fake.client),
+      testCheck(async (t: CheckContext) => {
+        const outcome = await t.cri.retry('RunPodSandbox', t.cri.runPodRequest(t.make.pod('never')), policy);
+        t.expect(outcome.value === undefined && outcome.attempts.length > 1, 'no retry succeeded');
+      }),
+      10_000,
+    );
+    expect(spent.verdict, spent.message).to.equal('passed');
+    expect(spent.requiredWaitMs).to.be.within(150, 200);
+    fake.override('RunPodSandbox', undefined);
+    const converged = await executeCheck(
+      fakeEnv(fake.client),
+      testCheck(async (t: CheckContext) => {
+        const outcome = await t.cri.retry(
+          'RunPodSandbox',
+          t.cri.runPodRequest(t.make.pod('at-once')),
+          policy,
+        );
+        t.expect(outcome.value !== undefined, 'the first attempt succeeded');
+      }),
+      10_000,
+    );
+    expect(converged.verdict, converged.message).to.equal('passed');
+    expect(converged.requiredWaitMs).to.equal(0);
+  });
+
   it('waits at teardown for a call still in flight, so what it builds is cleaned up too', async () => {
     fake.override(
       'RunPodSandbox',

@@ -11,9 +11,9 @@ import type { InjectorNeed } from './injector-needs.js';
 
 /**
  * Static requirements, known before the check runs. An unmet need makes the check skip with a reason that
- * says how to meet it. `exclusive` checks (restarts), checks with an injector need (injectors are global)
- * and `stalls-hooks` checks (they hold, hang or delay NRI hooks, which runtimes deliver one at a time
- * across all pods) run alone (sharing.ts). A check declares every injector its scenario asks t.inject for
+ * says how to meet it. The needs also decide which checks share the runtime (sharing.ts): `exclusive`
+ * checks (restarts) and `stalls-hooks` checks (they hold, hang or delay NRI hooks, which runtimes deliver
+ * one at a time across all pods) run alone. A check declares every injector its scenario asks t.inject for
  * and whether it stalls hooks: the harness refuses an undeclared injector or stalling fault, so `doctor`
  * can forecast every injector skip and no check stalls the checks beside it.
  */

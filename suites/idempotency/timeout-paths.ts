@@ -114,7 +114,8 @@ function sandboxDelay(t: CheckContext, path: TimeoutPath): Delay {
 
 /**
  * Holds the next RunPodSandbox of this check in its plugin (the plugin sees this check's pods only, and
- * IDEM-14 runs alone), below the runtime's plugin request timeout; the retries are not held.
+ * IDEM-14 is exclusive, so it runs alone), below the runtime's plugin request timeout; the retries are not
+ * held.
  */
 function nriRunHookDelay(t: CheckContext): Delay {
   const holdMs = Math.min(DELAY_MS, t.settings.nriRequestTimeoutMs - 500);
