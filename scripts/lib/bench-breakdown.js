@@ -50,6 +50,16 @@ function pluginTimeouts(timeline, nriRequestTimeoutMs) {
   return { ms, calls };
 }
 
+/** Retries that spent their budget without converging: part of requiredWaitMs (see tracked-cri.ts). */
+function unconvergedRetriesMs(timeline) {
+  let total = 0;
+  for (const e of timeline) {
+    const m = e.kind === 'note' ? /^retries did not converge in (\d+) ms/.exec(e.text) : null;
+    if (m) total += Number(m[1]);
+  }
+  return total;
+}
+
 /** Gaps between a trial's verdict note and the next trial's start: the cleanup between trials. */
 function betweenTrialsMs(timeline) {
   let total = 0;
@@ -109,6 +119,7 @@ export function summarize(report, wallMs, nriRequestTimeoutMs) {
   const sum = (pick) => checks.reduce((s, c) => s + pick(c), 0);
   const declared = sum((c) => c.breakdown.requiredWaitMs);
   const required = declared + sum((c) => c.breakdown.pluginTimeoutMs);
+  const unconverged = report.results.reduce((s, r) => s + unconvergedRetriesMs(r.timeline ?? []), 0);
   const suites = {};
   for (const c of checks) {
     suites[c.suite] ??= { checks: 0, sumOfDurationsMs: 0, requiredWaitMs: 0 };
@@ -126,6 +137,9 @@ export function summarize(report, wallMs, nriRequestTimeoutMs) {
     declaredRequiredWaitMs: declared,
     overheadRatio: ratio(required),
     overheadRatioDeclaredOnly: ratio(declared),
+    // Retries that never converged wait out their budget; shown apart so the ratio can be read without them.
+    unconvergedRetriesMs: unconverged,
+    overheadRatioWithoutUnconvergedRetries: ratio(required - unconverged),
     verdicts: Object.fromEntries(checks.map((c) => [c.id, c.verdict])),
     suites,
     slowest: [...checks].sort((a, b) => b.durationMs - a.durationMs).slice(0, 5),

@@ -154,17 +154,13 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
     },
     cleanupNow,
     shared: async <T>(key: string, produce: () => Promise<T>): Promise<T> => {
-      const known = env.shared?.get(key);
-      if (known) {
-        timeline.note(
-          `scenario "${key}" as ${known.by} ran it earlier in this run (its timeline has the calls)`,
-        );
-        observations.scenario = `${key}: run by ${known.by}`;
-        return known.value as T;
+      if (!env.shared) return produce();
+      const outcome = await env.shared.obtain(key, check.id, produce);
+      if (!outcome.ranHere) {
+        timeline.note(`scenario "${key}" as ${outcome.by} ran it in this run (its timeline has the calls)`);
+        observations.scenario = `${key}: run by ${outcome.by}`;
       }
-      const value = await produce();
-      env.shared?.set(key, check.id, value);
-      return value;
+      return outcome.value as T;
     },
     restartRuntime: () =>
       env.restart

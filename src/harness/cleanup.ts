@@ -18,6 +18,8 @@ export interface CleanupScope {
 export interface CleanupReport {
   containers: string[];
   pods: string[];
+  /** The check label of each object removed, so a sweep can say whose objects were left. */
+  owners: string[];
   problems: string[];
 }
 
@@ -29,7 +31,7 @@ const MAX_PAUSE_MS = 1_000;
 const STUCK_MS = 10_000;
 
 export async function removeLabelled(client: CriClient, scope: CleanupScope): Promise<CleanupReport> {
-  const report: CleanupReport = { containers: [], pods: [], problems: [] };
+  const report: CleanupReport = { containers: [], pods: [], owners: [], problems: [] };
   const selector = selectorOf(scope);
   const inScope = (labels: Record<string, string>) =>
     labels[RUN_LABEL] !== undefined && Object.entries(selector).every(([k, v]) => labels[k] === v);
@@ -44,6 +46,7 @@ export async function removeLabelled(client: CriClient, scope: CleanupScope): Pr
         client.call('RemoveContainer', { containerId: c.id }, { deadlineMs: STOP_DEADLINE_MS }),
       );
       report.containers.push(c.id);
+      report.owners.push(c.labels[CHECK_LABEL] ?? 'the run');
     });
   }
   const { items } = await client.call('ListPodSandbox', { filter: { labelSelector: selector } });
@@ -56,6 +59,7 @@ export async function removeLabelled(client: CriClient, scope: CleanupScope): Pr
         client.call('RemovePodSandbox', { podSandboxId: p.id }, { deadlineMs: STOP_DEADLINE_MS }),
       );
       report.pods.push(p.id);
+      report.owners.push(p.labels[CHECK_LABEL] ?? 'the run');
     });
   }
   return report;
@@ -68,7 +72,7 @@ export async function removeLabelledUntilGone(
   withinMs: number,
   stuckMs = STUCK_MS,
 ): Promise<CleanupReport> {
-  const total: CleanupReport = { containers: [], pods: [], problems: [] };
+  const total: CleanupReport = { containers: [], pods: [], owners: [], problems: [] };
   const endAt = Date.now() + withinMs;
   let pauseMs = FIRST_PAUSE_MS;
   let same = { problems: '', since: Date.now() };
@@ -76,6 +80,7 @@ export async function removeLabelledUntilGone(
     const round = await removeLabelled(client, scope);
     total.containers.push(...round.containers);
     total.pods.push(...round.pods);
+    total.owners.push(...round.owners);
     // Compared without latencies ("after 2/30000 ms"), which differ every round.
     const problems = round.problems.join('\n').replace(/\d+(\/\d+)? ms\b/g, 'ms');
     if (problems !== same.problems) same = { problems, since: Date.now() };

@@ -77,7 +77,7 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
       ['UNIT-03', 'skipped'],
     ]);
     expect(outcome.properties.runtimeName).to.equal('fake');
-    expect(notes).to.include('final sweep removed 1 pods and 0 containers');
+    expect(notes).to.include('final sweep removed 1 pods and 0 containers (left by the run)');
     expect(fake.pods.size).to.equal(0);
   });
 });

@@ -160,12 +160,22 @@ async function sweep(
   const swept = await removeLabelledUntilGone(client, { runId }, SWEEP_MS);
   if (swept.pods.length + swept.containers.length > 0) {
     listener.onNote(
-      `final sweep removed ${swept.pods.length} pods and ${swept.containers.length} containers`,
+      `final sweep removed ${swept.pods.length} pods and ${swept.containers.length} containers (left by ${countedOwners(swept.owners)})`,
     );
   }
   for (const p of swept.problems) listener.onNote(`final sweep: ${p}`);
   const leftovers = await runtimeLeftovers(config.runtimeEndpoint, runId);
   if (leftovers.length > 0) listener.onNote(describeLeftovers(config.runtimeEndpoint, leftovers));
+}
+
+/** "TEAR-14 x2, IDEM-13": whose objects a sweep found, most first. */
+function countedOwners(owners: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const o of owners) counts.set(o, (counts.get(o) ?? 0) + 1);
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .map(([id, n]) => (n > 1 ? `${id} x${n}` : id))
+    .join(', ');
 }
 
 async function runWithFlakeAttempts(env: RunEnv, check: Check, config: RunConfig): Promise<CheckResult> {

@@ -34,8 +34,25 @@ describe('scenarios shared by the checks of one run (fake CRI)', () => {
     expect(runs).to.equal(1);
     expect(second.observations.scenario).to.equal('hang: run by TEAR-04');
     expect(second.timeline.map((e) => ('text' in e ? e.text : ''))).to.include(
-      'scenario "hang" as TEAR-04 ran it earlier in this run (its timeline has the calls)',
+      'scenario "hang" as TEAR-04 ran it in this run (its timeline has the calls)',
     );
+  });
+
+  it('lets a check that runs beside the one running the scenario wait for its record instead of running it too', async () => {
+    const env = { ...fakeEnv(fake.client), shared: new SharedOutcomes() };
+    let runs = 0;
+    const produce = async (t: CheckContext) => {
+      runs++;
+      await new Promise((r) => setTimeout(r, 50));
+      return t.cri.runPod(t.make.pod('hang'));
+    };
+    const [first, second] = await Promise.all([
+      executeCheck(env, reader('TEAR-05', produce), 10_000),
+      executeCheck(env, reader('TEAR-15', produce), 10_000),
+    ]);
+    expect([first.verdict, second.verdict]).to.deep.equal(['passed', 'passed']);
+    expect(runs).to.equal(1);
+    expect(second.observations.scenario).to.equal('hang: run by TEAR-05');
   });
 
   it('does not record a scenario that threw: the next check runs it again', async () => {

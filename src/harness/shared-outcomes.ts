@@ -1,8 +1,8 @@
 /**
  * Scenario outcomes the checks of one run share. Several checks assert different contracts on one
  * expensive scenario (a plugin that hangs in four teardown hooks costs four plugin timeouts); the first
- * check that needs it runs it, and the later ones read what it recorded. Only a scenario that completed
- * is shared: one that threw is run again by the next check that needs it.
+ * check that needs it runs it, and the others read what it recorded, waiting for it when they run beside
+ * it. Only a scenario that completed is shared: one that threw is run again by the next check that needs it.
  */
 export interface SharedOutcome {
   /** The check that ran the scenario (its timeline has the calls). */
@@ -11,13 +11,31 @@ export interface SharedOutcome {
 }
 
 export class SharedOutcomes {
-  private readonly done = new Map<string, SharedOutcome>();
+  private readonly outcomes = new Map<string, Promise<SharedOutcome>>();
 
-  get(key: string): SharedOutcome | undefined {
-    return this.done.get(key);
-  }
-
-  set(key: string, by: string, value: unknown): void {
-    this.done.set(key, { by, value });
+  /** The scenario's outcome, and whether `by` ran it now (false: another check ran it, or is running it). */
+  async obtain(
+    key: string,
+    by: string,
+    produce: () => Promise<unknown>,
+  ): Promise<SharedOutcome & { ranHere: boolean }> {
+    for (;;) {
+      const known = this.outcomes.get(key);
+      if (known) {
+        const outcome = await known.catch(() => undefined);
+        if (outcome) return { ...outcome, ranHere: false };
+        // The other check's run threw: run it here.
+        if (this.outcomes.get(key) === known) this.outcomes.delete(key);
+        continue;
+      }
+      const running = produce().then((value) => ({ by, value }));
+      this.outcomes.set(key, running);
+      try {
+        return { ...(await running), ranHere: true };
+      } catch (e) {
+        if (this.outcomes.get(key) === running) this.outcomes.delete(key);
+        throw e;
+      }
+    }
   }
 }

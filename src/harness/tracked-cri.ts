@@ -136,8 +136,14 @@ export class CheckCri implements TrackedCri {
       policy,
       this.deps.signal,
     );
-    if (outcome.value === undefined && !this.deps.signal.aborted)
-      timeline.requiredWaitMs = countedBefore + Math.min(performance.now() - startedAt, policy.budgetMs);
+    if (outcome.value === undefined && !this.deps.signal.aborted) {
+      const spentMs = Math.min(performance.now() - startedAt, policy.budgetMs);
+      timeline.requiredWaitMs = countedBefore + spentMs;
+      // scripts/lib/bench-breakdown.js reads this note, to show the ratio with and without these waits.
+      timeline.note(
+        `retries did not converge in ${Math.round(spentMs)} ms of their budget (a required wait)`,
+      );
+    }
     return outcome;
   }
 
