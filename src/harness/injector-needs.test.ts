@@ -34,7 +34,7 @@ describe('injector needs', () => {
       },
     ]);
     if (!check) throw new Error('no check');
-    expect(sharingGroup(check)).to.equal('cri');
+    expect(sharingGroup(check)).to.equal('injectors');
     const reason = staticSkipReason(check, { slow: false, injectors: missingInjectors({ slowCniDir: dir }) });
     expect(reason).to.equal((injectorFor('slow-runtime', {}) as { missing: string }).missing);
     expect(staticSkipReason(check, { slow: false, injectors: missingInjectors(both) })).to.equal(undefined);

@@ -1,11 +1,11 @@
 /**
- * Runs the selected checks: up to --parallel at once among checks of one sharing group, and each check
- * that runs alone (sharing.ts) with nothing beside it. A check that waits its turn does not hold up the
+ * Runs the selected checks: up to --parallel at once among checks whose sharing groups may share, and each
+ * check that runs alone (sharing.ts) with nothing beside it. A check that waits its turn does not hold up the
  * checks after it that could start now. Results keep catalogue order whatever order they run in.
  */
 import type { Check } from './check.js';
 import type { CheckResult } from './result.js';
-import { sharingGroup } from './sharing.js';
+import { mayShare, sharingGroup } from './sharing.js';
 
 export interface ScheduleHooks {
   run(check: Check): Promise<CheckResult>;
@@ -30,9 +30,9 @@ export async function runScheduled(
   const limit = Math.max(1, parallel);
   const fits = (c: Check): boolean => {
     if (running.size === 0) return true;
+    if (running.size >= limit) return false;
     const group = sharingGroup(c);
-    if (group === 'alone' || running.size >= limit) return false;
-    return [...running.values()].every((r) => sharingGroup(r) === group);
+    return [...running.values()].every((r) => mayShare(group, sharingGroup(r)));
   };
   for (;;) {
     const stop = hooks.stopReason();

@@ -1,15 +1,24 @@
 import { expect } from 'chai';
-import { sharingGroup, undeclaredStall } from './sharing.js';
+import { mayShare, sharingGroup, undeclaredStall } from './sharing.js';
 
 describe('sharing the runtime between checks', () => {
   it('runs checks that stall hooks or are exclusive alone, and groups injector and CRI-only checks apart from NRI watchers', () => {
     expect(sharingGroup({ needs: ['nri', 'stalls-hooks'] })).to.equal('alone');
     expect(sharingGroup({ needs: ['exclusive'] })).to.equal('alone');
     expect(sharingGroup({ needs: ['nri', 'creation-delay'] })).to.equal('alone');
-    expect(sharingGroup({ needs: ['creation-delay'] })).to.equal('cri');
-    expect(sharingGroup({ needs: ['slow-cni'] })).to.equal('cri');
-    expect(sharingGroup({ needs: [] })).to.equal('cri');
+    expect(sharingGroup({ needs: ['creation-delay'] })).to.equal('injectors');
+    expect(sharingGroup({ needs: ['slow-cni'] })).to.equal('injectors');
+    expect(sharingGroup({ needs: [] })).to.equal('cri-only');
     expect(sharingGroup({ needs: ['nri'] })).to.equal('nri');
+  });
+
+  it('lets CRI-only checks run beside injector checks or NRI watchers, never those two together', () => {
+    expect(mayShare('cri-only', 'nri')).to.equal(true);
+    expect(mayShare('cri-only', 'injectors')).to.equal(true);
+    expect(mayShare('nri', 'nri')).to.equal(true);
+    expect(mayShare('nri', 'injectors')).to.equal(false);
+    expect(mayShare('alone', 'cri-only')).to.equal(false);
+    expect(mayShare('alone', 'alone')).to.equal(false);
   });
 
   it('refuses a hang or delay fault to a check that does not declare it stalls hooks', () => {

@@ -1,14 +1,16 @@
 /**
- * Which checks may share the runtime at once. Checks of one group run side by side; checks of different
- * groups never do; a check of the group 'alone' runs with nothing beside it.
+ * Which checks may share the runtime at once. Checks of one group run side by side, CRI-only checks run
+ * beside any group but 'alone', and a check of the group 'alone' runs with nothing beside it.
  *
  * - alone: checks that hold, hang or delay an NRI hook. Runtimes deliver hooks one at a time across all
  *   pods, so such a check stalls every pod's hooks while it does: a concurrent check would see its calls
  *   answered late, and its absence windows could hold only because what must be absent was held back.
  *   Restarts (exclusive) change every pod. A check that uses both NRI and an injector runs alone too, for
  *   the reason below.
- * - cri: CRI-only checks and checks that hold creations with the delay injectors. Each check claims the
- *   injectors' settings for its own pods only (injectors.ts), and finds its pods by its labels.
+ * - injectors: checks that hold creations with the delay injectors. Each check claims the injectors'
+ *   settings for its own pods only (injectors.ts), and finds its pods by its labels.
+ * - cri-only: checks with neither plugins nor injectors. Their calls are only as slow as the runtime, so
+ *   they hold back no registration, and their pod removals pass the registration gate like any other.
  * - nri: checks whose plugins only watch hooks or fail them at once. Each has its own plugins, which see
  *   every pod's events but act on the check's own. They do not share with injector checks: on containerd
  *   2.x a plugin's registration waits for every lifecycle call in flight and holds back every new one until
@@ -22,12 +24,20 @@ import { isInjectorNeed } from './injector-needs.js';
 
 type FaultKind = FaultAction['kind'];
 
-export type SharingGroup = 'alone' | 'cri' | 'nri';
+export type SharingGroup = 'alone' | 'injectors' | 'cri-only' | 'nri';
 
 export function sharingGroup(c: Pick<Check, 'needs'>): SharingGroup {
   const nri = c.needs.includes('nri');
-  if (stallsOrIsExclusive(c) || (nri && c.needs.some(isInjectorNeed))) return 'alone';
-  return nri ? 'nri' : 'cri';
+  const injectors = c.needs.some(isInjectorNeed);
+  if (stallsOrIsExclusive(c) || (nri && injectors)) return 'alone';
+  if (nri) return 'nri';
+  return injectors ? 'injectors' : 'cri-only';
+}
+
+/** Whether checks of these two groups may run at once. */
+export function mayShare(a: SharingGroup, b: SharingGroup): boolean {
+  if (a === 'alone' || b === 'alone') return false;
+  return a === b || a === 'cri-only' || b === 'cri-only';
 }
 
 function stallsOrIsExclusive(c: Pick<Check, 'needs'>): boolean {

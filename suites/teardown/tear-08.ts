@@ -27,13 +27,12 @@ export const check = defineCheck({
         await t.cri.stopPod(podId);
         return podId;
       };
-      const [racePod, latePod, cancelPod, afterPod] = [
-        await podOf('deadline'),
-        await podOf('late-cancel'),
-        await podOf('cancel'),
-        await podOf('after'),
-      ];
-      /** RemovePodSandbox of `podId` whose hook takes hookMs; `during` runs once the hook is running. */
+      const [racePod, latePod, cancelPod, afterPod] = await Promise.all([
+        podOf('deadline'),
+        podOf('late-cancel'),
+        podOf('cancel'),
+        podOf('after'),
+      ]);
       /** RemovePodSandbox of `podId` whose hook takes hookMs; `during` runs once the hook is running. */
       const removeDuringHook = async (podId: string, opts: CallOpts, during: () => void) => {
         const attempt = await tryHoldDuring(
