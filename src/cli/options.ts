@@ -106,7 +106,7 @@ const PACING: readonly FlagSpec[] = [
   },
   {
     flags: '--parallel <n>',
-    help: 'checks at once within a sharing group: CRI-only and injector checks, or NRI checks that only watch hooks (default 4); checks that stall hooks or restart the runtime run alone',
+    help: 'checks at once that may share the runtime: injector checks, or NRI checks that only watch hooks, each with CRI-only checks (default 4); checks that stall hooks or restart the runtime run alone',
   },
   // In the config file `timeout` is crictl's per-call timeout, so the per-check one has its own key.
   { flags: '--timeout <duration>', help: 'deadline of each check (default 5m)', fileKey: 'check-timeout' },
