@@ -21,7 +21,7 @@ export class SharedOutcomes {
   ): Promise<SharedOutcome & { ranHere: boolean }> {
     for (;;) {
       const known = this.outcomes.get(key);
-      if (known) {
+      if (known !== undefined) {
         const outcome = await known.catch(() => undefined);
         if (outcome) return { ...outcome, ranHere: false };
         // The other check's run threw: run it here.
