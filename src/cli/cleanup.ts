@@ -10,7 +10,7 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
   const cmd = program
     .command('cleanup')
     .description(
-      'stop and remove every pod and container labelled cri-conform.io/run (of one run with --run-id)',
+      "stop and remove every pod and container labelled cri-conform.io/run (of one run with --run-id), and the delay injectors' per-check settings a killed run left",
     );
   addEndpointOptions(cmd)
     .option('--run-id <id>', 'only the objects of this run (the id is in every report)')
@@ -35,12 +35,24 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
         io.out(`removed ${report.containers.length} containers and ${report.pods.length} pods\n`);
         for (const id of report.pods) io.out(`  pod ${id}\n`);
         for (const p of report.problems) io.err(`cri-conform: could not remove ${p}\n`);
+        // Claims carry no run id, so only a cleanup of every run may take them.
+        if (!runId) await releaseInjectorClaims([config.slowRuntimeDir, config.slowCniDir], io);
         const left = await (native ? removeNative : reportNative)(client, config.runtimeEndpoint, runId, io);
         setExit(report.problems.length === 0 && left === 0 ? 0 : 1);
       } finally {
         client.close();
       }
     });
+}
+
+/** Removes the per-check delay settings in the injectors' control dirs, which only a killed run leaves. */
+async function releaseInjectorClaims(dirs: readonly (string | undefined)[], io: Io): Promise<void> {
+  const { releaseAllClaims } = await import('../harness/injectors.js');
+  for (const dir of dirs) {
+    if (!dir) continue;
+    const keys = await releaseAllClaims(dir);
+    if (keys.length > 0) io.out(`released ${keys.length} injector claims in ${dir}: ${keys.join(' ')}\n`);
+  }
 }
 
 /** Ids the CRI still lists: those are the CRI's to remove, never the native cleanup's. */

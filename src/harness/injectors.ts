@@ -10,7 +10,7 @@
  * sets and reads nothing of another's.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CreationDelay, Injectors, SlowCni, SlowRuntime } from './context.js';
 import { SkipSignal } from './errors.js';
@@ -216,9 +216,12 @@ export async function readCreated(dir: string): Promise<string[]> {
   return idsIn(await readFile(join(dir, CREATED_LOG), 'utf8').catch(() => ''));
 }
 
-/** Removes the settings every check claimed: a killed run leaves its claims behind. */
-export async function releaseAllClaims(dir: string): Promise<void> {
-  await rm(join(dir, CLAIMS_DIR), { recursive: true, force: true });
+/** Removes the settings every check claimed (a killed run leaves its claims behind); returns their keys. */
+export async function releaseAllClaims(dir: string): Promise<string[]> {
+  const claims = join(dir, CLAIMS_DIR);
+  const keys = await readdir(claims).catch(() => [] as string[]);
+  await rm(claims, { recursive: true, force: true });
+  return keys;
 }
 
 function readOrEmpty(file: string): string {

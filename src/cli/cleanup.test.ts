@@ -1,0 +1,48 @@
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { type FakeRuntime, startFakeRuntime } from '../harness/fake-runtime.test.helper.js';
+import { RUN_LABEL } from '../harness/labels.js';
+import { main } from './main.js';
+import { recordingIo } from './test-io.test.helper.js';
+
+describe('cleanup (fake CRI)', () => {
+  let fake: FakeRuntime;
+  before(async () => {
+    fake = await startFakeRuntime();
+  });
+  after(() => fake.close());
+
+  /** An injector control dir in which a killed run left a check's claim. */
+  function claimedDir(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'cc-slow-'));
+    mkdirSync(join(dir, 'pods', 'cc-idem-01-'), { recursive: true });
+    writeFileSync(join(dir, 'pods', 'cc-idem-01-', 'delay-ms'), '1500\n');
+    return dir;
+  }
+
+  it("removes labelled pods and the injectors' per-check claims a killed run left", async () => {
+    fake.publish({
+      metadata: { name: 'left', attempt: 0 },
+      labels: { [RUN_LABEL]: 'killed' },
+      state: 'SANDBOX_READY',
+    });
+    const [runtimeDir, cniDir] = [claimedDir(), claimedDir()];
+    const io = recordingIo({ CRI_CONFORM_SLOW_RUNTIME_DIR: runtimeDir, CRI_CONFORM_SLOW_CNI_DIR: cniDir });
+    const code = await main(['node', 'cri-conform', 'cleanup', '-r', fake.endpoint], io);
+    expect(code, io.stderr()).to.equal(0);
+    expect(fake.pods.size).to.equal(0);
+    expect(existsSync(join(runtimeDir, 'pods'))).to.equal(false);
+    expect(existsSync(join(cniDir, 'pods'))).to.equal(false);
+    expect(io.stdout()).to.contain(`released 1 injector claims in ${runtimeDir}: cc-idem-01-`);
+  });
+
+  it('leaves the claims alone when it cleans up one run only: claims carry no run id', async () => {
+    const runtimeDir = claimedDir();
+    const io = recordingIo({ CRI_CONFORM_SLOW_RUNTIME_DIR: runtimeDir });
+    const code = await main(['node', 'cri-conform', 'cleanup', '-r', fake.endpoint, '--run-id', 'r1'], io);
+    expect(code, io.stderr()).to.equal(0);
+    expect(existsSync(join(runtimeDir, 'pods', 'cc-idem-01-'))).to.equal(true);
+  });
+});
