@@ -25,6 +25,13 @@ describe('the catalogue rendered from the checks', () => {
     expect(piped).to.include('a \\| b');
   });
 
+  it('marks the checks that run alone: hook stallers and restarts, not injector or NRI watcher checks', () => {
+    const md = catalogueMarkdown(ALL_CHECKS);
+    const rowOf = (id: string) => md.split('\n').find((line) => line.startsWith(`| ${id} |`)) ?? '';
+    for (const id of ['HOOK-03', 'TEAR-04', 'IDEM-13', 'TEAR-16']) expect(rowOf(id)).to.include('runs alone');
+    for (const id of ['IDEM-01', 'HOOK-01', 'TEAR-09']) expect(rowOf(id)).to.not.include('runs alone');
+  });
+
   it('prints each check with the contract it cites under `list --long`', async () => {
     const io = recordingIo();
     expect(await main(['node', 'cri-conform', 'list', '--long', '--focus', '^HOOK-03 '], io)).to.equal(0);

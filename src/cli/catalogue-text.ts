@@ -3,6 +3,7 @@
  * the Markdown of `list --markdown`, which is committed as docs/checks.md (a test keeps that file current).
  */
 import type { Check } from '../harness/check.js';
+import { sharingGroup } from '../harness/sharing.js';
 import { SUITES } from '../harness/vocabulary.js';
 
 /** The command that regenerates docs/checks.md; quoted in the file and in the test that guards it. */
@@ -20,7 +21,7 @@ function traits(c: Check): string[] {
     ...c.tags.map((t) => `[${t}]`),
     ...(c.trials ? ['trials'] : []),
     ...(c.needs.includes('nri') ? ['needs NRI'] : []),
-    ...(c.needs.includes('exclusive') ? ['runs alone'] : []),
+    ...(sharingGroup(c) === 'alone' ? ['runs alone'] : []),
   ];
 }
 
