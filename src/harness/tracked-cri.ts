@@ -88,7 +88,8 @@ export class CheckCri implements TrackedCri {
    */
   private countRequiredWait(opts: CallOpts, deadlineMs: number, latencyMs: number, code: string): void {
     const timeline = this.deps.timeline;
-    const atDeadline = code === 'CANCELLED' && latencyMs >= deadlineMs;
+    // A call the client cancels late waits past its deadline on purpose; the branch below counts all of it.
+    const atDeadline = code === 'CANCELLED' && opts.cancelLateByMs === undefined && latencyMs >= deadlineMs;
     if (code === 'DEADLINE_EXCEEDED' || atDeadline)
       timeline.requiredWaitMs += Math.min(latencyMs, deadlineMs);
     else if (opts.cancelLateByMs !== undefined && latencyMs >= deadlineMs)
