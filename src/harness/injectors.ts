@@ -10,7 +10,7 @@
  * sets and reads nothing of another's.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CreationDelay, Injectors, SlowCni, SlowRuntime } from './context.js';
 import { SkipSignal } from './errors.js';
@@ -132,7 +132,7 @@ export class CheckInjectors implements Injectors {
     const own = this.claim(dir);
     return {
       handler,
-      setDelay: (ms) => this.writeClaimed(own, () => writeDelay(own, ms)),
+      setDelay: (ms) => writeDelay(own, ms),
       createdIds: this.idsLoggedSince({ file: join(dir, CREATED_LOG), keyField: 2 }),
     };
   }
@@ -144,12 +144,10 @@ export class CheckInjectors implements Injectors {
     const added: KeyedLog = { file: join(dir, ADDED_LOG), keyField: 2 };
     const addedAtStart = this.linesOf(added);
     return {
-      setDelay: (ms) => this.writeClaimed(own, () => writeDelay(own, ms)),
+      setDelay: (ms) => writeDelay(own, ms),
       deletedIds: this.idsLoggedSince({ file: join(dir, DELETED_LOG), keyField: 1 }),
       setFail: (fail) =>
-        this.writeClaimed(own, () =>
-          fail ? writeFile(join(own, FAIL_FILE), 'cri-conform\n') : rm(join(own, FAIL_FILE), { force: true }),
-        ),
+        fail ? writeFile(join(own, FAIL_FILE), 'cri-conform\n') : rm(join(own, FAIL_FILE), { force: true }),
       added: async () => {
         const lines = (await this.linesOf(added)).slice((await addedAtStart).length);
         const owners = new Map<string, string>();
@@ -170,13 +168,6 @@ export class CheckInjectors implements Injectors {
       this.claimed.add(own);
     }
     return own;
-  }
-
-  /** A write to a claimed directory, which release() may have removed: it is claimed again first. */
-  private async writeClaimed(own: string, write: () => Promise<void>): Promise<void> {
-    this.claimed.add(own);
-    await mkdir(own, { recursive: true });
-    await write();
   }
 
   /** The check's lines of a wrapper log: those that carry its key. */
