@@ -10,3 +10,12 @@ export function describeReply(r: CallResult<unknown>): string {
   if (!r.ok) return `${r.code} (${r.codeNumber}) in ${ms} ms: ${r.message}`;
   return typeof r.value === 'string' ? `OK ${shortId(r.value)} in ${ms} ms` : `OK in ${ms} ms`;
 }
+
+/**
+ * Whether a call ended because its own deadline passed. grpc-go servers reset the stream as their copy
+ * of the deadline passes, so the client can read CANCELLED just as its own timer fires: the same ending.
+ */
+export function endedAtDeadline(r: CallResult<unknown>, deadlineMs: number): boolean {
+  if (r.ok) return false;
+  return r.code === 'DEADLINE_EXCEEDED' || (r.code === 'CANCELLED' && r.latencyMs >= deadlineMs);
+}

@@ -29,7 +29,7 @@ export const check = defineCheck({
     await delay.setDelay(0);
     t.expect(holder.ok, `the first RunPodSandbox did not succeed: ${describeReply(holder)}`);
     observeReply(t, 'second', second, holder.value);
-    const violation = identicalReplyViolation(second, holder.value, true);
+    const violation = identicalReplyViolation(second, holder.value, deadlineMs);
     t.expect(violation === '', `identical RunPodSandbox while the first was in flight: ${violation}`);
     await expectOnePod(
       t,

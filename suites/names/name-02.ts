@@ -16,7 +16,7 @@ export const check = defineCheck({
     const podId = await t.cri.runPod(config);
     t.step('the identical RunPodSandbox again');
     const again = await t.cri.tryRunPod(config);
-    const violation = identicalReplyViolation(again, podId, false);
+    const violation = identicalReplyViolation(again, podId);
     t.expect(violation === '', `identical RunPodSandbox after the first succeeded: ${violation}`);
     await expectOnePod(
       t,

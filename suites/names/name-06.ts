@@ -34,13 +34,13 @@ export const check = defineCheck({
     const [holder, concurrent] = await Promise.all([first, second]);
     t.expect(holder.ok, `the first CreateContainer did not succeed: ${describeReply(holder)}`);
     observeReply(t, 'concurrent', concurrent, holder.value);
-    const inFlight = identicalReplyViolation(concurrent, holder.value, true);
+    const inFlight = identicalReplyViolation(concurrent, holder.value, deadlineMs);
     t.expect(inFlight === '', `identical CreateContainer while the first was in flight: ${inFlight}`);
     await expectOneContainer(t, podId, 'workload', `after two identical requests in flight`);
 
     t.step('the identical CreateContainer after the first succeeded');
     const later = containerReply(await t.cri.tryCall('CreateContainer', request));
-    const after = identicalReplyViolation(later, holder.value, false);
+    const after = identicalReplyViolation(later, holder.value);
     t.expect(after === '', `identical CreateContainer after the first succeeded: ${after}`);
     await expectOneContainer(
       t,

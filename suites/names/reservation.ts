@@ -7,7 +7,7 @@
 
 import { type CallResult, type CheckContext, shortId } from '../../src/harness/face.js';
 import { idsIn, namesReservation } from '../common/census.js';
-import { describeReply } from '../common/replies.js';
+import { describeReply, endedAtDeadline } from '../common/replies.js';
 
 /** The reply of a create call, reduced to the id it returned. */
 export type IdReply = CallResult<string>;
@@ -18,16 +18,21 @@ export function containerReply(r: CallResult<{ containerId: string }>): IdReply 
 
 /**
  * Judges the reply to an identical request while `holderId` holds the name. Returns the violation, or ''.
- * `ownDeadlineOk`: the request was in flight with the holder, so being held until its deadline is allowed.
+ * `inFlightDeadlineMs`: the request was in flight with the holder, with this deadline, so being held until
+ * that deadline is allowed.
  */
-export function identicalReplyViolation(reply: IdReply, holderId: string, ownDeadlineOk: boolean): string {
+export function identicalReplyViolation(
+  reply: IdReply,
+  holderId: string,
+  inFlightDeadlineMs?: number,
+): string {
   if (reply.ok) {
     return reply.value === holderId
       ? ''
       : `it built a second one, ${shortId(reply.value)}, beside ${shortId(holderId)}`;
   }
   if (namesReservation(reply.message)) return '';
-  if (ownDeadlineOk && reply.code === 'DEADLINE_EXCEEDED') return '';
+  if (inFlightDeadlineMs !== undefined && endedAtDeadline(reply, inFlightDeadlineMs)) return '';
   return `it failed with an error that does not name the reservation: ${describeReply(reply)}`;
 }
 
