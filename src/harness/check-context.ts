@@ -11,7 +11,7 @@ import { restartRuntime } from './restart.js';
 import type { RunEnv } from './run-env.js';
 import { Timeline } from './timeline.js';
 import { CheckCri } from './tracked-cri.js';
-import { assertTrials, emptyTally, runTrials, type TrialTally } from './trials.js';
+import { assertTrials, emptyTally, plannedTrials, runTrials, type TrialTally } from './trials.js';
 import { holdsFor, poll, sleep } from './waits.js';
 
 /** How long cleanup waits for a check's calls that are still in flight (a held or slow create). */
@@ -133,8 +133,8 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
       await requiredWait(ms, sleep(ms, signal));
     },
     trials: async (scenario) => {
-      const planned = env.settings.trials * check.trialScale;
-      if (check.trialScale > 1)
+      const planned = plannedTrials(env.settings.trials, check.trialScale);
+      if (check.trialScale !== 1)
         timeline.note(`${planned} trials, ${check.trialScale} x --trials: ${check.trialScaleWhy}`);
       tally = emptyTally(planned);
       await runTrials(

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { CheckContext } from './context.js';
 import { executeCheck } from './execute-check.js';
 import { type FakeRuntime, fakeEnv, startFakeRuntime, testCheck } from './fake-runtime.test.helper.js';
+import { plannedTrials } from './trials.js';
 
 describe('trials keep what they found (fake CRI)', () => {
   let fake: FakeRuntime;
@@ -139,5 +140,14 @@ describe('trials keep what they found (fake CRI)', () => {
     expect(r.verdict).to.equal('passed');
     expect(seen).to.deep.equal([0, 0, 0]);
     expect(fake.pods.size).to.equal(0);
+  });
+});
+
+describe('plannedTrials', () => {
+  it('rounds a scale that is not a whole number, and never plans fewer than one trial', () => {
+    expect(plannedTrials(5, 9 / 5)).to.equal(9);
+    expect(plannedTrials(3, 6 / 5)).to.equal(4);
+    expect(plannedTrials(1, 1 / 5)).to.equal(1);
+    expect(plannedTrials(5, 2)).to.equal(10);
   });
 });

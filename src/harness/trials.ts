@@ -28,6 +28,14 @@ export interface TrialHooks {
   signal: AbortSignal;
 }
 
+/**
+ * How many trials a check runs: --trials times its scale, rounded, and at least one. A scale need not be a
+ * whole number: a check that spreads its trials over cases scales to so many per case.
+ */
+export function plannedTrials(trials: number, scale: number): number {
+  return Math.max(1, Math.round(trials * scale));
+}
+
 export function emptyTally(planned: number): TrialTally {
   return { planned, run: 0, violated: 0, errors: [] };
 }

@@ -15,6 +15,7 @@ import * as idem12 from './idem-12.js';
 import * as idem13 from './idem-13.js';
 import * as idem14 from './idem-14.js';
 import * as idem15 from './idem-15.js';
+import * as idem16 from './idem-16.js';
 
 export const checks = inSuite('idempotency', [
   idem01.check,
@@ -32,4 +33,5 @@ export const checks = inSuite('idempotency', [
   idem13.check,
   idem14.check,
   idem15.check,
+  idem16.check,
 ]);

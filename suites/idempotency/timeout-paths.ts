@@ -1,7 +1,8 @@
 /**
- * Every place a creation's timeout can land, as IDEM-14 drives them: inside the runtime's create (the slow
- * runtime handler), inside network setup (the slow CNI), and inside an NRI Run hook (this check's plugin
- * delays it), for a sandbox and for a container. Each path is ended by a deadline or by a client cancel.
+ * Every place a creation's timeout can land, as IDEM-14 and IDEM-16 drive them: inside the runtime's
+ * create (the slow runtime handler) or network setup (the slow CNI), for IDEM-14; inside an NRI Run hook
+ * (the check's plugin delays it), for IDEM-16; each for a sandbox and for a container where the runtime can
+ * be held there. Each path is ended by a deadline or by a client cancel.
  */
 import type { CheckContext } from '../../src/harness/face.js';
 import { DELAY_MS, FIRST_DEADLINE_MS } from '../common/timing.js';
@@ -22,12 +23,11 @@ import {
   timeOutRunPod,
 } from './scenarios.js';
 
-export type TimeoutPath =
-  | 'sandbox: runtime create'
-  | 'sandbox: network setup'
-  | 'sandbox: NRI Run hook'
-  | 'container: runtime create'
-  | 'container: NRI Run hook';
+/** Paths held by a delay injector: they stall nothing but the check's own pods. */
+export type InjectorPath = 'sandbox: runtime create' | 'sandbox: network setup' | 'container: runtime create';
+/** Paths held in an NRI hook: they stall every pod's hooks while they hold. */
+export type NriPath = 'sandbox: NRI Run hook' | 'container: NRI Run hook';
+export type TimeoutPath = InjectorPath | NriPath;
 
 export interface PathRun {
   /** The converged pod, when the retries reached one. */
@@ -35,20 +35,20 @@ export interface PathRun {
   line: string;
 }
 
-/** The paths this run can drive (each needs its injector), in the order trials take them. */
-export function availablePaths(t: CheckContext): TimeoutPath[] {
+/** The injector paths this run can drive, in the order trials take them. */
+export function injectorPaths(t: CheckContext): InjectorPath[] {
   const slow = t.inject.offers('slow-runtime') === undefined;
   const cni = t.inject.offers('slow-cni') === undefined;
-  const nri = t.nri.available;
-  const all: [TimeoutPath, boolean][] = [
+  const all: [InjectorPath, boolean][] = [
     ['sandbox: runtime create', slow],
     ['sandbox: network setup', cni],
-    ['sandbox: NRI Run hook', nri],
     ['container: runtime create', slow],
-    ['container: NRI Run hook', nri],
   ];
   return all.filter(([, ok]) => ok).map(([p]) => p);
 }
+
+/** The NRI paths, in the order trials take them (the run offers NRI or skips the check before it). */
+export const NRI_PATHS: readonly NriPath[] = ['sandbox: NRI Run hook', 'container: NRI Run hook'];
 
 /** Trial n takes the paths in turn; each later round flips the ending, so every path meets both. */
 export function pathOfTrial(
@@ -74,10 +74,10 @@ export async function driveTimeoutPath(
   if (path.startsWith('sandbox')) return timeOutSandbox(t, sandboxDelay(t, path), ending, seen);
   const slow = path === 'container: runtime create' ? t.inject.slowRuntime() : undefined;
   const delay: ContainerDelay = slow ? slowHandlerCreateDelay(slow) : await nriCreateDelay(t);
-  const pod = t.make.pod('idem-14');
+  const pod = t.make.pod(t.id.toLowerCase());
   const podId = await t.cri.runPod(pod, { runtimeHandler: delay.runtimeHandler || undefined });
   seen.add(podId);
-  const timedOut = await timeOutCreateContainer(t, 'idem-14', delay, {
+  const timedOut = await timeOutCreateContainer(t, t.id.toLowerCase(), delay, {
     ending,
     podId,
     podConfig: pod,
@@ -114,7 +114,7 @@ function sandboxDelay(t: CheckContext, path: TimeoutPath): Delay {
 
 /**
  * Holds the next RunPodSandbox of this check in its plugin (the plugin sees this check's pods only, and
- * IDEM-14 is exclusive, so it runs alone), below the runtime's plugin request timeout; the retries are not
+ * IDEM-16 stalls hooks, so it runs alone), below the runtime's plugin request timeout; the retries are not
  * held.
  */
 function nriRunHookDelay(t: CheckContext): Delay {
@@ -151,7 +151,7 @@ async function timeOutSandbox(
   const slow = delay.runtimeHandler !== '' ? t.inject.slowRuntime() : undefined;
   const cni = delay.name === 'slow CNI wrapper' ? t.inject.slowCni() : undefined;
   const logs = { ...(slow ? { createdIds: slow.createdIds } : {}), ...(cni ? { added: cni.added } : {}) };
-  const timedOut = await timeOutRunPod(t, 'idem-14', delay, ending);
+  const timedOut = await timeOutRunPod(t, t.id.toLowerCase(), delay, ending);
   await seen.fromInjectors(logs);
   await seen.look();
   await kubeletBackoff(t, timedOut.first);
