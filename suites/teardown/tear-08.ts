@@ -10,7 +10,7 @@ export const check = defineCheck({
   needs: ['nri', 'stalls-hooks'],
   trials: {
     scale: 2,
-    why: "whether the runtime's code sees an expired deadline as DeadlineExceeded or as Canceled can be decided by its gRPC server's own timers; a runtime that drops the plugin on only one of them fails in a minority of attempts",
+    why: "whether the runtime's code sees an expired deadline as DeadlineExceeded or as Canceled can be decided by its gRPC server's own timers; a runtime that drops the plugin on only one of them fails in a minority of attempts. The client's cancel races nothing, so only the first trial sends one",
   },
   title:
     "A plugin is not disconnected because the CRI client's deadline expired, or the client cancelled, while its hook ran within the plugin timeout",
@@ -27,11 +27,13 @@ export const check = defineCheck({
         await t.cri.stopPod(podId);
         return podId;
       };
-      const [racePod, latePod, cancelPod, afterPod] = await Promise.all([
+      // A cancel sent while the hook runs, far from any deadline, reaches the runtime as Canceled every time.
+      const cancels = trial === 1;
+      const [racePod, latePod, afterPod, cancelPod] = await Promise.all([
         podOf('deadline'),
         podOf('late-cancel'),
-        podOf('cancel'),
         podOf('after'),
+        ...(cancels ? [podOf('cancel')] : []),
       ]);
       let previous = 'the trial began';
       /**
@@ -85,13 +87,15 @@ export const check = defineCheck({
         { deadlineMs: clientDeadlineMs, cancelLateByMs: Math.floor(hookMs / 4) },
         () => undefined,
       );
-      const abort = new AbortController();
-      await removeDuringHook(
-        'RemovePodSandbox cancelled by the client while the hook runs',
-        cancelPod,
-        { signal: abort.signal },
-        () => abort.abort(),
-      );
+      if (cancelPod !== undefined) {
+        const abort = new AbortController();
+        await removeDuringHook(
+          'RemovePodSandbox cancelled by the client while the hook runs',
+          cancelPod,
+          { signal: abort.signal },
+          () => abort.abort(),
+        );
+      }
 
       await t.cri.tryCall('RemovePodSandbox', { podSandboxId: afterPod });
       const got = await receivedBy(plugin, { podId: afterPod }, ['RemovePodSandbox'], deliveryWithinMs(t));
