@@ -166,7 +166,10 @@ export interface TestPlugin {
   waitFor(match: EventMatch, opts: { withinMs: number; what: string }): Promise<NriEventRecord>;
   fault(spec: FaultSpec): FaultHandle;
   isConnected(): boolean;
-  /** Resolves when the runtime closes the connection; `undefined` if it is still open after withinMs. */
+  /**
+   * Resolves when the runtime closes the connection; `undefined` if it is still open after withinMs, a
+   * window that then counts as a required wait.
+   */
   waitDisconnected(opts: { withinMs: number }): Promise<Error | undefined>;
   /** Registers again after a disconnect, keeping label, events and recorded history. */
   reconnect(): Promise<void>;
