@@ -20,16 +20,24 @@ export interface CheckSpec {
    * extra time is explained where it is spent).
    */
   trials?: boolean | { scale: number; why: string };
+  /**
+   * Why the check may wait out a long window while the checks beside it work. The scheduler starts such a
+   * check before the rest of its sharing group, so that the window overlaps their work instead of
+   * stretching the end of the phase.
+   */
+  longWait?: string;
   run(t: CheckContext): Promise<void>;
 }
 
-export interface Check extends Required<Omit<CheckSpec, 'trials'>> {
+export interface Check extends Required<Omit<CheckSpec, 'trials' | 'longWait'>> {
   suite: SuiteName;
   trials: boolean;
   /** Trials per --trials (1 unless the check declares a scale). */
   trialScale: number;
   /** Why the check runs more trials than --trials ('' at scale 1). */
   trialScaleWhy: string;
+  /** Why the scheduler starts it early ('' when it need not). */
+  longWait: string;
 }
 
 const ID_PATTERN = /^[A-Z]{3,5}-\d{2}$/;
@@ -52,6 +60,7 @@ export function inSuite(suite: SuiteName, specs: readonly CheckSpec[]): Check[] 
     trials: s.trials !== undefined && s.trials !== false,
     trialScale: typeof s.trials === 'object' ? s.trials.scale : 1,
     trialScaleWhy: typeof s.trials === 'object' ? s.trials.why : '',
+    longWait: s.longWait ?? '',
     run: s.run,
   }));
 }

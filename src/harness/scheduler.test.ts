@@ -4,7 +4,7 @@ import type { CheckResult } from './result.js';
 import { runScheduled, type ScheduleHooks } from './scheduler.js';
 import type { Need } from './vocabulary.js';
 
-function check(id: string, needs: Need[] = []): Check {
+function check(id: string, needs: Need[] = [], longWait = ''): Check {
   return {
     id,
     suite: 'names',
@@ -16,6 +16,7 @@ function check(id: string, needs: Need[] = []): Check {
     trials: false,
     trialScale: 1,
     trialScaleWhy: '',
+    longWait,
     run: async () => {},
   };
 }
@@ -106,6 +107,18 @@ describe('runScheduled', () => {
     const { startOrder, beside } = await schedule(checks, 3, (id) => (id === 'A-01' ? 30 : 5));
     expect(startOrder).to.deep.equal(['A-01', 'A-02', 'A-03', 'S-01']);
     expect([...(beside['S-01'] ?? [])]).to.deep.equal([]);
+  });
+
+  it('starts a check that declares a long wait before the rest of its group, and reports in catalogue order', async () => {
+    const checks = [
+      check('N-01', ['nri']),
+      check('N-02', ['nri']),
+      check('N-03', ['nri'], 'waits out a window'),
+      check('N-04', ['nri']),
+    ];
+    const { results, startOrder } = await schedule(checks, 2, (id) => (id === 'N-03' ? 30 : 10));
+    expect(startOrder).to.deep.equal(['N-03', 'N-01', 'N-02', 'N-04']);
+    expect(results.map((r) => r.id)).to.deep.equal(['N-01', 'N-02', 'N-03', 'N-04']);
   });
 
   it('never runs more than --parallel checks at once', async () => {

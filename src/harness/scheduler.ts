@@ -1,7 +1,8 @@
 /**
  * Runs the selected checks: up to --parallel at once among checks whose sharing groups may share, and each
  * check that runs alone (sharing.ts) with nothing beside it. A check that waits its turn does not hold up the
- * checks after it that could start now. Results keep catalogue order whatever order they run in.
+ * checks after it that could start now. Checks that declare a long wait start first (check.ts longWait),
+ * the rest in catalogue order. Results keep catalogue order whatever order they run in.
  */
 import type { Check } from './check.js';
 import type { CheckResult } from './result.js';
@@ -25,7 +26,9 @@ export async function runScheduled(
   hooks: ScheduleHooks,
 ): Promise<CheckResult[]> {
   const results: CheckResult[] = new Array(checks.length);
-  const pending: Pending[] = checks.map((check, index) => ({ check, index }));
+  const pending: Pending[] = checks
+    .map((check, index) => ({ check, index }))
+    .sort((a, b) => Number(b.check.longWait !== '') - Number(a.check.longWait !== ''));
   const running = new Map<Promise<void>, Check>();
   const limit = Math.max(1, parallel);
   const fits = (c: Check): boolean => {

@@ -15,6 +15,7 @@ function check(id: string, level: Level, tags: Tag[] = []): Check {
     trials: false,
     trialScale: 1,
     trialScaleWhy: '',
+    longWait: '',
     run: async () => {},
   };
 }

@@ -3,9 +3,8 @@
  * misbehaves (error, hang or crash) on chosen teardown events of that pod only, optionally a well-behaved
  * witness plugin at index 20, and the teardown calls made one by one. It records each call's reply, how
  * often the fault acted, and what the pod and container look like afterwards; the checks assert on that.
- * After a hang or a crash the runtime has dropped plugin 10, so a fresh plugin 10 under a new name takes
- * its place for the next step: the same plugin registering again is TEAR-07's contract, and a runtime that
- * refuses it must fail TEAR-07 alone, not every scenario that drops a plugin.
+ * After a hang or a crash the runtime has dropped plugin 10, and the same plugin registers again for the
+ * next step; where the runtime refuses that, a fresh plugin takes its place (rejoin.ts, TEAR-07's contract).
  */
 
 import type {
@@ -20,6 +19,7 @@ import type {
 import { CONTAINER_EVENTS, describeEvents, POD_EVENTS, receivedBy } from '../common/events.js';
 import { describeReply } from '../common/replies.js';
 import { boundedCallDeadlineMs, teardownBoundMs } from '../common/timing.js';
+import { type NewPodProbe, probeWithNewPod, type Rejoin, rejoinOrReplace } from './rejoin.js';
 
 /** The teardown calls in the order the kubelet reaches them for a pod with one container. */
 export const TEARDOWN_EVENTS = [
@@ -58,6 +58,8 @@ export interface StepOutcome {
   /** From the lists right after the step: a CRI state name, or 'gone'. */
   podState: string;
   containerState: string;
+  /** After plugin 10's hang or crash on this step: how the same plugin came back. */
+  rejoin?: Rejoin;
 }
 
 export interface FaultyTeardown<T> extends LivePod {
@@ -67,6 +69,8 @@ export interface FaultyTeardown<T> extends LivePod {
   steps: StepOutcome[];
   /** What onLive returned (taken while the pod ran, before any teardown). */
   live: T | undefined;
+  /** Set when plugin 10 ended the steps as the same plugin registered again. */
+  newPod?: NewPodProbe;
 }
 
 const TEARDOWN_SUBSCRIPTION: readonly NriEventName[] = [...POD_EVENTS, ...CONTAINER_EVENTS];
@@ -93,9 +97,13 @@ export async function tearDownWithFaultyPlugin<T = undefined>(
       !reply.ok && spec.retryOnError ? await teardownCall(t, event, { podId, containerId }) : undefined;
     const faultHits = fault?.hits ?? 0;
     fault?.remove();
+    let rejoin: Rejoin | undefined;
     if (fault && (spec.action.kind === 'hang' || spec.action.kind === 'crash')) {
-      t.step(`a fresh plugin 10 replaces the one dropped after its ${spec.action.kind} on ${event}`);
-      faulty = await freshPlugin(t, '10');
+      const replace = () => freshPlugin(t, '10');
+      const what = `its ${spec.action.kind} on ${event}`;
+      // A fault that never acted dropped nothing: a plugin this process closed would test no re-registration.
+      if (faultHits === 0) faulty = await replace();
+      else ({ plugin: faulty, rejoin } = await rejoinOrReplace(t, faulty, what, replace));
     }
     steps.push({
       event,
@@ -103,9 +111,22 @@ export async function tearDownWithFaultyPlugin<T = undefined>(
       ...(retry ? { retry } : {}),
       faultHits,
       ...(await statesOf(t, { podId, containerId })),
+      ...(rejoin ? { rejoin } : {}),
     });
   }
-  return { podId, containerId, podConfig, faulty, ...(witness ? { witness } : {}), steps, live };
+  const lastRejoin = steps.findLast((s) => s.rejoin)?.rejoin;
+  const newPod =
+    lastRejoin?.refused === '' ? await probeWithNewPod(t, faulty, `${spec.name}-after`) : undefined;
+  return {
+    podId,
+    containerId,
+    podConfig,
+    faulty,
+    ...(witness ? { witness } : {}),
+    steps,
+    live,
+    ...(newPod ? { newPod } : {}),
+  };
 }
 
 let pluginsMade = 0;
@@ -221,14 +242,4 @@ export function expectFaultsReached(
     unreached.length === 0,
     `plugin 10 never got ${unreached.join(', ')}, so its ${spec.action.kind} there was never exercised`,
   );
-}
-
-/** Registers a plugin again after the runtime dropped it; a refused registration fails the check (TEAR-07). */
-export async function registerAgain(t: CheckContext, plugin: TestPlugin, after: string): Promise<void> {
-  t.step(`plugin ${plugin.label} registers again after ${after}`);
-  const refused = await plugin.reconnect().then(
-    () => '',
-    (e: unknown) => (e instanceof Error ? e.message : String(e)),
-  );
-  t.expect(refused === '', `after ${after}, plugin ${plugin.label} could not register again: ${refused}`);
 }

@@ -1,6 +1,6 @@
 /**
  * A teardown fault scenario run once per run and recorded as data, so that every check with a contract on
- * it (TEAR-01..06 and TEAR-15 on the calls, TEAR-13 on what the host keeps) reads the same run. The plugin
+ * it (TEAR-01..07 and TEAR-15 on the calls, TEAR-13 on what the host keeps) reads the same run. The plugin
  * that hangs in four teardown hooks costs four plugin timeouts; run for TEAR-04, TEAR-06 and TEAR-13 each,
  * it cost twelve.
  */
@@ -18,12 +18,15 @@ import {
   witnessGap,
 } from './faulty-teardown.js';
 import { finishTeardown, leftoversOf } from './leaks.js';
+import type { NewPodProbe } from './rejoin.js';
 
 export interface RecordedTeardown {
   podId: string;
   containerId: string;
   podConfig: PodSandboxConfig;
   steps: StepOutcome[];
+  /** Whether the plugin 10 that registered again got a new pod's RunPodSandbox (TEAR-07). */
+  newPod?: NewPodProbe;
   /** What the witness (plugin 20) missed, '' when nothing; undefined for a scenario without a witness. */
   witnessGap?: string;
   /**
@@ -46,7 +49,7 @@ export function recordedTeardown(t: CheckContext, spec: FaultyTeardownSpec): Pro
         return undefined;
       });
     const outcome = await tearDownWithFaultyPlugin(t, spec, t.host.available ? snapshot : undefined);
-    const { podId, containerId, podConfig, steps, live } = outcome;
+    const { podId, containerId, podConfig, steps, live, newPod } = outcome;
     const gap = spec.witness ? await witnessGap(t, spec, outcome) : undefined;
     let leftovers: string | undefined;
     if (live) {
@@ -60,6 +63,7 @@ export function recordedTeardown(t: CheckContext, spec: FaultyTeardownSpec): Pro
       containerId,
       podConfig,
       steps,
+      ...(newPod ? { newPod } : {}),
       ...(gap === undefined ? {} : { witnessGap: gap }),
       ...(leftovers === undefined ? {} : { leftovers }),
       ...(probeSkipped === undefined ? {} : { probeSkipped }),

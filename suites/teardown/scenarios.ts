@@ -1,5 +1,5 @@
 /**
- * The fault scenarios of TEAR-01..06 and TEAR-15 as data. Each runs once per run (recorded-teardown.ts):
+ * The fault scenarios of TEAR-01..07 and TEAR-15 as data. Each runs once per run (recorded-teardown.ts):
  * the checks that share one read its record, and TEAR-13 reads what the host kept after each.
  */
 import type { FaultAction } from '../../src/harness/face.js';
@@ -46,9 +46,9 @@ export const LOWER_PLUGIN_REFUSES: FaultyTeardownSpec = {
 };
 
 /**
- * TEAR-04 and TEAR-06: plugin 10 hangs in every teardown hook; each call returns within the bound (TEAR-04),
- * and plugin 20 still gets each event (TEAR-06). A witness after the hanging plugin leaves TEAR-04's bound
- * as it was: the hang comes first.
+ * TEAR-04, TEAR-06 and TEAR-07: plugin 10 hangs in every teardown hook; each call returns within the bound
+ * (TEAR-04), plugin 20 still gets each event (TEAR-06), and plugin 10 registers again after each (TEAR-07).
+ * A witness after the hanging plugin leaves TEAR-04's bound as it was: the hang comes first.
  */
 export const LOWER_PLUGIN_HANGS: FaultyTeardownSpec = {
   name: 'lower-hangs',
@@ -58,7 +58,7 @@ export const LOWER_PLUGIN_HANGS: FaultyTeardownSpec = {
   witness: true,
 };
 
-/** TEAR-06: plugin 10 crashes in every teardown hook; plugin 20 must still get each. */
+/** TEAR-06 and TEAR-07: plugin 10 crashes in every teardown hook; plugin 20 must still get each. */
 export const LOWER_PLUGIN_CRASHES: FaultyTeardownSpec = {
   name: 'lower-crashes',
   action: CRASH,

@@ -7,6 +7,8 @@ export const check = defineCheck({
   id: 'TEAR-05',
   level: 'MUST',
   needs: ['nri'],
+  longWait:
+    'a runtime that keeps an event from plugin 20 makes the check wait out the witness window (the margin), and TEAR-15 waits for the same scenario',
   title:
     'When plugin 10 fails a teardown event (StopContainer, RemoveContainer, StopPodSandbox, RemovePodSandbox), plugin 20 still receives it',
   contract:
