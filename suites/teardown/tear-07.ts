@@ -25,9 +25,11 @@ export const check = defineCheck({
         `disconnected after ${kind}`,
         drops.map(([event, r]) => `${event}: ${r.dropped ?? 'no'}`).join('; '),
       );
-      for (const [event, r] of drops)
-        if (r.refused !== '')
-          problems.push(`after its ${kind} on ${event}, plugin 10 could not register again: ${r.refused}`);
+      const refused = drops.filter(([, r]) => r.refused !== '');
+      if (refused.length > 0)
+        problems.push(
+          `plugin 10 could not register again after its ${kind} on ${refused.map(([event]) => event).join(', ')} (first refusal: ${refused[0]?.[1].refused})`,
+        );
       if (newPod && !newPod.received)
         problems.push(
           `after its ${kind}s and registering again, plugin 10 did not get the RunPodSandbox of the new pod ${shortId(newPod.podId)}`,
