@@ -17,10 +17,8 @@ export const check = defineCheck({
   contract:
     'containerd/nri pkg/adaptation isFatalError: only a plugin timeout or a closed connection drops a plugin; NRI lifecycle contract (PR 286): a plugin within its request timeout is well-behaved',
   async run(t: CheckContext) {
-    // The hook takes a sixth of the plugin timeout, and the client gives up at half of that. The runtime's
-    // race is decided at the deadline, so a longer hook would only make each trial longer; the deadline
-    // still leaves a RemovePodSandbox of a stopped pod many times the time it takes to reach its hook.
-    const hookMs = Math.max(4, Math.floor(t.settings.nriRequestTimeoutMs / 6));
+    // The hook takes a quarter of the plugin timeout; the client gives up at half of that.
+    const hookMs = Math.max(4, Math.floor(t.settings.nriRequestTimeoutMs / 4));
     const clientDeadlineMs = Math.floor(hookMs / 2);
     await t.trials(async (trial) => {
       const plugin = await t.nri.plugin({ index: '10', events: ['RemovePodSandbox'] });
