@@ -23,8 +23,8 @@ export interface NewPodProbe {
 }
 
 /**
- * Brings plugin 10 back after its `how` on `event`: the same plugin when the runtime lets it register
- * again, else `replacement()`.
+ * Brings plugin 10 back after `what` (its hang or crash on a step): the same plugin when the runtime lets
+ * it register again, else `replacement()`.
  */
 export async function rejoinOrReplace(
   t: CheckContext,
