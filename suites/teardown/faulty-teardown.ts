@@ -85,6 +85,8 @@ export async function tearDownWithFaultyPlugin<T = undefined>(
   const { podId, containerId, podConfig } = await t.cri.runPodWithContainer(spec.name);
   const live = onLive ? await onLive({ podId, containerId }) : undefined;
   const steps: StepOutcome[] = [];
+  /** Whether plugin 10 is now the same plugin, registered again after a drop (a fresh one is not). */
+  let cameBack = false;
   for (const event of spec.steps) {
     const target = event.endsWith('Container') ? { containerId } : { podId };
     let fault: FaultHandle | undefined;
@@ -104,6 +106,7 @@ export async function tearDownWithFaultyPlugin<T = undefined>(
       // A fault that never acted dropped nothing: a plugin this process closed would test no re-registration.
       if (faultHits === 0) faulty = await replace();
       else ({ plugin: faulty, rejoin } = await rejoinOrReplace(t, faulty, what, replace));
+      cameBack = rejoin?.refused === '';
     }
     steps.push({
       event,
@@ -114,9 +117,7 @@ export async function tearDownWithFaultyPlugin<T = undefined>(
       ...(rejoin ? { rejoin } : {}),
     });
   }
-  const lastRejoin = steps.findLast((s) => s.rejoin)?.rejoin;
-  const newPod =
-    lastRejoin?.refused === '' ? await probeWithNewPod(t, faulty, `${spec.name}-after`) : undefined;
+  const newPod = cameBack ? await probeWithNewPod(t, faulty, `${spec.name}-after`) : undefined;
   return {
     podId,
     containerId,
