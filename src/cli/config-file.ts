@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse, YAMLParseError } from 'yaml';
+import { errorMessage } from '../harness/errors.js';
 import { UsageError } from './errors.js';
 import { CONFIG_FILE_KEYS } from './options.js';
 import { closestName } from './suggest.js';
@@ -59,7 +60,7 @@ function unknownKeyMessage(path: string, key: string): string {
 
 /** The parser's reason and position, without its trailing colon and source excerpt. */
 function describeYamlError(e: unknown): string {
-  const firstLine = (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '';
+  const firstLine = errorMessage(e).split('\n')[0] ?? '';
   const reason = firstLine.replace(/ at line \d+, column \d+:?$/, '').replace(/:$/, '');
   const pos = e instanceof YAMLParseError ? e.linePos?.[0] : undefined;
   return pos ? `${reason} (line ${pos.line}, column ${pos.col})` : reason;

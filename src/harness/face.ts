@@ -45,7 +45,7 @@ export type {
   TestPlugin,
   WaitOpts,
 } from './context.js';
-export { skipReason } from './errors.js';
+export { errorMessage, skipReason } from './errors.js';
 export type { HostBaseline } from './host-diff.js';
 export { describeLeaks, type HostLeak, type PodHostSnapshot } from './host-findings.js';
 export { shortId } from './ids.js';

@@ -4,6 +4,7 @@
  * remove what it does not list, so these are reported with the commands that remove them, never silently
  * left, and `cleanup --native` removes them through containerd's own API.
  */
+import { errorMessage } from './errors.js';
 import { RUN_LABEL } from './labels.js';
 import { poll } from './waits.js';
 
@@ -110,7 +111,7 @@ export async function removeRuntimeLeftovers(
         await session.deleteContainer(leftover.id).catch(ignoreGone);
         result.removed.push(leftover);
       } catch (e) {
-        result.problems.push(`${leftover.id}: ${e instanceof Error ? e.message : String(e)}`);
+        result.problems.push(`${leftover.id}: ${errorMessage(e)}`);
       }
     }
   } finally {

@@ -6,6 +6,7 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
+import { errorMessage } from './errors.js';
 import { mountsMentioning } from './proc.js';
 
 const run = promisify(execFile);
@@ -38,7 +39,7 @@ export async function unmountSandboxShm(sandboxIds: readonly string[]): Promise<
       await run('umount', [mountPoint]);
       result.unmounted.push(mountPoint);
     } catch (e) {
-      const why = (e as { stderr?: string }).stderr?.trim() || (e instanceof Error ? e.message : String(e));
+      const why = (e as { stderr?: string }).stderr?.trim() || errorMessage(e);
       result.problems.push(`${mountPoint} (${why})`);
     }
   }

@@ -5,7 +5,7 @@
  * the scenario's other checks still get their steps. After the last step, a new pod's RunPodSandbox must
  * reach the plugin that came back.
  */
-import type { CheckContext, TestPlugin } from '../../src/harness/face.js';
+import { type CheckContext, errorMessage, type TestPlugin } from '../../src/harness/face.js';
 import { receivedBy } from '../common/events.js';
 import { deliveryWithinMs, quietWindowMs } from '../common/timing.js';
 
@@ -36,10 +36,7 @@ export async function rejoinOrReplace(
   // close reaching this process.
   const cause = await plugin.waitDisconnected({ withinMs: quietWindowMs(t) });
   t.step(`plugin ${plugin.label} registers again after ${what}`);
-  const refused = await plugin.reconnect().then(
-    () => '',
-    (e: unknown) => (e instanceof Error ? e.message : String(e)),
-  );
+  const refused = await plugin.reconnect().then(() => '', errorMessage);
   const rejoin: Rejoin = { refused, ...(cause ? { dropped: cause.message } : {}) };
   if (refused === '') return { plugin, rejoin };
   t.step(`the runtime refused it (${refused}): a fresh plugin 10 takes its place`);

@@ -1,4 +1,4 @@
-import { type CheckContext, defineCheck } from '../../src/harness/face.js';
+import { type CheckContext, defineCheck, errorMessage } from '../../src/harness/face.js';
 import { tryHoldDuring } from '../common/holds.js';
 import { describeReply } from '../common/replies.js';
 import { teardownBoundMs } from '../common/timing.js';
@@ -40,10 +40,9 @@ export const check = defineCheck({
       );
 
     t.step('plugin 20 registers while the removal waits in that hook');
-    const registration = t.nri.plugin({ index: '20', events: ['RunPodSandbox'] }).then(
-      () => undefined,
-      (e: unknown) => (e instanceof Error ? e.message : String(e)),
-    );
+    const registration = t.nri
+      .plugin({ index: '20', events: ['RunPodSandbox'] })
+      .then(() => undefined, errorMessage);
     const [reply, notRegistered] = await Promise.all([held.reply, registration]);
     if (!reply.ok || notRegistered !== undefined) {
       t.step('restart the runtime first: a runtime deadlocked here stays so until it restarts');
