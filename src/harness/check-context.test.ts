@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { CheckContext } from './context.js';
+import type { CheckContext, ConfigFactory } from './context.js';
 import { executeCheck } from './execute-check.js';
 import { type FakeRuntime, fakeEnv, startFakeRuntime, testCheck } from './fake-runtime.test.helper.js';
 
@@ -26,6 +26,40 @@ describe('the check context t (fake CRI)', () => {
     });
     expect(r.verdict).to.equal('passed');
     expect(counts).to.deep.equal([2, 0]);
+    expect(fake.pods.size).to.equal(0);
+  });
+
+  it('keeps what a trial built ahead for the next one through the cleanup between them, and removes it at the end', async () => {
+    const seen: string[][] = [];
+    const names = async (t: CheckContext) =>
+      (await t.cri.listPods()).map((p) => /(made|ahead)\d/.exec(p.name)?.[0] ?? p.name);
+    const r = await executeCheck(
+      fakeEnv(fake.client, { trials: 2 }),
+      testCheck(
+        async (t: CheckContext) => {
+          await t.trials(
+            async (trial, setup) => {
+              await t.cri.runPod(t.make.pod(`made${trial}`));
+              seen.push([setup.built, ...(await names(t))].sort());
+              setup.buildNext();
+              t.expect(true, 'held');
+            },
+            async (trial: number, make: ConfigFactory) => {
+              await t.cri.runPod(make.pod(`ahead${trial}`));
+              return `built${trial}`;
+            },
+          );
+        },
+        { trials: true },
+      ),
+      10_000,
+    );
+    expect(r.verdict).to.equal('passed');
+    // Trial 2 starts with its pod built during trial 1, and without trial 1's.
+    expect(seen).to.deep.equal([
+      ['ahead1', 'built1', 'made1'],
+      ['ahead2', 'built2', 'made2'],
+    ]);
     expect(fake.pods.size).to.equal(0);
   });
 

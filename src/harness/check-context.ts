@@ -11,6 +11,7 @@ import { restartRuntime } from './restart.js';
 import type { RunEnv } from './run-env.js';
 import { Timeline } from './timeline.js';
 import { CheckCri } from './tracked-cri.js';
+import { TrialBuilds } from './trial-builds.js';
 import { assertTrials, emptyTally, plannedTrials, runTrials, type TrialTally } from './trials.js';
 import { holdsFor, poll, sleep } from './waits.js';
 
@@ -80,18 +81,22 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
   const injectors = new CheckInjectors(env.injectors, check.needs, podNamePrefix(check.id));
   let tally: TrialTally | undefined;
 
-  /** The one cleanup sequence, between trials and at the end: returns what it could not clean. */
-  const clearAll = async (): Promise<string[]> => {
+  /**
+   * The one cleanup sequence, between trials and at the end: returns what it could not clean. Between
+   * trials it spares what was built ahead for the trials after `spareTrialsAfter`.
+   */
+  const clearAll = async (spareTrialsAfter?: number): Promise<string[]> => {
     const problems: string[] = [];
     await nri?.closeAll();
     await injectors.reset().catch((e: unknown) => problems.push(`injector reset: ${errorMessage(e)}`));
     if (!(await cri.settled(SETTLE_MS))) problems.push(`CRI calls still in flight after ${SETTLE_MS} ms`);
-    const report = await removeLabelledUntilGone(client, { runId: env.runId, checkId: check.id }, CLEANUP_MS);
+    const scope = { runId: env.runId, checkId: check.id, spareTrialsAfter };
+    const report = await removeLabelledUntilGone(client, scope, CLEANUP_MS);
     problems.push(...report.problems);
     return problems;
   };
-  const cleanupNow = async (): Promise<void> => {
-    const problems = await clearAll();
+  const cleanupNow = async (spareTrialsAfter?: number): Promise<void> => {
+    const problems = await clearAll(spareTrialsAfter);
     if (problems.length > 0) timeline.note(`cleanup problems: ${problems.join('; ')}`);
   };
 
@@ -132,18 +137,27 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
       timeline.note(`pause ${ms} ms: ${why}`);
       await requiredWait(ms, sleep(ms, signal));
     },
-    trials: async (scenario) => {
+    trials: async (scenario, build) => {
       const planned = plannedTrials(env.settings.trials, check.trialScale);
       if (check.trialScale !== 1)
         timeline.note(`${planned} trials, ${check.trialScale} x --trials: ${check.trialScaleWhy}`);
       tally = emptyTally(planned);
+      const builds = new TrialBuilds(
+        async (n) =>
+          build ? build(n, createConfigFactory(env.runId, check.id, env.settings.testImage, n)) : undefined,
+        planned,
+        (text) => timeline.note(text),
+      );
+      let current = 0;
       await runTrials(
         async (n) => {
+          current = n;
           timeline.note(`trial ${n} of ${planned}`);
-          await scenario(n);
+          // Without `build` there is nothing to build: P is undefined.
+          await scenario(n, (await builds.setupFor(n)) as Parameters<typeof scenario>[1]);
         },
         {
-          between: cleanupNow,
+          between: () => cleanupNow(current),
           onTrial: (n, outcome) => timeline.note(`trial ${n}: ${outcome}`),
           assertions: () => assertions.count,
           signal,
@@ -152,7 +166,7 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
       );
       assertTrials(tally);
     },
-    cleanupNow,
+    cleanupNow: () => cleanupNow(),
     shared: async <T>(key: string, produce: () => Promise<T>): Promise<T> => {
       if (!env.shared) return produce();
       const outcome = await env.shared.obtain(key, check.id, produce);

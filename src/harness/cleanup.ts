@@ -6,13 +6,15 @@
 import type { CriClient } from '../cri/client.js';
 import { CriCallError } from '../cri/errors.js';
 import { errorMessage } from './errors.js';
-import { CHECK_LABEL, RUN_LABEL } from './labels.js';
+import { CHECK_LABEL, RUN_LABEL, TRIAL_LABEL } from './labels.js';
 
 export interface CleanupScope {
   /** Only this run; undefined = every cri-conform run (the `cleanup` command). */
   runId?: string;
   /** Only this check of the run. */
   checkId?: string;
+  /** Leaves alone the objects built ahead for a trial after this one (between trials). */
+  spareTrialsAfter?: number;
 }
 
 export interface CleanupReport {
@@ -34,7 +36,9 @@ export async function removeLabelled(client: CriClient, scope: CleanupScope): Pr
   const report: CleanupReport = { containers: [], pods: [], owners: [], problems: [] };
   const selector = selectorOf(scope);
   const inScope = (labels: Record<string, string>) =>
-    labels[RUN_LABEL] !== undefined && Object.entries(selector).every(([k, v]) => labels[k] === v);
+    labels[RUN_LABEL] !== undefined &&
+    Object.entries(selector).every(([k, v]) => labels[k] === v) &&
+    !builtForLaterTrial(labels, scope.spareTrialsAfter);
 
   const { containers } = await client.call('ListContainers', { filter: { labelSelector: selector } });
   for (const c of containers.filter((c) => inScope(c.labels))) {
@@ -93,6 +97,11 @@ export async function removeLabelledUntilGone(
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
     pauseMs = Math.min(pauseMs * 2, MAX_PAUSE_MS);
   }
+}
+
+function builtForLaterTrial(labels: Record<string, string>, after: number | undefined): boolean {
+  const trial = labels[TRIAL_LABEL];
+  return after !== undefined && trial !== undefined && Number(trial) > after;
 }
 
 function selectorOf(scope: CleanupScope): Record<string, string> {

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ContainerConfig, NamespaceOption, PodSandboxConfig } from '../cri/types.js';
 import type { ConfigFactory, ContainerOptions, PodOptions } from './context.js';
-import { labelsFor, NAME_PREFIX, POD_NAMESPACE, uniqueToken } from './labels.js';
+import { labelsFor, NAME_PREFIX, POD_NAMESPACE, TRIAL_LABEL, uniqueToken } from './labels.js';
 
 /** A container that sleeps and ignores nothing: the default workload. */
 export const SLEEP_COMMAND = ['sleep', '3600'];
@@ -15,8 +15,17 @@ export function podNamePrefix(checkId: string): string {
   return `${NAME_PREFIX}${checkId.toLowerCase()}-`;
 }
 
-export function createConfigFactory(runId: string, checkId: string, testImage: string): ConfigFactory {
-  const runLabels = labelsFor(runId, checkId);
+/** `forTrial`: the objects belong to that trial, which cleanup between earlier trials spares. */
+export function createConfigFactory(
+  runId: string,
+  checkId: string,
+  testImage: string,
+  forTrial?: number,
+): ConfigFactory {
+  const runLabels = {
+    ...labelsFor(runId, checkId),
+    ...(forTrial === undefined ? {} : { [TRIAL_LABEL]: String(forTrial) }),
+  };
   return {
     pod(name: string, opts: PodOptions = {}): PodSandboxConfig {
       const podName = `${podNamePrefix(checkId)}${name}-${uniqueToken()}`;

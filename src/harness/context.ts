@@ -271,6 +271,19 @@ export interface Injectors {
   creationDelays(): CreationDelay[];
 }
 
+/** What a trial of t.trials gets when the check builds its objects with `build`. */
+export interface TrialSetup<P> {
+  /** What `build` made for this trial: ahead, during the trial before, or at the trial's start. */
+  readonly built: P;
+  /**
+   * Starts building the next trial's objects now. Call it once the trial has nothing left to race and only
+   * waits (out a hook it holds, over a window it watches): the build's calls would otherwise compete with the
+   * trial's own. Cleanup between the trials spares what it builds. Does nothing in the last trial or when
+   * called again.
+   */
+  buildNext(): void;
+}
+
 export interface WaitOpts {
   withinMs: number;
   what: string;
@@ -309,8 +322,15 @@ export interface CheckContext {
    * Runs the scenario up to --trials times (fresh objects each time). The first violating trial ends the
    * trials and fails the check with "violated in trial k of N" and its message, whatever earlier trials
    * did; a trial that errors is an ERROR only when none violated; a skip stops the trials.
+   *
+   * With `build`, a trial's objects that no race depends on are built by it, with a factory whose objects
+   * belong to that trial, and handed to the scenario as `setup.built`; `setup.buildNext()` lets the next
+   * trial's build run while this trial only waits.
    */
-  trials(scenario: (trial: number) => Promise<void>): Promise<void>;
+  trials<P = undefined>(
+    scenario: (trial: number, setup: TrialSetup<P>) => Promise<void>,
+    build?: (trial: number, make: ConfigFactory) => Promise<P>,
+  ): Promise<void>;
   /**
    * Restarts the runtime with --restart-cmd and waits until Version and Status answer again (skips the
    * check when no restart command is configured). Returns how long the runtime took to come back.

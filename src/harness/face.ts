@@ -43,6 +43,7 @@ export type {
   SlowCni,
   SlowRuntime,
   TestPlugin,
+  TrialSetup,
   WaitOpts,
 } from './context.js';
 export { errorMessage, skipReason } from './errors.js';
