@@ -29,7 +29,7 @@ describe('the check context t (fake CRI)', () => {
     expect(fake.pods.size).to.equal(0);
   });
 
-  it('keeps what a trial built ahead for the next one through the cleanup between them, and removes it at the end', async () => {
+  it('keeps what a trial built ahead for the next one (told which is last) through the cleanup between them, and removes it at the end', async () => {
     const seen: string[][] = [];
     const names = async (t: CheckContext) =>
       (await t.cri.listPods()).map((p) => /(made|ahead)\d/.exec(p.name)?.[0] ?? p.name);
@@ -44,9 +44,9 @@ describe('the check context t (fake CRI)', () => {
               setup.buildNext();
               t.expect(true, 'held');
             },
-            async (trial: number, make: ConfigFactory) => {
+            async (trial: number, make: ConfigFactory, last: boolean) => {
               await t.cri.runPod(make.pod(`ahead${trial}`));
-              return `built${trial}`;
+              return `built${trial}${last ? ' (last)' : ''}`;
             },
           );
         },
@@ -58,7 +58,7 @@ describe('the check context t (fake CRI)', () => {
     // Trial 2 starts with its pod built during trial 1, and without trial 1's.
     expect(seen).to.deep.equal([
       ['ahead1', 'built1', 'made1'],
-      ['ahead2', 'built2', 'made2'],
+      ['ahead2', 'built2 (last)', 'made2'],
     ]);
     expect(fake.pods.size).to.equal(0);
   });

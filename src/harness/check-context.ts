@@ -144,7 +144,9 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
       tally = emptyTally(planned);
       const builds = new TrialBuilds(
         async (n) =>
-          build ? build(n, createConfigFactory(env.runId, check.id, env.settings.testImage, n)) : undefined,
+          build
+            ? build(n, createConfigFactory(env.runId, check.id, env.settings.testImage, n), n === planned)
+            : undefined,
         planned,
         (text) => timeline.note(text),
       );

@@ -324,12 +324,12 @@ export interface CheckContext {
    * did; a trial that errors is an ERROR only when none violated; a skip stops the trials.
    *
    * With `build`, a trial's objects that no race depends on are built by it, with a factory whose objects
-   * belong to that trial, and handed to the scenario as `setup.built`; `setup.buildNext()` lets the next
-   * trial's build run while this trial only waits.
+   * belong to that trial (`last` says whether it is the last trial planned), and handed to the scenario as
+   * `setup.built`; `setup.buildNext()` lets the next trial's build run while this trial only waits.
    */
   trials<P = undefined>(
     scenario: (trial: number, setup: TrialSetup<P>) => Promise<void>,
-    build?: (trial: number, make: ConfigFactory) => Promise<P>,
+    build?: (trial: number, make: ConfigFactory, last: boolean) => Promise<P>,
   ): Promise<void>;
   /**
    * Restarts the runtime with --restart-cmd and waits until Version and Status answer again (skips the
