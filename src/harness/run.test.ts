@@ -1,6 +1,7 @@
+import { status as Status } from '@grpc/grpc-js';
 import { expect } from 'chai';
 import type { CheckContext } from './context.js';
-import { type FakeRuntime, startFakeRuntime, testCheck } from './fake-runtime.test.helper.js';
+import { type FakeRuntime, grpcError, startFakeRuntime, testCheck } from './fake-runtime.test.helper.js';
 import { CHECK_LABEL } from './labels.js';
 import { type RunListener, runConformance } from './run.js';
 import type { RunConfig } from './settings.js';
@@ -79,5 +80,38 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
     expect(outcome.properties.runtimeName).to.equal('fake');
     expect(notes).to.include('final sweep removed 1 pods and 0 containers (left by the run)');
     expect(fake.pods.size).to.equal(0);
+  });
+
+  it('keeps the verdicts when the runtime stops answering before the sweep, and says how to clean up later', async () => {
+    const notes: string[] = [];
+    const unavailable = () => {
+      throw grpcError(Status.UNAVAILABLE, 'connection refused');
+    };
+    const crashing = testCheck(
+      async (t: CheckContext) => {
+        await t.cri.runPod(t.make.pod('left'));
+        t.expect(true, 'held');
+        fake.override('ListContainers', unavailable);
+        fake.override('ListPodSandbox', unavailable);
+      },
+      { id: 'UNIT-04' },
+    );
+    try {
+      const outcome = await runConformance(
+        configFor(fake.endpoint),
+        [crashing],
+        { onStart: () => {}, onCheckStart: () => {}, onCheckEnd: () => {}, onNote: (n) => notes.push(n) },
+        new AbortController().signal,
+        '0.0.0-test',
+      );
+      expect(outcome.results.map((r) => r.id)).to.deep.equal(['UNIT-04']);
+      expect(notes.join('\n')).to.match(
+        /final sweep could not reach the runtime .*UNAVAILABLE.*cri-conform cleanup --run-id \S+ -r /,
+      );
+    } finally {
+      fake.override('ListContainers', undefined);
+      fake.override('ListPodSandbox', undefined);
+      fake.pods.clear();
+    }
   });
 });

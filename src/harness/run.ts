@@ -4,8 +4,9 @@
  */
 import { hostname } from 'node:os';
 import type { CriClient } from '../cri/client.js';
+import { CriCallError } from '../cri/errors.js';
 import { type Check, displayName } from './check.js';
-import { removeLabelledUntilGone } from './cleanup.js';
+import { type CleanupReport, removeLabelledUntilGone } from './cleanup.js';
 import { loadBundledDeviations, loadDeviations } from './deviation-file.js';
 import { applyDeviations, type DeviationSets, staleDeviations } from './deviations.js';
 import { connectRuntime } from './environment.js';
@@ -157,7 +158,17 @@ async function sweep(
   runId: string,
   listener: RunListener,
 ): Promise<void> {
-  const swept = await removeLabelledUntilGone(client, { runId }, SWEEP_MS);
+  let swept: CleanupReport;
+  try {
+    swept = await removeLabelledUntilGone(client, { runId }, SWEEP_MS);
+  } catch (e) {
+    // A runtime that crashed or restarted mid-run: the verdicts stand, only the sweep is left to the user.
+    if (!(e instanceof CriCallError)) throw e;
+    listener.onNote(
+      `final sweep could not reach the runtime (${e.message}); once it answers again, remove what this run left with: cri-conform cleanup --run-id ${runId} -r ${config.runtimeEndpoint}`,
+    );
+    return;
+  }
   if (swept.pods.length + swept.containers.length > 0) {
     listener.onNote(
       `final sweep removed ${swept.pods.length} pods and ${swept.containers.length} containers (left by ${countedOwners(swept.owners)})`,
