@@ -75,6 +75,7 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
           sequence: env.sequence,
           registrations: env.registrations,
           timeline,
+          nriRequestTimeoutMs: env.settings.nriRequestTimeoutMs,
           signal,
         })
       : undefined;

@@ -29,6 +29,8 @@ export interface NriControlDeps {
   /** Registrations wait for other checks' pod removals (registration-gate.ts). */
   registrations: RegistrationGate;
   timeline: Timeline;
+  /** The runtime's plugin request timeout: how long the contracts make a check wait out a hung hook. */
+  nriRequestTimeoutMs: number;
   /** The check's signal: once it aborts, no plugin of the check may connect any more. */
   signal: AbortSignal;
 }
@@ -50,6 +52,11 @@ export class CheckNri implements NriControl {
       sequence: this.deps.sequence.next,
       acceptsPod: (pod, container) => this.isOurs(pod, container),
       onEvent: (e) => this.record(e),
+      // Until the runtime gives up on the plugin the check can only wait; past its timeout it waits on the
+      // runtime's slowness, which the contract does not require.
+      onHungUntilClosed: (_e, ms) => {
+        this.deps.timeline.requiredWaitMs += Math.min(ms, this.deps.nriRequestTimeoutMs);
+      },
     };
     const start = () =>
       this.deps.registrations.registration(

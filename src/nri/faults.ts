@@ -17,7 +17,9 @@ export interface FaultHandle {
 }
 
 /** What the plugin does instead of an immediate OK. */
-export type FaultOutcome = { reply: 'ok' } | { reply: 'error'; message: string } | { reply: 'crash' };
+export type FaultOutcome =
+  /** hungUntilClosedMs: a hang that only the connection's end cut short, and how long it lasted. */
+  { reply: 'ok'; hungUntilClosedMs?: number } | { reply: 'error'; message: string } | { reply: 'crash' };
 
 class Fault implements FaultHandle {
   hits = 0;
@@ -96,9 +98,14 @@ export class FaultTable {
       case 'delay':
         await this.sleep(action.ms);
         return { reply: 'ok' };
-      case 'hang':
-        if (!this.closing.signal.aborted) await f.hold();
-        return { reply: 'ok' };
+      case 'hang': {
+        if (this.closing.signal.aborted) return { reply: 'ok' };
+        const since = performance.now();
+        await f.hold();
+        return this.closing.signal.aborted
+          ? { reply: 'ok', hungUntilClosedMs: performance.now() - since }
+          : { reply: 'ok' };
+      }
     }
   }
 

@@ -24,12 +24,14 @@ export interface PluginOptions {
    */
   acceptsPod?: (pod: NriPod, container?: NriContainer) => boolean;
   onEvent?: (e: NriEventRecord) => void;
+  /** A hang fault on `e` lasted `ms` and ended only because the connection closed (not released). */
+  onHungUntilClosed?: (e: NriEventRecord, ms: number) => void;
   /** Bound on the whole start (register, Configure, Synchronize); default 5000. */
   registrationTimeoutMs?: number;
 }
 
-export type ResolvedPluginOptions = Required<Omit<PluginOptions, 'acceptsPod' | 'onEvent'>> &
-  Pick<PluginOptions, 'acceptsPod' | 'onEvent'>;
+type Callbacks = 'acceptsPod' | 'onEvent' | 'onHungUntilClosed';
+export type ResolvedPluginOptions = Required<Omit<PluginOptions, Callbacks>> & Pick<PluginOptions, Callbacks>;
 
 export const DEFAULT_REGISTRATION_TIMEOUT_MS = 5000;
 

@@ -240,6 +240,8 @@ export class NriPlugin {
     }
     if (!fault) return {};
     const outcome = await fault();
+    if (outcome.reply === 'ok' && outcome.hungUntilClosedMs !== undefined)
+      this.opts.onHungUntilClosed?.(record, outcome.hungUntilClosedMs);
     if (outcome.reply === 'error') return { status: { code: GRPC_UNKNOWN, message: outcome.message } };
     if (outcome.reply === 'crash') {
       this.mux.close(
