@@ -16,10 +16,14 @@ export interface FaultHandle {
   readonly hits: number;
 }
 
-/** What the plugin does instead of an immediate OK. */
+/**
+ * What the plugin does instead of an immediate OK. `hungUntilClosedMs` is how long a hang lasted that only
+ * the connection's end cut short: the runtime gave up on the plugin, or the plugin was closed.
+ */
 export type FaultOutcome =
-  /** hungUntilClosedMs: a hang that only the connection's end cut short, and how long it lasted. */
-  { reply: 'ok'; hungUntilClosedMs?: number } | { reply: 'error'; message: string } | { reply: 'crash' };
+  | { reply: 'ok'; hungUntilClosedMs?: number }
+  | { reply: 'error'; message: string }
+  | { reply: 'crash' };
 
 class Fault implements FaultHandle {
   hits = 0;
