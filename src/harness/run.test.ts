@@ -106,7 +106,7 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
       );
       expect(outcome.results.map((r) => r.id)).to.deep.equal(['UNIT-04']);
       expect(notes.join('\n')).to.match(
-        /final sweep could not reach the runtime .*UNAVAILABLE.*cri-conform cleanup --run-id \S+ -r /,
+        /^final sweep skipped, the runtime does not answer; once it does, run: cri-conform cleanup --run-id \S+ -r \S+\n {2}\(.*UNAVAILABLE/,
       );
     } finally {
       fake.override('ListContainers', undefined);

@@ -164,8 +164,9 @@ async function sweep(
   } catch (e) {
     // A runtime that crashed or restarted mid-run: the verdicts stand, only the sweep is left to the user.
     if (!(e instanceof CriCallError)) throw e;
+    // The command comes first: a long gRPC message may be cut on the console, and notes are in no report.
     listener.onNote(
-      `final sweep could not reach the runtime (${e.message}); once it answers again, remove what this run left with: cri-conform cleanup --run-id ${runId} -r ${config.runtimeEndpoint}`,
+      `final sweep skipped, the runtime does not answer; once it does, run: cri-conform cleanup --run-id ${runId} -r ${config.runtimeEndpoint}\n  (${e.message})`,
     );
     return;
   }
