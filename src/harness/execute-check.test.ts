@@ -16,7 +16,8 @@ describe('executeCheck: what a verdict rests on (fake CRI)', () => {
     fake = await startFakeRuntime();
   });
   afterEach(() => {
-    for (const m of ['RunPodSandbox', 'PodSandboxStatus']) fake.override(m, undefined);
+    for (const m of ['RunPodSandbox', 'PodSandboxStatus', 'ListContainers', 'ListPodSandbox', 'Version'])
+      fake.override(m, undefined);
   });
   after(() => fake.close());
 
@@ -130,6 +131,33 @@ describe('executeCheck: what a verdict rests on (fake CRI)', () => {
       });
       expect(r.verdict).to.equal('failed');
       expect(r.message).to.match(/waiting for the sandbox to be reclaimed/);
+    });
+
+    it('makes a FAIL an ERROR when the runtime stopped answering during the check, and keeps what it found', async () => {
+      const r = await run(async (t: CheckContext) => {
+        await t.cri.runPod(t.make.pod('crash'));
+        for (const m of ['ListContainers', 'ListPodSandbox', 'Version'])
+          fake.override(m, () => {
+            throw grpcError(Status.UNAVAILABLE, 'connection refused');
+          });
+        t.expect(false, 'plugin 20 never got StopPodSandbox');
+      });
+      expect(r.verdict).to.equal('error');
+      expect(r.message).to.match(
+        /^the runtime stopped answering during the check \(cleanup: ListContainers: UNAVAILABLE.*it had found: plugin 20 never got StopPodSandbox$/,
+      );
+    });
+
+    it('keeps a FAIL whose cleanup failed while the runtime still answers (a wedged runtime is its own failure)', async () => {
+      const r = await run(async (t: CheckContext) => {
+        await t.cri.runPod(t.make.pod('wedged'));
+        fake.override('ListContainers', () => {
+          throw grpcError(Status.DEADLINE_EXCEEDED, 'lifecycle lock held');
+        });
+        t.expect(false, 'RemovePodSandbox never returned');
+      });
+      expect(r.verdict).to.equal('failed');
+      expect(r.message).to.equal('RemovePodSandbox never returned');
     });
 
     it('makes an injector that did not hold (t.require) an ERROR', async () => {

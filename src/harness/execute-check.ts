@@ -12,6 +12,8 @@ import type { CheckResult, Verdict } from './result.js';
 import type { RunEnv } from './run-env.js';
 import { describeTally, type TrialTally } from './trials.js';
 
+const VERSION_PROBE_MS = 2_000;
+
 export class CheckTimeout extends Error {
   readonly code = 'ERR_CHECK_TIMEOUT';
   override readonly name = 'CheckTimeout';
@@ -51,6 +53,11 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
     if (verdict === 'passed' || verdict === 'observed') {
       verdict = 'error';
       message = `the check passed, but its objects could not be cleaned up: ${problems.join('; ')}`;
+    } else if (verdict === 'failed' && !(await answers(env.client))) {
+      // Whatever the check saw go missing may have gone with the runtime (a plugin's events end with its
+      // connection). A crash the check caused is no pass either way, and the message says what happened.
+      verdict = 'error';
+      message = `the runtime stopped answering during the check (cleanup: ${problems.join('; ')}), so what it saw may be the crash's doing; it had found: ${message ?? ''}`;
     }
   }
   const tally = scope.trials();
@@ -65,6 +72,14 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
     timeline: scope.timeline.entries,
     requiredWaitMs: Math.round(scope.timeline.requiredWaitMs),
   };
+}
+
+/** Whether the runtime still answers at all: Version needs none of the locks a wedged runtime holds. */
+function answers(client: RunEnv['client']): Promise<boolean> {
+  return client.call('Version', { version: 'v1' }, { deadlineMs: VERSION_PROBE_MS }).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** The fields of a result that come from the check itself. */
