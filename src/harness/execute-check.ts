@@ -49,15 +49,16 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
   }
   const problems = await scope.teardown().catch((e: unknown) => [errorMessage(e)]);
   if (problems.length > 0) {
-    scope.timeline.note(`cleanup: ${problems.join('; ')}`);
+    const cleanup = problems.join('; ');
+    scope.timeline.note(`cleanup: ${cleanup}`);
     if (verdict === 'passed' || verdict === 'observed') {
       verdict = 'error';
-      message = `the check passed, but its objects could not be cleaned up: ${problems.join('; ')}`;
+      message = `the check passed, but its objects could not be cleaned up: ${cleanup}`;
     } else if (verdict === 'failed' && !(await answers(env.client))) {
       // Whatever the check saw go missing may have gone with the runtime (a plugin's events end with its
       // connection). A crash the check caused is no pass either way, and the message says what happened.
       verdict = 'error';
-      message = `the runtime stopped answering during the check (cleanup: ${problems.join('; ')}), so what it saw may be the crash's doing; it had found: ${message ?? ''}`;
+      message = `the runtime stopped answering during the check (cleanup: ${cleanup}), so what it saw may be the crash's doing; it had found: ${message ?? ''}`;
     }
   }
   const tally = scope.trials();
