@@ -109,7 +109,11 @@ const PACING: readonly FlagSpec[] = [
     help: 'checks at once that may share the runtime: injector checks, or NRI checks that only watch hooks, each with CRI-only checks (default 4); checks that stall hooks or restart the runtime run alone',
   },
   // In the config file `timeout` is crictl's per-call timeout, so the per-check one has its own key.
-  { flags: '--timeout <duration>', help: 'deadline of each check (default 5m)', fileKey: 'check-timeout' },
+  {
+    flags: '--timeout <duration>',
+    help: "deadline of each check's own work; the waits it declares add to it (default 5m)",
+    fileKey: 'check-timeout',
+  },
   { flags: '--run-timeout <duration>', help: 'deadline of the whole run (default none)' },
   { flags: '--fail-fast', help: 'stop after the first failure' },
   {

@@ -169,6 +169,47 @@ describe('executeCheck: what a verdict rests on (fake CRI)', () => {
     });
   });
 
+  describe("a check's time limit follows from its declared waits", () => {
+    const limitMs = 200;
+    const within = (check: Parameters<typeof testCheck>[0]) =>
+      executeCheck(fakeEnv(fake.client), testCheck(check), limitMs);
+    /** Work the check does not declare as a wait: a setup poll that comes true only after `ms`. */
+    const busyFor = (t: CheckContext, ms: number) => {
+      const until = Date.now() + ms;
+      return t.poll(async () => Date.now() >= until, { withinMs: ms + 1_000, what: 'the work to end' });
+    };
+
+    it('lets a check wait out declared pauses longer than --timeout (IDEM-09 waits --cache-ttl twice)', async () => {
+      const r = await within(async (t: CheckContext) => {
+        await t.pause(limitMs + 50, 'the sandbox variant waits out the TTL');
+        await t.pause(limitMs + 50, 'the container variant waits out the TTL');
+        t.expect(true, 'both were reclaimed');
+      });
+      expect(r.verdict, r.message).to.equal('passed');
+      expect(r.requiredWaitMs).to.equal(2 * (limitMs + 50));
+    });
+
+    it('still ends a check whose own work outlasts --timeout, naming the waits it was granted', async () => {
+      const r = await within(async (t: CheckContext) => {
+        await t.pause(50, 'a short declared wait');
+        await busyFor(t, limitMs + 500);
+        t.expect(true, 'never reached');
+      });
+      expect(r.verdict).to.equal('error');
+      expect(r.message).to.equal(
+        `check timed out after ${limitMs} ms (--timeout) plus 50 ms of its declared waits`,
+      );
+    });
+
+    it('says plain --timeout when the check declared no wait', async () => {
+      const r = await within(async (t: CheckContext) => {
+        await busyFor(t, limitMs + 500);
+        t.expect(true, 'never reached');
+      });
+      expect(r.message).to.equal(`check timed out after ${limitMs} ms (--timeout)`);
+    });
+  });
+
   describe('"gone" means NOT_FOUND', () => {
     it('reads NOT_FOUND from PodSandboxStatus as GONE', async () => {
       const r = await run(async (t: CheckContext) => {

@@ -26,11 +26,8 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
   setMaxListeners(0, controller.signal);
   const onRunAbort = () => controller.abort(env.signal.reason);
   env.signal.addEventListener('abort', onRunAbort, { once: true });
-  const timer = setTimeout(
-    () => controller.abort(new CheckTimeout(`check timed out after ${checkTimeoutMs} ms (--timeout)`)),
-    checkTimeoutMs,
-  );
   const scope = openCheckScope(env, check, controller.signal);
+  const deadline = checkDeadline(controller, checkTimeoutMs, () => scope.timeline.requiredWaitMs);
   scope.timeline.note(`start ${displayName(check)}`);
 
   let verdict: Verdict;
@@ -44,7 +41,7 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
   } catch (e) {
     ({ verdict, message, detail } = classify(e, controller.signal, scope.trials()));
   } finally {
-    clearTimeout(timer);
+    deadline.clear();
     env.signal.removeEventListener('abort', onRunAbort);
   }
   const problems = await scope.teardown().catch((e: unknown) => [errorMessage(e)]);
@@ -73,6 +70,36 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
     timeline: scope.timeline.entries,
     requiredWaitMs: Math.round(scope.timeline.requiredWaitMs),
   };
+}
+
+/**
+ * --timeout bounds the check's own work; every wait the check declares (pauses, absence windows, calls
+ * meant to hang, NRI windows) moves its deadline out by as much, so a check that must wait out --cache-ttl
+ * twice is never cut short by a limit that knows nothing of it. The waits are counted as they are
+ * declared, so when the first deadline comes the timer only re-arms for what they added.
+ */
+function checkDeadline(
+  controller: AbortController,
+  ownWorkMs: number,
+  declaredWaitMs: () => number,
+): { clear(): void } {
+  const startedAt = performance.now();
+  let timer: NodeJS.Timeout;
+  const arm = () => {
+    const waits = declaredWaitMs();
+    const leftMs = startedAt + ownWorkMs + waits - performance.now();
+    if (leftMs > 0) {
+      timer = setTimeout(arm, leftMs);
+      return;
+    }
+    const limit =
+      waits > 0
+        ? `${ownWorkMs} ms (--timeout) plus ${Math.round(waits)} ms of its declared waits`
+        : `${ownWorkMs} ms (--timeout)`;
+    controller.abort(new CheckTimeout(`check timed out after ${limit}`));
+  };
+  timer = setTimeout(arm, ownWorkMs);
+  return { clear: () => clearTimeout(timer) };
 }
 
 /** Whether the runtime still answers at all: Version needs none of the locks a wedged runtime holds. */
