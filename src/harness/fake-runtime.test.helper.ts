@@ -46,9 +46,18 @@ export function grpcError(code: Status, details: string): Error {
 let nextId = 0;
 const newId = () => (++nextId).toString(16).padStart(64, '0');
 
-function matches(item: Labelled, filter: { labelSelector?: Record<string, string> } | null): boolean {
+interface ListFilter {
+  labelSelector?: Record<string, string>;
+  state?: { state: string } | null;
+}
+
+function matches(item: Labelled, filter: ListFilter | null): boolean {
   const selector = filter?.labelSelector ?? {};
-  return Object.entries(selector).every(([k, v]) => item.labels[k] === v);
+  const state = filter?.state?.state;
+  return (
+    Object.entries(selector).every(([k, v]) => item.labels[k] === v) &&
+    (state === undefined || item.state === state)
+  );
 }
 
 export async function startFakeRuntime(): Promise<FakeRuntime> {
@@ -81,6 +90,7 @@ export async function startFakeRuntime(): Promise<FakeRuntime> {
     StopPodSandbox: (req) => {
       const pod = pods.get((req as { podSandboxId: string }).podSandboxId);
       if (pod) pod.state = 'SANDBOX_NOTREADY';
+      for (const c of containers.values()) if (c.podSandboxId === pod?.id) c.state = 'CONTAINER_EXITED';
       return {};
     },
     RemovePodSandbox: (req) => {
@@ -90,7 +100,33 @@ export async function startFakeRuntime(): Promise<FakeRuntime> {
     ListContainers: (req) => ({
       containers: [...containers.values()].filter((c) => matches(c, (req as { filter: null }).filter)),
     }),
-    StopContainer: () => ({}),
+    CreateContainer: (req) => {
+      const { podSandboxId, config } = req as {
+        podSandboxId: string;
+        config: Omit<Labelled, 'id' | 'state'>;
+      };
+      if (!pods.has(podSandboxId)) throw missing('sandbox');
+      const id = newId();
+      containers.set(id, {
+        id,
+        podSandboxId,
+        metadata: config.metadata,
+        labels: config.labels,
+        state: 'CONTAINER_CREATED',
+      });
+      return { containerId: id };
+    },
+    StartContainer: (req) => {
+      const container = containers.get((req as { containerId: string }).containerId);
+      if (!container) throw missing('container');
+      container.state = 'CONTAINER_RUNNING';
+      return {};
+    },
+    StopContainer: (req) => {
+      const container = containers.get((req as { containerId: string }).containerId);
+      if (container) container.state = 'CONTAINER_EXITED';
+      return {};
+    },
     Status: () => ({
       status: { conditions: [{ type: 'RuntimeReady', status: true, reason: '', message: '' }] },
       runtimeHandlers: [],
