@@ -35,6 +35,8 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
         io.out(`removed ${report.containers.length} containers and ${report.pods.length} pods\n`);
         for (const id of report.pods) io.out(`  pod ${id}\n`);
         for (const p of report.problems) io.err(`cri-conform: could not remove ${p}\n`);
+        if (report.problems.length === 0)
+          await removePodLogs([...report.runs, ...(runId ? [runId] : [])], io);
         // Claims carry no run id, so only a cleanup of every run may take them.
         if (!runId) await releaseInjectorClaims([config.slowRuntimeDir, config.slowCniDir], io);
         const left = await (native ? removeNative : reportNative)(client, config.runtimeEndpoint, runId, io);
@@ -43,6 +45,15 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
         client.close();
       }
     });
+}
+
+/** Removes the pod log directories of the runs whose objects are gone now. */
+async function removePodLogs(runIds: readonly string[], io: Io): Promise<void> {
+  const { removeRunLogs } = await import('../harness/pod-logs.js');
+  for (const id of new Set(runIds.filter((r) => r !== ''))) {
+    const problem = removeRunLogs(id);
+    if (problem) io.err(`cri-conform: could not remove ${problem}\n`);
+  }
 }
 
 /** Removes the per-check delay settings in the injectors' control dirs, which only a killed run leaves. */

@@ -22,6 +22,8 @@ export interface CleanupReport {
   pods: string[];
   /** The check label of each object removed, so a sweep can say whose objects were left. */
   owners: string[];
+  /** The run label of each object removed: `cleanup` removes those runs' pod logs too. */
+  runs: string[];
   problems: string[];
 }
 
@@ -33,7 +35,7 @@ const MAX_PAUSE_MS = 1_000;
 const STUCK_MS = 10_000;
 
 export async function removeLabelled(client: CriClient, scope: CleanupScope): Promise<CleanupReport> {
-  const report: CleanupReport = { containers: [], pods: [], owners: [], problems: [] };
+  const report: CleanupReport = { containers: [], pods: [], owners: [], runs: [], problems: [] };
   const selector = selectorOf(scope);
   const inScope = (labels: Record<string, string>) =>
     labels[RUN_LABEL] !== undefined &&
@@ -51,6 +53,7 @@ export async function removeLabelled(client: CriClient, scope: CleanupScope): Pr
       );
       report.containers.push(c.id);
       report.owners.push(c.labels[CHECK_LABEL] ?? 'the run');
+      report.runs.push(c.labels[RUN_LABEL] ?? '');
     });
   }
   const { items } = await client.call('ListPodSandbox', { filter: { labelSelector: selector } });
@@ -64,6 +67,7 @@ export async function removeLabelled(client: CriClient, scope: CleanupScope): Pr
       );
       report.pods.push(p.id);
       report.owners.push(p.labels[CHECK_LABEL] ?? 'the run');
+      report.runs.push(p.labels[RUN_LABEL] ?? '');
     });
   }
   return report;
@@ -76,7 +80,7 @@ export async function removeLabelledUntilGone(
   withinMs: number,
   stuckMs = STUCK_MS,
 ): Promise<CleanupReport> {
-  const total: CleanupReport = { containers: [], pods: [], owners: [], problems: [] };
+  const total: CleanupReport = { containers: [], pods: [], owners: [], runs: [], problems: [] };
   const endAt = Date.now() + withinMs;
   let pauseMs = FIRST_PAUSE_MS;
   let same = { problems: '', since: Date.now() };
@@ -85,6 +89,7 @@ export async function removeLabelledUntilGone(
     total.containers.push(...round.containers);
     total.pods.push(...round.pods);
     total.owners.push(...round.owners);
+    total.runs.push(...round.runs);
     // Compared without latencies ("after 2/30000 ms"), which differ every round.
     const problems = round.problems.join('\n').replace(/\d+(\/\d+)? ms\b/g, 'ms');
     if (problems !== same.problems) same = { problems, since: Date.now() };

@@ -3,9 +3,16 @@
  * runtimes treat them as real pods) and carry the run's labels and name prefix.
  */
 import { randomUUID } from 'node:crypto';
-import type { ContainerConfig, NamespaceOption, PodSandboxConfig } from '../cri/types.js';
+import type {
+  ContainerConfig,
+  CriMethod,
+  CriRequest,
+  NamespaceOption,
+  PodSandboxConfig,
+} from '../cri/types.js';
 import type { ConfigFactory, ContainerOptions, PodOptions } from './context.js';
 import { labelsFor, NAME_PREFIX, POD_NAMESPACE, TRIAL_LABEL, uniqueToken } from './labels.js';
+import { containerLogPath, podLogDirectory } from './pod-logs.js';
 
 /** A container that sleeps and ignores nothing: the default workload. */
 export const SLEEP_COMMAND = ['sleep', '3600'];
@@ -33,7 +40,7 @@ export function createConfigFactory(
       return {
         metadata: { name: podName, uid, namespace: POD_NAMESPACE, attempt: opts.attempt ?? 0 },
         hostname: opts.hostNetwork ? '' : podName.slice(0, 63),
-        logDirectory: '',
+        logDirectory: podLogDirectory(runId, POD_NAMESPACE, podName, uid),
         labels: {
           ...opts.labels,
           ...runLabels,
@@ -46,14 +53,33 @@ export function createConfigFactory(
       };
     },
     container(name: string, opts: ContainerOptions = {}): ContainerConfig {
+      const attempt = opts.attempt ?? 0;
       return {
-        metadata: { name, attempt: opts.attempt ?? 0 },
+        metadata: { name, attempt },
         image: { image: testImage, userSpecifiedImage: testImage },
         command: opts.command ?? SLEEP_COMMAND,
         labels: { ...opts.labels, ...runLabels, 'io.kubernetes.container.name': name },
         annotations: { 'io.kubernetes.container.name': name, 'io.kubernetes.container.restartCount': '0' },
+        logPath: containerLogPath(name, attempt),
         linux: { securityContext: { namespaceOptions: namespaces(false, opts.pidMode) } },
       };
+    },
+  };
+}
+
+/**
+ * The kubelet labels every container with its pod's name, namespace and UID (kuberuntime_labels.go
+ * newContainerLabels); it finds a container's pod by them, and a container without them belongs, to a
+ * kubelet, to one pod with an empty UID. The pod is known only when the container is created in it.
+ */
+export function withPodLabels(config: ContainerConfig, pod: PodSandboxConfig): ContainerConfig {
+  return {
+    ...config,
+    labels: {
+      'io.kubernetes.pod.name': pod.metadata.name,
+      'io.kubernetes.pod.namespace': pod.metadata.namespace,
+      'io.kubernetes.pod.uid': pod.metadata.uid,
+      ...config.labels,
     },
   };
 }
@@ -63,4 +89,12 @@ function namespaces(
   pidMode: 'POD' | 'CONTAINER' | undefined,
 ): NamespaceOption {
   return { network: hostNetwork ? 'NODE' : 'POD', pid: pidMode ?? 'POD', ipc: 'POD' };
+}
+
+/** A request as the kubelet would send it: a CreateContainer's config carries its pod's labels. */
+export function kubeletShaped<M extends CriMethod>(method: M, request: CriRequest<M>): CriRequest<M> {
+  if (method !== 'CreateContainer') return request;
+  const r = request as CriRequest<'CreateContainer'>;
+  if (!r.config || !r.sandboxConfig?.metadata) return request;
+  return { ...r, config: withPodLabels(r.config, r.sandboxConfig) } as CriRequest<M>;
 }

@@ -11,10 +11,11 @@
  */
 import type { CriClient } from '../cri/client.js';
 import { removeLabelledUntilGone } from './cleanup.js';
-import { createConfigFactory } from './config-factory.js';
+import { createConfigFactory, withPodLabels } from './config-factory.js';
 import { errorMessage } from './errors.js';
 import { readCreated, writeDelay } from './injectors.js';
 import { newRunId } from './labels.js';
+import { removeRunLogs } from './pod-logs.js';
 
 /** Well above a pod's own setup time on an idle node (70-220 ms), and short enough for doctor to stay quick. */
 export const PROOF_DELAY_MS = 500;
@@ -61,6 +62,8 @@ export async function proveInjectors(client: CriClient, plan: ProofPlan): Promis
     }
     const sweep = await removeLabelledUntilGone(client, { runId }, SWEEP_MS);
     result.cleanupProblems.push(...sweep.problems);
+    const logs = removeRunLogs(runId);
+    if (logs) result.cleanupProblems.push(logs);
   }
   return result;
 }
@@ -109,7 +112,7 @@ async function proveWithPod(client: CriClient, plan: ProofPlan, runId: string, r
   const create = await timed(async () => {
     const { containerId } = await client.call('CreateContainer', {
       podSandboxId: podId,
-      config: make.container('probe'),
+      config: withPodLabels(make.container('probe'), pod),
       sandboxConfig: pod,
     });
     await client.call('StartContainer', { containerId });

@@ -12,6 +12,7 @@ import { applyDeviations, type DeviationSets, staleDeviations } from './deviatio
 import { connectRuntime } from './environment.js';
 import { executeCheck, identityOf } from './execute-check.js';
 import { newRunId } from './labels.js';
+import { removeRunLogs } from './pod-logs.js';
 import { assessReadiness, requireReady } from './readiness.js';
 import { RegistrationGate } from './registration-gate.js';
 import type { CheckResult, RunOutcome, RunProperties } from './result.js';
@@ -176,6 +177,9 @@ async function sweep(
     );
   }
   for (const p of swept.problems) listener.onNote(`final sweep: ${p}`);
+  // Only once the run's containers are gone: the runtime writes their logs there until then.
+  const logs = swept.problems.length === 0 ? removeRunLogs(runId) : undefined;
+  if (logs) listener.onNote(`final sweep: ${logs}`);
   const leftovers = await runtimeLeftovers(config.runtimeEndpoint, runId);
   if (leftovers.length > 0) listener.onNote(describeLeftovers(config.runtimeEndpoint, leftovers));
 }

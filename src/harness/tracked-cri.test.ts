@@ -124,4 +124,31 @@ describe('the tracked CRI a check sees (fake CRI)', () => {
     expect(r.verdict).to.equal('passed');
     expect(fake.pods.size).to.equal(0);
   });
+
+  it('sends containers with their pod’s kubelet labels, and refuses to send a container without a log path', async () => {
+    let sent: Record<string, string> = {};
+    fake.override('CreateContainer', (req) => {
+      sent = (req as { config: { labels: Record<string, string> } }).config.labels;
+      return { containerId: 'c1' };
+    });
+    const r = await executeCheck(
+      fakeEnv(fake.client),
+      testCheck(async (t: CheckContext) => {
+        const pod = t.make.pod('labelled');
+        const podId = await t.cri.runPod(pod);
+        await t.cri.createContainer(podId, t.make.container('c'), pod);
+        const unsafe = t.cri.createContainer(podId, { ...t.make.container('d'), logPath: '' }, pod);
+        const refused = await unsafe.then(
+          () => '',
+          (e: Error) => e.message,
+        );
+        t.expect(/refused to send CreateContainer without a log path/.test(refused), refused);
+        t.expect(sent['io.kubernetes.pod.uid'] === pod.metadata.uid, 'the container carries the pod UID');
+      }),
+      10_000,
+    );
+    fake.override('CreateContainer', undefined);
+    expect(r.verdict, r.message).to.equal('passed');
+    expect(r.timeline.filter((e) => e.kind === 'cri' && e.method === 'CreateContainer')).to.have.length(1);
+  });
 });

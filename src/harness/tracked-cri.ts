@@ -18,8 +18,10 @@ import type {
   RunPodRequest,
   TrackedCri,
 } from './context.js';
+import { kubeletShaped } from './config-factory.js';
 import { shortId } from './ids.js';
 import { CHECK_LABEL, RUN_LABEL } from './labels.js';
+import { missingLogPath } from './pod-logs.js';
 import { retryLikeKubelet } from './retry.js';
 import type { Timeline } from './timeline.js';
 
@@ -57,13 +59,17 @@ export class CheckCri implements TrackedCri {
     // Once the check has ended, code it abandoned must not reach the runtime, and calls in flight are cancelled.
     const checkSignal = this.deps.signal;
     if (checkSignal.aborted) return Promise.reject(checkSignal.reason);
+    const unsafe = missingLogPath(method, request);
+    // The kubelet never sends this, and a kubelet beside the run would delete files because of it.
+    if (unsafe) return Promise.reject(new Error(`cri-conform refused to send ${unsafe} (a bug of the tool)`));
+    const shaped = kubeletShaped(method, request);
     const signal = opts.signal ? AbortSignal.any([opts.signal, checkSignal]) : checkSignal;
     const deadlineMs = opts.deadlineMs ?? this.deps.callTimeoutMs;
     const late = opts.cancelLateByMs === undefined ? {} : { cancelLateByMs: opts.cancelLateByMs };
-    const send = () => this.client.call(method, request, { deadlineMs, signal, ...late });
+    const send = () => this.client.call(method, shaped, { deadlineMs, signal, ...late });
     const before = this.deps.beforeCall;
     const startedAt = performance.now();
-    const p = before ? before(method, request).then(send) : send();
+    const p = before ? before(method, shaped).then(send) : send();
     this.inFlight.add(p);
     const forget = () => this.inFlight.delete(p);
     p.then(forget, forget);
