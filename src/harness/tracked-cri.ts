@@ -6,6 +6,7 @@
 import type { CallRecord, CriClient } from '../cri/client.js';
 import { CriCallError } from '../cri/errors.js';
 import type { CriMethod, CriRequest, CriResponse, PodSandboxConfig } from '../cri/types.js';
+import { kubeletShaped } from './config-factory.js';
 import type {
   CallOpts,
   CallResult,
@@ -18,7 +19,6 @@ import type {
   RunPodRequest,
   TrackedCri,
 } from './context.js';
-import { kubeletShaped } from './config-factory.js';
 import { shortId } from './ids.js';
 import { CHECK_LABEL, RUN_LABEL } from './labels.js';
 import { missingLogPath } from './pod-logs.js';
