@@ -1,4 +1,5 @@
 #!/bin/sh
+# The protocol it implements (claims, delay-ms, fail, logs) is README "The injector wrappers"; doctor proves it.
 # The slow CNI plugin (installed by containerd-up.sh as <dir>/cni-bin/conform-bridge, with REAL_PLUGIN
 # filled in): the type of the bridge entry in the throwaway containerd's conflist. On ADD it appends
 # "<container id> <netns path> <key>" to <dir>/slow-cni/added.log (which netns the runtime made for which

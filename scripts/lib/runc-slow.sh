@@ -1,4 +1,5 @@
 #!/bin/sh
+# The protocol it implements (claims, delay-ms, logs) is README "The injector wrappers"; doctor proves it.
 # The "conform-slow" runtime handler's runc (installed by containerd-up.sh as <dir>/slow-runtime/runc-slow,
 # with REAL_RUNC filled in). On `runc create` it appends "<unix time> <container id> <key>" to created.log
 # next to itself (a sandbox's id is its pause container's id), sleeps for the milliseconds in delay-ms,

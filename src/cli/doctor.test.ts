@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import type { WrapperPart } from '../../fixtures/reference/injector-dirs.js';
 import { type ReferenceRuntime, startReferenceRuntime } from '../../fixtures/reference/start.js';
 import { main } from './main.js';
 import { recordingIo } from './test-io.test.helper.js';
@@ -129,8 +130,8 @@ describe('doctor and run agree', function () {
   it('both proceed when only an injector no selected check needs is broken, and doctor warns', async () => {
     const elsewhere = join(dir, 'not-the-cni-dir');
     mkdirSync(elsewhere, { recursive: true });
-    // With the handler configured, creation delays come from it: nothing needs the slow CNI.
-    const v = await both(['--focus', '^IDEM-01 ', '--slow-cni-dir', elsewhere]);
+    // IDEM-04 holds its build in the slow handler only; IDEM-01 would spread its trials over the CNI too.
+    const v = await both(['--level', 'all', '--focus', '^IDEM-04 ', '--slow-cni-dir', elsewhere]);
     expect(v.doctor.stdout).to.match(/^warn slow CNI wrapper .* does not work\n.*did not sleep on ADD/m);
     expect(v.run.code, v.run.stderr).to.be.oneOf([0, 1]);
     expect(v.doctor.code).to.equal(0);
@@ -155,5 +156,63 @@ describe('doctor and run agree', function () {
     } finally {
       client.close();
     }
+  });
+});
+
+describe('doctor proves the injectors through a claim, as the checks use them', function () {
+  this.timeout(60_000);
+
+  /** Doctor's output against a reference runtime whose wrappers lack the given parts of the protocol. */
+  async function doctorWith(lacks: readonly WrapperPart[]): Promise<{ code: number; stdout: string }> {
+    const runtime = await startReferenceRuntime({ wrapperLacks: lacks });
+    try {
+      const io = recordingIo(runtime.env);
+      const args = ['doctor', '--config', '/dev/null', '--node-probes', 'off', '--focus', '^IDEM-01 '];
+      const code = await main(['node', 'cri-conform', ...args], io);
+      return { code, stdout: io.stdout() };
+    } finally {
+      await runtime.close();
+    }
+  }
+
+  it('fails wrappers written to the old description (shared delay-ms, no key, no fail, no del.log), naming each lack', async () => {
+    const { code, stdout } = await doctorWith(['claims', 'key column', 'fail', 'del.log']);
+    expect(code, stdout).to.equal(2);
+    const fails = stdout.split('\n').filter((l) => l.startsWith('FAIL') || l.startsWith('       ->'));
+    expect(fails.join('\n'))
+      .to.match(/FAIL slow runtime handler "conform-slow" .* does not work/)
+      .and.match(
+        /lacks claims: CreateContainer \+ StartContainer took \d+ ms with pods\/cc-doctor-\/delay-ms 500/,
+      )
+      .and.match(
+        /the key column in created\.log \("<time> <id> <key>"; its line for [0-9a-f]{12} has no cc-doctor-\)/,
+      )
+      .and.match(/FAIL slow CNI wrapper .* does not work/)
+      .and.match(
+        /lacks claims: RunPodSandbox took \d+ ms with pods\/cc-doctor-\/delay-ms 500; the key column in added\.log/,
+      )
+      .and.match(
+        /del\.log: no "<sandbox id> <key>" line for [0-9a-f]{12} after StopPodSandbox; fail: RunPodSandbox succeeded while pods\/cc-doctor-\/fail existed/,
+      )
+      .and.match(/needed by IDEM-01/);
+  });
+
+  it('names only what is missing: a CNI wrapper without `fail`', async () => {
+    const { code, stdout } = await doctorWith(['fail']);
+    expect(code, stdout).to.equal(2);
+    expect(stdout).to.match(
+      /^ok {3}slow runtime handler .* works: it logged the creates of the sandbox and the container under the key/m,
+    );
+    expect(stdout).to.match(
+      /^FAIL slow CNI wrapper .* does not work\n {7}-> the slow CNI wrapper lacks fail: RunPodSandbox succeeded while pods\/cc-doctor-\/fail existed \(see README/m,
+    );
+  });
+
+  it('passes wrappers that follow the whole protocol', async () => {
+    const { code, stdout } = await doctorWith([]);
+    expect(code, stdout).to.equal(0);
+    expect(stdout).to.match(
+      /^ok {3}slow CNI wrapper .* works: RunPodSandbox took \d+ ms with pods\/cc-doctor-\/delay-ms 500; it logged the ADD and the DEL under the key and failed an ADD while pods\/cc-doctor-\/fail existed$/m,
+    );
   });
 });

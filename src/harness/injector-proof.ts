@@ -1,27 +1,38 @@
 /**
- * Proves that the delay injectors work, not only that they are configured, with one short pod. The pod is
- * labelled like every object of a run (so `cri-conform cleanup` finds it if the process is killed) and is
- * removed again whatever happens.
- * - Slow CNI: with its delay set, RunPodSandbox takes at least that long.
- * - Slow runtime handler: the sandbox's create lands in created.log; then, with its delay set,
- *   CreateContainer + StartContainer in that pod take at least that long and the container's create is
- *   logged too (containerd runs runc create at StartContainer, other runtimes at CreateContainer).
- * Each proof is a lower bound on a latency the tool measured itself: load makes a call slower, never faster,
- * so a working injector is never reported broken.
+ * Proves that the delay injectors work as the run's checks use them, not only that they are configured:
+ * through a claim (pods/<key>/ in each control dir, key `cc-doctor-`), with the same CheckInjectors a
+ * check gets. Every pod is labelled like every object of a run (so `cri-conform cleanup` finds it if the
+ * process is killed) and removed again whatever happens.
+ * - Slow runtime handler: the sandbox's create lands in created.log under the key; then, with the claim's
+ *   delay set, CreateContainer + StartContainer in that pod take at least that long and the container's
+ *   create is logged under the key too (containerd runs runc create at StartContainer, others at Create).
+ * - Slow CNI: with the claim's delay set, RunPodSandbox takes at least that long and added.log has the
+ *   ADD under the key; StopPodSandbox puts the DEL in del.log under the key; with the claim's `fail`
+ *   file, a second pod's ADD is logged and its RunPodSandbox fails.
+ * A wrapper that misses any of these is broken, and the proof names each thing it lacks: a run's checks
+ * would ERROR on it. Each delay is a lower bound on a latency the tool measured itself: load makes a call
+ * slower, never faster, so a working injector is never reported broken.
  */
 import type { CriClient } from '../cri/client.js';
+import type { PodSandboxConfig } from '../cri/types.js';
 import { removeLabelledUntilGone } from './cleanup.js';
-import { createConfigFactory, withPodLabels } from './config-factory.js';
+import { createConfigFactory, podNamePrefix, withPodLabels } from './config-factory.js';
+import type { ConfigFactory, SlowCni, SlowRuntime } from './context.js';
 import { errorMessage } from './errors.js';
-import { readCreated, writeDelay } from './injectors.js';
+import type { InjectorConfig } from './injector-needs.js';
+import { CheckInjectors, CLAIMS_DIR, howLogged } from './injectors.js';
 import { newRunId } from './labels.js';
 import { removeRunLogs } from './pod-logs.js';
 
 /** Well above a pod's own setup time on an idle node (70-220 ms), and short enough for doctor to stay quick. */
 export const PROOF_DELAY_MS = 500;
-/** The check label of the proof pod: `cri-conform.io/check=DOCTOR`, name `cc-doctor-injectors-<token>`. */
+/** The check label of the proof pods: `cri-conform.io/check=DOCTOR`, names `cc-doctor-injectors-<token>`. */
 export const PROOF_CHECK_ID = 'DOCTOR';
+/** The key of the proof's claims, as a check's is its pod name prefix. */
+const KEY = podNamePrefix(PROOF_CHECK_ID);
+const CLAIM = `${CLAIMS_DIR}/${KEY}/`;
 const SWEEP_MS = 30_000;
+const WHERE = 'see README "The injector wrappers"';
 
 export interface ProofPlan {
   runtime?: { handler: string; dir: string };
@@ -44,22 +55,37 @@ export interface ProofResult {
   cleanupProblems: string[];
 }
 
+interface Proof {
+  client: CriClient;
+  plan: ProofPlan;
+  make: ConfigFactory;
+  result: ProofResult;
+}
+
 export async function proveInjectors(client: CriClient, plan: ProofPlan): Promise<ProofResult> {
   const runId = newRunId();
   const result: ProofResult = { cleanupProblems: [] };
-  const dirs = [plan.runtime?.dir, plan.cni?.dir].filter((d): d is string => d !== undefined);
+  const inject = new CheckInjectors(configOf(plan), ['slow-runtime', 'slow-cni'], KEY);
+  const proof: Proof = {
+    client,
+    plan,
+    make: createConfigFactory(runId, PROOF_CHECK_ID, plan.testImage),
+    result,
+  };
   try {
-    await proveWithPod(client, plan, runId, result);
+    // Claimed before the first pod, as a check claims before its first call: the logs are read from here.
+    const runtime = plan.runtime ? inject.slowRuntime() : undefined;
+    const cni = plan.cni ? inject.slowCni() : undefined;
+    await proveWithPods(proof, runtime, cni);
   } catch (e) {
     const failed: ProofOutcome = { verdict: 'broken', detail: `the proof pod failed: ${errorMessage(e)}` };
     if (plan.runtime && !result.runtime) result.runtime = failed;
     if (plan.cni && !result.cni) result.cni = failed;
   } finally {
-    for (const dir of dirs) {
-      await writeDelay(dir, 0).catch((e: unknown) =>
-        result.cleanupProblems.push(`resetting ${dir}/delay-ms: ${errorMessage(e)}`),
-      );
-    }
+    const problem = (what: string) => (e: unknown) =>
+      result.cleanupProblems.push(`${what}: ${errorMessage(e)}`);
+    await inject.reset().catch(problem('resetting the claims'));
+    await inject.release().catch(problem('releasing the claims'));
     const sweep = await removeLabelledUntilGone(client, { runId }, SWEEP_MS);
     result.cleanupProblems.push(...sweep.problems);
     const logs = removeRunLogs(runId);
@@ -68,47 +94,125 @@ export async function proveInjectors(client: CriClient, plan: ProofPlan): Promis
   return result;
 }
 
-async function proveWithPod(client: CriClient, plan: ProofPlan, runId: string, result: ProofResult) {
-  const make = createConfigFactory(runId, PROOF_CHECK_ID, plan.testImage);
-  const pod = make.pod('injectors');
-  if (plan.runtime) await writeDelay(plan.runtime.dir, 0);
-  if (plan.cni) await writeDelay(plan.cni.dir, PROOF_DELAY_MS);
-  const loggedBefore = plan.runtime ? (await readCreated(plan.runtime.dir)).length : 0;
+function configOf(plan: ProofPlan): InjectorConfig {
+  return {
+    ...(plan.runtime ? { slowRuntimeHandler: plan.runtime.handler, slowRuntimeDir: plan.runtime.dir } : {}),
+    ...(plan.cni ? { slowCniDir: plan.cni.dir } : {}),
+  };
+}
 
+async function proveWithPods(proof: Proof, runtime?: SlowRuntime, cni?: SlowCni): Promise<void> {
+  const { client, plan, make, result } = proof;
+  const pod = make.pod('injectors');
+  await cni?.setDelay(PROOF_DELAY_MS);
   const run = await timed(() =>
-    client.call('RunPodSandbox', {
-      config: pod,
-      runtimeHandler: plan.runtime?.handler ?? plan.defaultHandler,
-    }),
+    client.call('RunPodSandbox', { config: pod, runtimeHandler: runtime?.handler ?? plan.defaultHandler }),
   );
   const podId = run.value.podSandboxId;
-  if (plan.cni) {
-    await writeDelay(plan.cni.dir, 0);
-    result.cni = atLeast(
-      run.ms,
-      'RunPodSandbox',
-      "the CNI wrapper did not sleep on ADD: is it the plugin the runtime's CNI config runs?",
+  await cni?.setDelay(0);
+  const cniLacks = plan.cni ? await addLacks(plan.cni.dir, podId, run.ms) : undefined;
+  if (runtime && plan.runtime)
+    result.runtime = await proveRuntime(proof, runtime, plan.runtime.dir, podId, pod);
+  if (!cni || !plan.cni || !cniLacks) return;
+  if (cniLacks.nothing) {
+    result.cni = broken(
+      `RunPodSandbox took ${Math.round(run.ms)} ms with ${CLAIM}delay-ms ${PROOF_DELAY_MS} and added.log has no line for sandbox ${podId.slice(0, 12)}: the CNI wrapper did not sleep on ADD nor log it; is it the plugin the runtime's CNI config runs, with this control dir?`,
+    );
+    return;
+  }
+  await client.call('StopPodSandbox', { podSandboxId: podId });
+  const lacks = [
+    ...cniLacks.lacks,
+    ...(await delLacks(plan.cni.dir, podId)),
+    ...(await failLacks(proof, cni)),
+  ];
+  result.cni =
+    lacks.length > 0
+      ? broken(`the slow CNI wrapper lacks ${lacks.join('; ')}`)
+      : {
+          verdict: 'works',
+          detail: `RunPodSandbox took ${Math.round(run.ms)} ms with ${CLAIM}delay-ms ${PROOF_DELAY_MS}; it logged the ADD and the DEL under the key and failed an ADD while ${CLAIM}fail existed`,
+        };
+}
+
+/** What the CNI wrapper's ADD of the first pod shows it lacks; `nothing` when it showed no sign of life. */
+async function addLacks(
+  dir: string,
+  podId: string,
+  ms: number,
+): Promise<{ lacks: string[]; nothing: boolean }> {
+  const logged = await howLogged(dir, 'added.log', podId, KEY);
+  const slept = ms >= PROOF_DELAY_MS;
+  const lacks = [
+    ...(slept
+      ? []
+      : [`claims: RunPodSandbox took ${Math.round(ms)} ms with ${CLAIM}delay-ms ${PROOF_DELAY_MS}`]),
+    ...(logged === 'absent'
+      ? [`added.log: no "<sandbox id> <netns> <key>" line for ${podId.slice(0, 12)}`]
+      : []),
+    ...(logged === 'unkeyed'
+      ? [`the key column in added.log (its line for ${podId.slice(0, 12)} has no ${KEY})`]
+      : []),
+  ];
+  return { lacks, nothing: !slept && logged === 'absent' };
+}
+
+async function delLacks(dir: string, podId: string): Promise<string[]> {
+  const logged = await howLogged(dir, 'del.log', podId, KEY);
+  if (logged === 'absent')
+    return [`del.log: no "<sandbox id> <key>" line for ${podId.slice(0, 12)} after StopPodSandbox`];
+  if (logged === 'unkeyed')
+    return [`the key column in del.log (its line for ${podId.slice(0, 12)} has no ${KEY})`];
+  return [];
+}
+
+/** With the claim's `fail` file, a second pod's ADD must be reached (logged) and its RunPodSandbox fail. */
+async function failLacks({ client, plan, make }: Proof, cni: SlowCni): Promise<string[]> {
+  const addsBefore = (await cni.added()).size;
+  await cni.setFail(true);
+  const outcome = await client
+    .call('RunPodSandbox', { config: make.pod('injectors-fail'), runtimeHandler: plan.defaultHandler })
+    .then(
+      () => 'succeeded',
+      () => 'failed',
+    );
+  await cni.setFail(false);
+  if (outcome === 'failed' && (await cni.added()).size > addsBefore) return [];
+  return outcome === 'succeeded'
+    ? [`fail: RunPodSandbox succeeded while ${CLAIM}fail existed`]
+    : [
+        `fail: RunPodSandbox failed while ${CLAIM}fail existed, but added.log has no ADD of that pod under the key`,
+      ];
+}
+
+async function proveRuntime(
+  { client, plan, make }: Proof,
+  slow: SlowRuntime,
+  dir: string,
+  podId: string,
+  pod: PodSandboxConfig,
+): Promise<ProofOutcome> {
+  const logged = await howLogged(dir, 'created.log', podId, KEY);
+  if (logged === 'absent') {
+    return broken(
+      `${dir}/created.log did not record the create of sandbox ${podId.slice(0, 12)}: is "${slow.handler}" the wrapper with this control dir?`,
     );
   }
-  if (!plan.runtime) return;
-
-  const { dir, handler } = plan.runtime;
-  const afterPod = (await readCreated(dir)).slice(loggedBefore);
-  if (!afterPod.includes(podId)) {
-    result.runtime = {
-      verdict: 'broken',
-      detail: `${dir}/created.log did not record the create of sandbox ${podId.slice(0, 12)} (new entries: ${afterPod.length}): is "${handler}" the wrapper with this control dir?`,
-    };
-    return;
-  }
+  const lacks =
+    logged === 'unkeyed'
+      ? [
+          `the key column in created.log ("<time> <id> <key>"; its line for ${podId.slice(0, 12)} has no ${KEY})`,
+        ]
+      : [];
   if (!plan.canRunContainer) {
-    result.runtime = {
-      verdict: 'unproven',
-      detail: `it logged the sandbox's create; its delay is not proven because the test image ${plan.testImage} is missing`,
-    };
-    return;
+    return lacks.length > 0
+      ? broken(`the slow runtime handler lacks ${lacks.join('; ')}`)
+      : {
+          verdict: 'unproven',
+          detail: `it logged the sandbox's create under the key; its delay is not proven because the test image ${plan.testImage} is missing`,
+        };
   }
-  await writeDelay(dir, PROOF_DELAY_MS);
+  await slow.setDelay(PROOF_DELAY_MS);
   const create = await timed(async () => {
     const { containerId } = await client.call('CreateContainer', {
       podSandboxId: podId,
@@ -118,25 +222,25 @@ async function proveWithPod(client: CriClient, plan: ProofPlan, runId: string, r
     await client.call('StartContainer', { containerId });
     return containerId;
   });
-  const afterCtr = (await readCreated(dir)).slice(loggedBefore + afterPod.length);
-  result.runtime = afterCtr.includes(create.value)
-    ? atLeast(
-        create.ms,
-        'CreateContainer + StartContainer',
-        'the wrapper logged the create but did not sleep',
-        'it logged the creates of the sandbox and the container',
-      )
+  await slow.setDelay(0);
+  const took = `CreateContainer + StartContainer took ${Math.round(create.ms)} ms with ${CLAIM}delay-ms ${PROOF_DELAY_MS}`;
+  const ctr = await howLogged(dir, 'created.log', create.value, KEY);
+  if (ctr === 'absent') lacks.push(`created.log: no line for container ${create.value.slice(0, 12)}`);
+  if (ctr === 'unkeyed' && logged === 'keyed')
+    lacks.push(
+      `the key column in created.log for a container (its line for ${create.value.slice(0, 12)} has no ${KEY})`,
+    );
+  if (create.ms < PROOF_DELAY_MS) lacks.unshift(`claims: ${took}`);
+  return lacks.length > 0
+    ? broken(`the slow runtime handler lacks ${lacks.join('; ')}`)
     : {
-        verdict: 'broken',
-        detail: `created.log did not record the create of container ${create.value.slice(0, 12)}`,
+        verdict: 'works',
+        detail: `it logged the creates of the sandbox and the container under the key; ${took}`,
       };
 }
 
-function atLeast(ms: number, what: string, whyNot: string, also?: string): ProofOutcome {
-  const took = `${what} took ${Math.round(ms)} ms with delay-ms ${PROOF_DELAY_MS}`;
-  return ms >= PROOF_DELAY_MS
-    ? { verdict: 'works', detail: also ? `${also}; ${took}` : took }
-    : { verdict: 'broken', detail: `${took}: ${whyNot}` };
+function broken(detail: string): ProofOutcome {
+  return { verdict: 'broken', detail: `${detail} (${WHERE})` };
 }
 
 async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {

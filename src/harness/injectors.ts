@@ -18,20 +18,28 @@ import { type InjectorConfig, type InjectorNeed, injectorFor } from './injector-
 import type { Need } from './vocabulary.js';
 
 const DELAY_FILE = 'delay-ms';
-const CREATED_LOG = 'created.log';
 /** The slow CNI's: present means every ADD fails; each ADD appends "<container id> <netns>" to the log. */
 const FAIL_FILE = 'fail';
-const ADDED_LOG = 'added.log';
-/** The slow CNI wrapper's log: one sandbox id (CNI_CONTAINERID) per DEL. */
-const DELETED_LOG = 'del.log';
 const CONTAINER_ID = /\b[0-9a-f]{64}\b/g;
 /** Where a check's own settings live in a control dir, one subdirectory per key. */
-const CLAIMS_DIR = 'pods';
+export const CLAIMS_DIR = 'pods';
+
+/**
+ * The wrappers' logs and the field of each line that holds the key of the pod it acted for:
+ * created.log "<time> <container id> <key>", added.log "<sandbox id> <netns> <key>" (one per ADD),
+ * del.log "<sandbox id> <key>" (one per DEL).
+ */
+export const WRAPPER_LOGS = { 'created.log': 2, 'added.log': 2, 'del.log': 1 } as const;
+export type WrapperLog = keyof typeof WRAPPER_LOGS;
 
 /** The log lines a wrapper wrote and which field of each holds the key of the pod it acted for. */
 interface KeyedLog {
   file: string;
   keyField: number;
+}
+
+function keyedLog(dir: string, log: WrapperLog): KeyedLog {
+  return { file: join(dir, log), keyField: WRAPPER_LOGS[log] };
 }
 
 export class CheckInjectors implements Injectors {
@@ -133,7 +141,7 @@ export class CheckInjectors implements Injectors {
     return {
       handler,
       setDelay: (ms) => writeDelay(own, ms),
-      createdIds: this.idsLoggedSince({ file: join(dir, CREATED_LOG), keyField: 2 }),
+      createdIds: this.idsLoggedSince(keyedLog(dir, 'created.log')),
     };
   }
 
@@ -141,11 +149,11 @@ export class CheckInjectors implements Injectors {
     const dir = this.config.slowCniDir;
     if (!dir) throw new Error('unreachable: require() checked the slow CNI dir');
     const own = this.claim(dir);
-    const added: KeyedLog = { file: join(dir, ADDED_LOG), keyField: 2 };
+    const added = keyedLog(dir, 'added.log');
     const addedAtStart = this.linesOf(added);
     return {
       setDelay: (ms) => writeDelay(own, ms),
-      deletedIds: this.idsLoggedSince({ file: join(dir, DELETED_LOG), keyField: 1 }),
+      deletedIds: this.idsLoggedSince(keyedLog(dir, 'del.log')),
       setFail: (fail) =>
         fail ? writeFile(join(own, FAIL_FILE), 'cri-conform\n') : rm(join(own, FAIL_FILE), { force: true }),
       added: async () => {
@@ -202,9 +210,19 @@ async function readLines(path: string): Promise<string[]> {
   return splitLines(await readFile(path, 'utf8').catch(() => ''));
 }
 
-/** Every id the slow runtime handler's wrapper logged, oldest first. */
-export async function readCreated(dir: string): Promise<string[]> {
-  return idsIn(await readFile(join(dir, CREATED_LOG), 'utf8').catch(() => ''));
+/**
+ * How a wrapper logged `id` in `log` (its newest line naming it): not at all, without `key` in the key
+ * column (a wrapper that knows nothing of claims), or with it.
+ */
+export async function howLogged(
+  dir: string,
+  log: WrapperLog,
+  id: string,
+  key: string,
+): Promise<'absent' | 'unkeyed' | 'keyed'> {
+  const line = (await readLines(join(dir, log))).findLast((l) => l.includes(id));
+  if (line === undefined) return 'absent';
+  return ownLines([line], WRAPPER_LOGS[log], key).length > 0 ? 'keyed' : 'unkeyed';
 }
 
 /** Removes the settings every check claimed (a killed run leaves its claims behind); returns their keys. */

@@ -82,10 +82,15 @@ export async function injectorFindings(input: InjectorProbeInput): Promise<Findi
 
 function configuredInjectors(input: InjectorProbeInput): Configured[] {
   const { config } = input;
+  // A check that needs a creation delay spreads its timeouts over every configured one (creationDelays,
+  // IDEM-14's paths), so it uses the slow CNI too when both injectors are configured.
+  const uses = (need: string, kind: InjectorKind) =>
+    isInjectorNeed(need) &&
+    (kindOf(injectorFor(need, config)) === kind ||
+      (need === 'creation-delay' &&
+        kindOf(injectorFor(kind === 'cni' ? 'slow-cni' : 'slow-runtime', config)) === kind));
   const neededBy = (kind: InjectorKind) =>
-    input.active
-      .filter((c) => c.needs.some((n) => isInjectorNeed(n) && kindOf(injectorFor(n, config)) === kind))
-      .map((c) => c.id);
+    input.active.filter((c) => c.needs.some((n) => uses(n, kind))).map((c) => c.id);
   const list: Configured[] = [];
   if (config.slowRuntimeHandler && config.slowRuntimeDir) {
     const { slowRuntimeHandler: handler, slowRuntimeDir: dir } = config;
