@@ -2,6 +2,8 @@
  * doctor against real containerd (1.7 and 2.1 on CI): it proves both injectors with one labelled pod and
  * leaves nothing behind, and a doctor killed mid-proof leaves only what `cri-conform cleanup` removes.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { labelledLeft, runCli, runtimesUnderTest, untilLabelledPod } from './e2e-env.test.helper.js';
 
@@ -21,6 +23,25 @@ for (const runtime of runtimesUnderTest()) {
           /^ok {3}slow CNI wrapper .* works: RunPodSandbox took \d+ ms with pods\/cc-doctor-\/delay-ms 500; it logged the ADD and the DEL under the key and failed an ADD/m,
         )
         .and.to.match(/^ready: /m);
+      expect(await labelledLeft(endpoint)).to.deep.equal({ pods: [], containers: [] });
+    });
+
+    it('fails a runc wrapper written to the old description (shared delay-ms, "<time> <id>"), naming what it lacks', async () => {
+      const wrapper = join(runtime.env.CRI_CONFORM_SLOW_RUNTIME_DIR ?? '', 'runc-slow');
+      const shipped = readFileSync(wrapper, 'utf8');
+      const realRunc = /^real_runc='(.*)'$/m.exec(shipped)?.[1];
+      expect(realRunc, `the installed ${wrapper} names its real runc`).to.be.a('string');
+      // Swapped in place for this test only: the handler runs the file anew for every runc call.
+      writeFileSync(wrapper, oldRuncWrapper(realRunc ?? ''));
+      try {
+        const run = await runCli(['doctor', '--focus', '^IDEM-01 '], runtime.env);
+        expect(run.code, run.stdout + run.stderr).to.equal(2);
+        expect(run.stdout).to.match(
+          /^FAIL slow runtime handler "conform-slow" .* does not work\n {7}-> the slow runtime handler lacks claims: CreateContainer \+ StartContainer took \d+ ms with pods\/cc-doctor-\/delay-ms 500; the key column in created\.log .*needed by IDEM-01$/m,
+        );
+      } finally {
+        writeFileSync(wrapper, shipped);
+      }
       expect(await labelledLeft(endpoint)).to.deep.equal({ pods: [], containers: [] });
     });
 
@@ -44,4 +65,23 @@ for (const runtime of runtimesUnderTest()) {
       expect(await labelledLeft(endpoint)).to.deep.equal({ pods: [], containers: [] });
     });
   });
+}
+
+/**
+ * A runc wrapper as the README once described it: on create it logs "<time> <id>" and sleeps the shared
+ * delay-ms; it knows nothing of claims. The id is the last argument of `runc create`.
+ */
+function oldRuncWrapper(realRunc: string): string {
+  return `#!/bin/sh
+control=\${0%/*}
+for arg in "$@"; do last=$arg; done
+case " $* " in
+  *" create "*)
+    printf '%s %s\\n' "$(date +%s.%N)" "$last" >>"$control/created.log"
+    ms=$(cat "$control/delay-ms" 2>/dev/null)
+    case $ms in ''|*[!0-9]*) ms=0 ;; esac
+    [ "$ms" -gt 0 ] && sleep "$((ms / 1000))" ;;
+esac
+exec '${realRunc}' "$@"
+`;
 }
