@@ -89,6 +89,10 @@ const ENVIRONMENT: readonly FlagSpec[] = [
     help: 'how long the runtime may take to come back (default 60s)',
   },
   {
+    flags: '--beside-kubelet',
+    help: 'run although a kubelet drives the runtime: checks whose pods it stops end in ERROR, and checks that restart the runtime or stall its hooks skip unless --focus names their ID',
+  },
+  {
     flags: '--node-probes <mode>',
     help: 'host leak probes: auto (root on a local socket), on, off',
     choices: ['auto', 'on', 'off'],

@@ -94,6 +94,7 @@ export function resolveRunConfig(
     ),
     ...(pick('run-timeout') ? { runTimeoutMs: duration('run-timeout', '0') } : {}),
     failFast: bool('fail-fast'),
+    ...(bool('beside-kubelet') ? { besideKubelet: true } : {}),
     flakeAttempts: count('flake-attempts', '0', 0),
     ...regex('focus', pick('focus')),
     ...regex('skip', pick('skip')),

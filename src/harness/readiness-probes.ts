@@ -9,6 +9,7 @@ import type { HostProbe } from './context.js';
 import type { NriFinding } from './environment.js';
 import { errorMessage } from './errors.js';
 import { imagePresent, pullImage } from './images.js';
+import type { KubeletEvidence } from './kubelet-detect.js';
 import type { Finding, ReadinessPurpose } from './readiness-types.js';
 import type { RunConfig } from './settings.js';
 
@@ -96,6 +97,21 @@ export function restartFinding(config: Pick<RunConfig, 'restartCmd'>): Finding {
   return config.restartCmd
     ? ok(`restart command: ${config.restartCmd}`)
     : warn('restart command', '[Restart] checks will skip: pass --restart-cmd');
+}
+
+/** The ways out, in one line: the run stops with it (exit 2) unless --beside-kubelet is given. */
+export const KUBELET_WAYS_OUT =
+  "its pod cleanup stops cri-conform's pods within seconds and its GC removes them, so verdicts would be wrong and its own pods could suffer: stop the kubelet for a maintenance window (drain the node, systemctl stop kubelet), or test a private instance of the runtime with --isolated; --beside-kubelet runs anyway";
+
+export function kubeletFinding(kubelet: KubeletEvidence, config: Pick<RunConfig, 'besideKubelet'>): Finding {
+  if (kubelet.signs.length === 0) return ok('kubelet: none drives this runtime');
+  const what = `a kubelet drives this runtime: ${kubelet.signs.join('; ')}`;
+  return config.besideKubelet
+    ? warn(
+        what,
+        'running beside it (--beside-kubelet): checks whose pods it stops end in ERROR "disturbed"; checks that restart the runtime or stall its hooks skip unless --focus names them',
+      )
+    : fatal(what, KUBELET_WAYS_OUT);
 }
 
 export function ok(what: string): Finding {

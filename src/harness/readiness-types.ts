@@ -2,6 +2,7 @@
 import type { Check } from './check.js';
 import type { HostProbe } from './context.js';
 import type { NriFinding } from './environment.js';
+import type { KubeletEvidence } from './kubelet-detect.js';
 import type { Availability } from './selection.js';
 
 /** ok: ready; warn: some checks will skip or a run may still fail it (doctor never pulls); fatal: exit 2. */
@@ -34,4 +35,6 @@ export interface Readiness {
   availability: Availability;
   /** The selected checks that will skip before they start, with the reason each will report. */
   skips: SkipForecast[];
+  /** Signs of a kubelet driving the runtime; the report records them. */
+  kubelet: KubeletEvidence;
 }

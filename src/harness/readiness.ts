@@ -8,17 +8,19 @@ import type { Check } from './check.js';
 import { describeRuntime, nodeProbeAvailability, probeNri } from './environment.js';
 import { EnvironmentError } from './errors.js';
 import { missingInjectors } from './injector-needs.js';
+import { detectKubelet } from './kubelet-detect.js';
 import { injectorFindings } from './readiness-injectors.js';
 import {
   hostFinding,
   imageFinding,
+  kubeletFinding,
   nriFinding,
   ok,
   restartFinding,
   runtimeStatus,
 } from './readiness-probes.js';
 import type { Finding, Readiness, ReadinessPurpose, SkipForecast } from './readiness-types.js';
-import { type Availability, staticSkipReason } from './selection.js';
+import { type Availability, namedInFocus, staticSkipReason } from './selection.js';
 import type { RunConfig } from './settings.js';
 
 const NRI_REGISTRATION_MS = 6_000;
@@ -30,9 +32,12 @@ export async function assessReadiness(
   purpose: ReadinessPurpose,
 ): Promise<Readiness> {
   const status = await runtimeStatus(client);
+  const kubelet = await detectKubelet(client, config.runtimeEndpoint);
+  const kubeletSeen = kubeletFinding(kubelet, config);
   const findings: Finding[] = [
     ok(`CRI: ${describeRuntime(client.version)} at ${config.runtimeEndpoint}`),
     ...status.findings,
+    kubeletSeen,
   ];
   const testImage = await imageFinding(client, config.testImage, '--test-image', config, purpose);
   findings.push(testImage, await imageFinding(client, config.pauseImage, '--pause-image', config, purpose));
@@ -47,6 +52,7 @@ export async function assessReadiness(
     ...('unavailable' in host ? { node: host.unavailable } : {}),
     ...(config.restartCmd ? {} : { restart: 'restarts the runtime: pass --restart-cmd' }),
     injectors: missingInjectors(config),
+    ...(config.besideKubelet ? { besideKubelet: { named: namedInFocus(checks, config.focus) } } : {}),
   };
   const skips: SkipForecast[] = checks.flatMap((check) => {
     const reason = staticSkipReason(check, availability);
@@ -60,11 +66,12 @@ export async function assessReadiness(
       handlers: status.handlers,
       active: checks.filter((c) => !skipped.has(c)),
       purpose,
-      mayCreatePod: !status.findings.some((f) => f.severity === 'fatal'),
+      // A kubelet would stop the proof pod within seconds and make a working injector look broken.
+      mayCreatePod: ![...status.findings, kubeletSeen].some((f) => f.severity === 'fatal'),
       testImagePresent: testImage.severity === 'ok',
     })),
   );
-  return { findings, nri, host, availability, skips };
+  return { findings, nri, host, availability, skips, kubelet };
 }
 
 /** Throws the fatal findings as one EnvironmentError (exit 2), each with what to fix. */

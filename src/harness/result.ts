@@ -81,6 +81,8 @@ export interface RunProperties {
   flags: string; // the effective flags, one string
   /** The host cri-conform ran on (the node under test for a local socket). */
   node?: string;
+  /** Whether a kubelet drove the runtime: 'none seen', or 'seen: <signs>' (a run beside it, --beside-kubelet). */
+  kubelet?: string;
 }
 
 export interface RunOutcome {

@@ -50,6 +50,9 @@ export async function runConformance(
   try {
     const prepared = await prepare(config, checks, client, signal, toolVersion, hooks);
     listener.onStart(checks.length, prepared.properties);
+    const { kubelet } = prepared.properties;
+    if (kubelet?.startsWith('seen'))
+      listener.onNote(`running beside a kubelet (--beside-kubelet), ${kubelet}`);
     const { results, stop } = await runChecks(config, checks, prepared, deviations, listener, signal);
     await sweep(config, client, prepared.env.runId, listener);
     const stale = staleDeviations(deviations.expected, results, prepared.runtime);
@@ -117,6 +120,7 @@ async function prepare(
     startedAt: new Date().toISOString(),
     flags: config.flagsText,
     node: hostname(),
+    kubelet: readiness.kubelet.signs.length > 0 ? `seen: ${readiness.kubelet.signs.join('; ')}` : 'none seen',
   };
   return { env, properties, availability, runtime };
 }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Check } from './check.js';
-import { selectChecks, staticSkipReason } from './selection.js';
+import { namedInFocus, selectChecks, staticSkipReason } from './selection.js';
 import type { Level, Tag } from './vocabulary.js';
 
 function check(id: string, level: Level, tags: Tag[] = []): Check {
@@ -47,5 +47,23 @@ describe('selection', () => {
     const slow = ALL[3] as Check;
     expect(staticSkipReason(slow, { slow: false })).to.match(/--slow/);
     expect(staticSkipReason(slow, { slow: true })).to.equal(undefined);
+  });
+
+  it('beside a kubelet, skips checks that restart the runtime or stall its hooks, unless --focus names their ID', () => {
+    const restart = check('IDEM-13', 'MUST', ['Restart']);
+    const stalls = { ...check('HOOK-04', 'MUST'), needs: ['nri', 'stalls-hooks'] } as Check;
+    const quiet = check('NAME-01', 'MUST');
+    const beside = (focus?: RegExp) => ({
+      slow: true,
+      besideKubelet: { named: namedInFocus([restart, stalls, quiet], focus) },
+    });
+    expect(staticSkipReason(restart, beside())).to.match(/--beside-kubelet.*restarts the runtime.*--focus/);
+    expect(staticSkipReason(stalls, beside())).to.match(/stalls the runtime's NRI hooks/);
+    expect(staticSkipReason(quiet, beside())).to.equal(undefined);
+    expect(staticSkipReason(stalls, beside(/^HOOK-04 /))).to.equal(undefined);
+    expect(staticSkipReason(stalls, beside(/^HOOK/)), 'a pattern that merely matches names nothing').to.match(
+      /--focus/,
+    );
+    expect(staticSkipReason(restart, { slow: true })).to.equal(undefined);
   });
 });

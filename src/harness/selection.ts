@@ -35,6 +35,13 @@ export interface Availability {
   node?: string; // why [Node] checks cannot run
   restart?: string; // why [Restart] checks cannot run
   injectors?: Partial<Record<InjectorNeed, string>>; // why checks with each injector need cannot run
+  /** Set with --beside-kubelet: the IDs --focus names, the only checks that may restart or stall the runtime. */
+  besideKubelet?: { named: ReadonlySet<string> };
+}
+
+/** IDs that appear literally in the --focus pattern: asked for by name, not merely matched. */
+export function namedInFocus(checks: readonly Check[], focus: RegExp | undefined): Set<string> {
+  return new Set(focus ? checks.filter((c) => focus.source.includes(c.id)).map((c) => c.id) : []);
 }
 
 /** The reason a selected check is skipped before it starts, or undefined when it can run. */
@@ -43,9 +50,25 @@ export function staticSkipReason(c: Check, a: Availability): string | undefined 
   if (c.tags.includes('Restart') && a.restart) return `[Restart] ${a.restart}`;
   if (c.tags.includes('Node') && a.node) return `[Node] ${a.node}`;
   if (c.needs.includes('nri') && a.nri) return a.nri;
+  const manners = a.besideKubelet && !a.besideKubelet.named.has(c.id) ? besideKubeletReason(c) : undefined;
+  if (manners) return manners;
   for (const need of c.needs.filter(isInjectorNeed)) {
     const missing = a.injectors?.[need];
     if (missing) return missing;
   }
   return undefined;
+}
+
+/**
+ * Beside a kubelet the runtime serves live pods: a restart takes them down with it, a wedged runtime
+ * (TEAR-16's bug) strands them until someone restarts it, and a stalled hook holds up every pod's hooks,
+ * since runtimes deliver them one at a time.
+ */
+function besideKubeletReason(c: Check): string | undefined {
+  const why = c.tags.includes('Restart')
+    ? 'it restarts the runtime, or may leave it wedged until a restart'
+    : c.needs.includes('stalls-hooks')
+      ? "it stalls the runtime's NRI hooks, which holds up the kubelet's pods too"
+      : undefined;
+  return why && `beside a kubelet (--beside-kubelet) ${why}: name its ID in --focus to run it anyway`;
 }

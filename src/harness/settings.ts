@@ -34,6 +34,8 @@ export interface RunConfig {
   level: LevelFilter;
   slow: boolean;
   nodeProbes: 'auto' | 'on' | 'off';
+  /** Run although a kubelet drives the runtime (--beside-kubelet); see kubelet-detect.ts. */
+  besideKubelet?: boolean;
   reportDir: string;
   reportPrefix: string;
   junitFile?: string;

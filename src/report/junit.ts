@@ -25,6 +25,7 @@ const PROPERTY_KEYS: readonly (keyof RunProperties)[] = [
   'startedAt',
   'flags',
   'node',
+  'kubelet',
 ];
 
 /** Renders the outcome as JUnit XML. Pure: a fresh builder per call, no files. */

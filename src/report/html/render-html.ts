@@ -44,6 +44,7 @@ function header(outcome: RunOutcome): string {
     ['CRI API', p.criApiVersion],
     ['NRI', p.nriVersion],
     ['node', p.node ?? 'unknown'],
+    ['kubelet', p.kubelet ?? 'not looked for'],
     ['endpoint', p.endpoint],
     ['started', p.startedAt],
     ['duration', formatMs(outcome.durationMs)],
