@@ -11,6 +11,7 @@ import { errorMessage } from './errors.js';
 import { imagePresent, pullImage } from './images.js';
 import type { KubeletEvidence } from './kubelet-detect.js';
 import type { Finding, ReadinessPurpose } from './readiness-types.js';
+import { describeIdentity, runtimeIdentity } from './runtime-identity.js';
 import type { RunConfig } from './settings.js';
 
 export interface RuntimeStatus {
@@ -93,10 +94,18 @@ export function hostFinding(host: HostProbe | { unavailable: string }): Finding 
     : ok('host probes (/proc, cgroups, netns, mountinfo)');
 }
 
-export function restartFinding(config: Pick<RunConfig, 'restartCmd'>): Finding {
-  return config.restartCmd
-    ? ok(`restart command: ${config.restartCmd}`)
-    : warn('restart command', '[Restart] checks will skip: pass --restart-cmd');
+/** The command, and whether a restart it makes can be shown: the process serving the socket must be known. */
+export async function restartFinding(
+  config: Pick<RunConfig, 'restartCmd' | 'runtimeEndpoint'>,
+): Promise<Finding> {
+  if (!config.restartCmd) return warn('restart command', '[Restart] checks will skip: pass --restart-cmd');
+  const serving = await runtimeIdentity(config.runtimeEndpoint);
+  return 'unknown' in serving
+    ? warn(
+        `restart command: ${config.restartCmd}`,
+        `a restart cannot be shown here (${serving.unknown}), so [Restart] checks will ERROR`,
+      )
+    : ok(`restart command: ${config.restartCmd} (the runtime is now ${describeIdentity(serving)})`);
 }
 
 /** The ways out, in one line: the run stops with it (exit 2) unless --beside-kubelet is given. */

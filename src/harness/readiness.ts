@@ -44,7 +44,7 @@ export async function assessReadiness(
 
   const nri = await probeNri(config.nriSocket, NRI_REGISTRATION_MS);
   const host = nodeProbeAvailability(config);
-  findings.push(nriFinding(nri, config, checks), hostFinding(host), restartFinding(config));
+  findings.push(nriFinding(nri, config, checks), hostFinding(host), await restartFinding(config));
 
   const availability: Availability = {
     slow: config.slow,

@@ -1,15 +1,34 @@
-/** Restarting the runtime through the user's command, then waiting until it is healthy again. */
+/**
+ * Restarting the runtime through the user's command, then waiting until it is healthy again. A command
+ * that exits 0 proves nothing by itself (`systemctl restart --no-block`, a wrapper that returns early or
+ * restarts something else): the process serving the CRI socket must have changed once the runtime
+ * answers again, or no restart was tested and the check is an ERROR.
+ */
 import { spawn } from 'node:child_process';
 import type { CriClient } from '../cri/client.js';
-import { errorMessage } from './errors.js';
+import { errorMessage, SetupError } from './errors.js';
+import { changed, describeIdentity, runtimeIdentity } from './runtime-identity.js';
 import { poll } from './waits.js';
+
+export interface RestartSpec {
+  command: string;
+  timeoutMs: number;
+  /** The CRI endpoint, whose serving process must change. */
+  endpoint: string;
+}
 
 export async function restartRuntime(
   client: CriClient,
-  restart: { command: string; timeoutMs: number },
+  restart: RestartSpec,
   signal: AbortSignal,
 ): Promise<number> {
   const started = Date.now();
+  const before = await runtimeIdentity(restart.endpoint);
+  if ('unknown' in before) {
+    throw new SetupError(
+      `cannot tell whether --restart-cmd restarts the runtime (${before.unknown}), so no restart could be shown`,
+    );
+  }
   await runShell(restart.command, restart.timeoutMs, signal);
   await poll(
     async () => {
@@ -24,6 +43,13 @@ export async function restartRuntime(
       signal,
     },
   );
+  const after = await runtimeIdentity(restart.endpoint);
+  if ('unknown' in after || !changed(before, after)) {
+    const now = 'unknown' in after ? after.unknown : `still ${describeIdentity(after)}`;
+    throw new SetupError(
+      `--restart-cmd exited 0 but the runtime did not restart: ${restart.endpoint} was served by ${describeIdentity(before)} and is ${now} once it answered again; the command must restart the runtime and return when it is back (not systemctl --no-block)`,
+    );
+  }
   return Date.now() - started;
 }
 

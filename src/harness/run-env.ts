@@ -4,6 +4,7 @@ import type { CriMethod } from '../cri/types.js';
 import type { HostProbe } from './context.js';
 import type { InjectorConfig } from './injector-needs.js';
 import type { RegistrationGate } from './registration-gate.js';
+import type { RestartSpec } from './restart.js';
 import type { CheckSettings } from './settings.js';
 import type { SharedOutcomes } from './shared-outcomes.js';
 import type { Sequence } from './timeline.js';
@@ -18,7 +19,7 @@ export interface RunEnv {
   nri: { socketPath: string } | { unavailable: string };
   /** Host probes, or why [Node] checks cannot run. */
   host: HostProbe | { unavailable: string };
-  restart?: { command: string; timeoutMs: number };
+  restart?: RestartSpec;
   /** Keeps checks' plugin registrations and pod removals apart (registration-gate.ts). */
   registrations: RegistrationGate;
   /** Scenarios run once and read by every check that needs them; absent, every check runs its own. */

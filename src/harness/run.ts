@@ -104,7 +104,13 @@ async function prepare(
     host,
     shared: new SharedOutcomes(),
     ...(config.restartCmd
-      ? { restart: { command: config.restartCmd, timeoutMs: config.restartTimeoutMs } }
+      ? {
+          restart: {
+            command: config.restartCmd,
+            timeoutMs: config.restartTimeoutMs,
+            endpoint: config.runtimeEndpoint,
+          },
+        }
       : {}),
     signal,
     ...hooks,
