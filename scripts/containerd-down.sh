@@ -10,7 +10,8 @@
 # slow-runtime and slow-CNI wrappers still running for it, its runc containers (runc root <dir>/runc) and
 # its shims (command line "-address <dir>/containerd.sock") are killed; the network namespaces its state
 # names, every mount under DIR (deepest first, lazily), its bridge, its CNI result cache entries, its
-# shims' sockets and its containers' empty cgroups are removed; last DIR itself.
+# shims' sockets and its containers' empty cgroups are removed; last DIR itself, then the state root and
+# the claims folder (/run/cri-conform/networks) when nothing else is in them.
 # Everything is found through DIR: another containerd's processes and state are never touched.
 # Idempotent: an instance that is already gone is not an error.
 set -euo pipefail
@@ -133,4 +134,7 @@ if grep -qF " $dir/" /proc/self/mountinfo; then
   die "mounts under $dir remain; not removing it: $(grep -F " $dir/" /proc/self/mountinfo | awk '{print $5}' | head -3)"
 fi
 rm -rf --one-file-system "$dir"
+# The folders that held only this instance: the state root (when DIR is in it) and the claims folder.
+if [ "${dir%/*}" = "$(normalize_dir "$CC_STATE_ROOT")" ]; then rmdir "${dir%/*}" 2>/dev/null || true; fi
+rmdir "$CC_NET_CLAIMS" "${CC_NET_CLAIMS%/*}" 2>/dev/null || true
 say "containerd $version in $dir is gone"

@@ -26,12 +26,21 @@
 # Progress goes to stderr. On an instance that already runs and answers it only prints the environment;
 # a dead instance's leftovers are removed first. Log: <dir>/containerd.log. Restart:
 # scripts/containerd-restart.sh DIR. Stop and remove: scripts/containerd-down.sh (same arguments).
-set -euo pipefail
+set -Eeuo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+usage() { sed -n '2,/^set -Eeuo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 # shellcheck source=lib/containerd-common.sh source-path=SCRIPTDIR
 . "$here/lib/containerd-common.sh"
+# shellcheck source=lib/footprint.sh source-path=SCRIPTDIR
+. "$here/lib/footprint.sh"
+# A command that fails without a message of ours still ends with one line saying what failed.
+on_error() { # status line command
+  [ "$BASHPID" = "$$" ] || return 0
+  printf 'containerd-up.sh: line %s failed (exit %s): %s; its output above says why; scripts/containerd-down.sh with the same arguments removes what was made\n' "$2" "$1" "$3" >&2
+  exit 2
+}
+trap 'on_error $? $LINENO "$BASH_COMMAND"' ERR
 parse_common_args "$@"
 [ "$(id -u)" = 0 ] || die "needs root (it starts containerd and creates a bridge): sudo $0 $*"
 
@@ -233,7 +242,10 @@ chmod 0755 "$dir/start.sh"
 # containerd made namespaces there (the reference runtime's root mode runs `ip netns add`), that bind hides
 # them, and containerd can no longer remove them ("failed to remove network namespace"). Make it so first.
 mkdir -p /run/netns
-mountpoint -q /run/netns || { mount --bind /run/netns /run/netns && mount --make-shared /run/netns; }
+if ! mountpoint -q /run/netns; then
+  mount --bind /run/netns /run/netns && mount --make-shared /run/netns
+  mkdir -p "${CC_NETNS_MOUNT_RECORD%/*}" && : >"$CC_NETNS_MOUNT_RECORD"
+fi
 say "starting containerd $("$bin/containerd" --version | awk '{print $3}') (bridge $bridge, $subnet)"
 start_containerd "$dir"
 

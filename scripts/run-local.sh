@@ -1,24 +1,37 @@
 #!/usr/bin/env bash
 # Runs cri-conform against a throwaway containerd that this script provisions and removes again.
 # Usage (as root; others prefix sudo): bash scripts/run-local.sh [--version 1.7|2.1] [--keep] [-- <run flags>]
-# Default flags: --level all. Reports land in ./reports (junit.xml, results.json, report.html).
-# Exit code: the run's (0 pass, 1 fail, 2 setup).
+# Default flags: --level all. Reports land in reports/run-<UTC time>-containerd-<version>/ (junit.xml,
+# results.json, report.html; --report-dir overrides); reports/latest points at the last run's.
+# Exit code: the run's (0 pass, 1 fail, 2 setup). It installs what a run needs (scripts/install-deps.sh);
+# scripts/remove-local.sh removes everything the set-up added to the machine.
 # --keep leaves the containerd up and prints its env file, for CRI_CONFORM_E2E_ENV_FILES=<file> npm test.
-set -euo pipefail
+set -Eeuo pipefail
 cd "$(dirname "$0")/.."
+
+# Every failure of the set-up ends with one line naming the step and what to do.
+step="reading the arguments"
+advice="see the message above"
+on_error() { # status
+  [ "$BASHPID" = "$$" ] || return 0
+  printf 'run-local.sh: %s failed (exit %s): %s\n' "$step" "$1" "$advice" >&2
+  exit 2
+}
+trap 'on_error $?' ERR
 
 version=1.7
 keep=false
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --version) version="$2"; shift 2 ;;
+    --version) version="${2:-}"; shift 2 || shift ;;
     --keep) keep=true; shift ;;
-    -h|--help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; extra=("$@"); break ;;
     *) echo "run-local.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
+case "$version" in 1.7|2.1) ;; *) echo "run-local.sh: --version must be 1.7 or 2.1, not '$version'" >&2; exit 2 ;; esac
 if [ "$(id -u)" != "0" ]; then
   echo "run-local.sh: needs root (it installs and starts a containerd): sudo bash $0 $*" >&2
   exit 2
@@ -35,28 +48,53 @@ if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); proce
 fi
 
 if [ ! -d node_modules ]; then
+  step="npm ci"
+  advice="check that the npm registry is reachable (npm's message is above), then run it again"
   echo "==> npm ci"
   npm ci --no-audit --no-fund >/dev/null
 fi
+step="building cri-conform (npx tsc -b)"
+advice="the compiler's message is above; a clean clone builds, so check for local changes"
 echo "==> building cri-conform"
 npx tsc -b
 
+step="provisioning a throwaway containerd $version (scripts/containerd-up.sh)"
+advice="its message is above; scripts/remove-local.sh removes what the set-up added so far"
 echo "==> provisioning a throwaway containerd $version"
 bash scripts/containerd-up.sh --version "$version" >/dev/null
 state_root="${CRI_CONFORM_STATE:-/tmp/cri-conform}"
 env_file="$state_root/containerd-$version/env"
 claims="${CRI_CONFORM_NET_CLAIMS:-/run/cri-conform/networks}"
+
+# Each run keeps its reports in a folder of its own (reports/latest names the last one), unless
+# --report-dir says where; the HTML report goes next to the JUnit.
+report_dir=""
+for ((i = 0; i < ${#extra[@]}; i++)); do
+  case "${extra[$i]}" in
+    --report-dir) report_dir="${extra[$((i + 1))]:-}" ;;
+    --report-dir=*) report_dir="${extra[$i]#--report-dir=}" ;;
+  esac
+done
+own_dir=()
+if [ -z "$report_dir" ]; then
+  report_dir="reports/run-$(date -u +%Y%m%dT%H%M%SZ)-containerd-$version"
+  own_dir=(--report-dir "$report_dir")
+fi
+
 stop() {
   if [ "$keep" = true ]; then
     echo "==> containerd $version stays up; its environment is in $env_file"
     echo "    real-containerd tests: CRI_CONFORM_E2E_ENV_FILES=$env_file npm test"
     echo "    remove it: CRI_CONFORM_STATE=$state_root bash scripts/containerd-down.sh --version $version"
-    return
+  else
+    echo "==> removing the throwaway containerd $version"
+    bash scripts/containerd-down.sh --version "$version" >/dev/null || true
+    # Folders that only held this instance; another instance's files keep them (rmdir leaves non-empty ones).
+    rmdir "$state_root" "$claims" "$(dirname "$claims")" 2>/dev/null || true
   fi
-  echo "==> removing the throwaway containerd $version"
-  bash scripts/containerd-down.sh --version "$version" >/dev/null || true
-  # Folders that only held this instance; another instance's files keep them (rmdir leaves non-empty ones).
-  rmdir "$state_root" "$claims" "$(dirname "$claims")" 2>/dev/null || true
+  if [ -d "$report_dir" ]; then
+    echo "==> this run's reports: $report_dir/ (earlier runs keep theirs; scripts/remove-local.sh removes the machine set-up, not reports)"
+  fi
 }
 trap stop EXIT
 set -a
@@ -64,15 +102,11 @@ set -a
 . "$env_file"
 set +a
 
-# The HTML report goes next to the JUnit, wherever --report-dir puts that.
-report_dir=reports
-for ((i = 0; i < ${#extra[@]}; i++)); do
-  case "${extra[$i]}" in
-    --report-dir) report_dir="${extra[$((i + 1))]:-reports}" ;;
-    --report-dir=*) report_dir="${extra[$i]#--report-dir=}" ;;
-  esac
-done
-echo "==> cri-conform run --level all --html $report_dir/report.html ${extra[*]}"
+if [ ${#own_dir[@]} -gt 0 ]; then
+  mkdir -p "$report_dir"
+  ln -sfn "${report_dir#reports/}" reports/latest
+fi
+echo "==> cri-conform run --level all --html $report_dir/report.html ${own_dir[*]} ${extra[*]}"
 status=0
-node bin/cri-conform run --level all --html "$report_dir/report.html" "${extra[@]}" || status=$?
+node bin/cri-conform run --level all --html "$report_dir/report.html" "${own_dir[@]}" "${extra[@]}" || status=$?
 exit "$status"
