@@ -12,8 +12,11 @@ cd "$(dirname "$0")/.."
 # Every failure of the set-up ends with one line naming the step and what to do.
 step="reading the arguments"
 advice="see the message above"
+step_reports=false
 on_error() { # status
   [ "$BASHPID" = "$$" ] || return 0
+  # Our own scripts exit 2 after their own line; one line per failure is enough.
+  if [ "$1" = 2 ] && [ "$step_reports" = true ]; then exit 2; fi
   printf 'run-local.sh: %s failed (exit %s): %s\n' "$step" "$1" "$advice" >&2
   exit 2
 }
@@ -60,8 +63,12 @@ npx tsc -b
 
 step="provisioning a throwaway containerd $version (scripts/containerd-up.sh)"
 advice="its message is above; scripts/remove-local.sh removes what the set-up added so far"
+step_reports=true
 echo "==> provisioning a throwaway containerd $version"
 bash scripts/containerd-up.sh --version "$version" >/dev/null
+step_reports=false
+step="reading the containerd's environment file"
+advice="run scripts/containerd-down.sh --version $version, then this again"
 state_root="${CRI_CONFORM_STATE:-/tmp/cri-conform}"
 env_file="$state_root/containerd-$version/env"
 claims="${CRI_CONFORM_NET_CLAIMS:-/run/cri-conform/networks}"

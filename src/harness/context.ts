@@ -15,6 +15,7 @@ import type { EventMatch, FaultSpec, NriEventName, NriEventRecord, NriPod } from
 import type { HostBaseline, TrialClues } from './host-diff.js';
 import type { HostLeak, PodHostSnapshot } from './host-findings.js';
 import type { CheckSettings } from './settings.js';
+import type { Probe } from './waits.js';
 
 export interface CallOpts {
   deadlineMs?: number;
@@ -306,14 +307,12 @@ export interface CheckContext {
   skip(reason: string): never;
   /**
    * A setup wait: polls `probe` every `everyMs` (default 50) until it returns a value other than
-   * undefined/false. Running out of time is an ERROR (the scenario never came about), never a FAIL.
+   * undefined/false/notYet(seen). Running out of time is an ERROR (the scenario never came about), never a
+   * FAIL; its message ends with what the last look saw (return notYet(seen) to say it).
    */
-  poll<T>(probe: () => Promise<T | undefined | false>, opts: WaitOpts & { everyMs?: number }): Promise<T>;
+  poll<T>(probe: Probe<T>, opts: WaitOpts & { everyMs?: number }): Promise<T>;
   /** A contract wait: as poll, but running out of time fails the check (and reaching it is an assertion). */
-  expectWithin<T>(
-    probe: () => Promise<T | undefined | false>,
-    opts: WaitOpts & { everyMs?: number },
-  ): Promise<T>;
+  expectWithin<T>(probe: Probe<T>, opts: WaitOpts & { everyMs?: number }): Promise<T>;
   /** Asserts that `probe` stays true for the whole window (absence checks); a required wait. */
   holdsFor(probe: () => Promise<boolean> | boolean, windowMs: number, what: string): Promise<void>;
   /** A visible pause where a race window truly needs one; shows in the timeline with its reason. */

@@ -54,3 +54,4 @@ export { CHECK_LABEL, RUN_LABEL } from './labels.js';
 export { describeAttempts } from './retry.js';
 export type { CheckSettings } from './settings.js';
 export type { Level, Need, SuiteName, Tag } from './vocabulary.js';
+export { notYet } from './waits.js';

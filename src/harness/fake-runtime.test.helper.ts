@@ -122,6 +122,13 @@ export async function startFakeRuntime(): Promise<FakeRuntime> {
       container.state = 'CONTAINER_RUNNING';
       return {};
     },
+    ContainerStatus: (req) => {
+      const c = containers.get((req as { containerId: string }).containerId);
+      if (!c) throw missing('container');
+      return { status: { id: c.id, metadata: c.metadata, state: c.state, labels: c.labels, exitCode: 0 } };
+    },
+    /** Every command succeeds silently unless a test overrides it. */
+    ExecSync: () => ({ stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: 0 }),
     StopContainer: (req) => {
       const container = containers.get((req as { containerId: string }).containerId);
       if (container) container.state = 'CONTAINER_EXITED';

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import type { CriClient } from '../cri/client.js';
 import { errorMessage, SetupError } from './errors.js';
 import { changed, describeIdentity, runtimeIdentity } from './runtime-identity.js';
-import { poll } from './waits.js';
+import { notYet, poll } from './waits.js';
 
 export interface RestartSpec {
   command: string;
@@ -34,7 +34,11 @@ export async function restartRuntime(
     async () => {
       await client.call('Version', { version: 'v1' }, { deadlineMs: 1_000 });
       const status = await client.call('Status', { verbose: false }, { deadlineMs: 1_000 });
-      return status.status?.conditions.find((c) => c.type === 'RuntimeReady')?.status === true;
+      const ready = status.status?.conditions.find((c) => c.type === 'RuntimeReady');
+      return (
+        ready?.status === true ||
+        notYet(ready ? `RuntimeReady false: ${ready.reason} ${ready.message}` : 'no RuntimeReady condition')
+      );
     },
     {
       withinMs: Math.max(0, restart.timeoutMs - (Date.now() - started)),

@@ -11,22 +11,34 @@ export interface PollOpts {
   signal?: AbortSignal;
 }
 
-export async function poll<T>(probe: () => Promise<T | undefined | false>, opts: PollOpts): Promise<T> {
+/**
+ * What a probe returns while its condition does not hold yet, naming what it saw: a timeout then says
+ * what the last look found (an exec's exit code and output, a state), so set-up and runtime can be told
+ * apart. Returning false or undefined works too, but leaves the timeout with nothing to show.
+ */
+export class NotYet {
+  constructor(readonly seen: string) {}
+}
+export const notYet = (seen: string): NotYet => new NotYet(seen);
+
+export type Probe<T> = () => Promise<T | undefined | false | NotYet>;
+
+export async function poll<T>(probe: Probe<T>, opts: PollOpts): Promise<T> {
   const everyMs = opts.everyMs ?? 50;
   const endAt = Date.now() + opts.withinMs;
-  let lastError: unknown;
+  let last = 'no look finished';
   for (;;) {
     opts.signal?.throwIfAborted();
     try {
       const value = await probe();
-      if (value !== undefined && value !== false) return value;
-      lastError = undefined;
+      if (value instanceof NotYet) last = `last seen: ${value.seen}`;
+      else if (value !== undefined && value !== false) return value;
+      else last = `last look: ${value === false ? 'false' : 'nothing'}`;
     } catch (e) {
-      lastError = e;
+      last = `last probe error: ${e instanceof Error ? e.message : String(e)}`;
     }
     if (Date.now() >= endAt) {
-      const why = lastError instanceof Error ? ` (last probe error: ${lastError.message})` : '';
-      throw new WaitTimeout(`timed out after ${opts.withinMs} ms waiting for ${opts.what}${why}`);
+      throw new WaitTimeout(`timed out after ${opts.withinMs} ms waiting for ${opts.what} (${last})`);
     }
     await sleep(Math.min(everyMs, Math.max(0, endAt - Date.now())), opts.signal);
   }

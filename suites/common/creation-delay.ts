@@ -2,7 +2,7 @@
  * Waiting until a creation delay (slow runtime handler or slow CNI) holds a request, instead of a fixed
  * pause: the slow runtime handler logs each create it is about to sleep in.
  */
-import type { CheckContext, CreationDelay } from '../../src/harness/face.js';
+import { type CheckContext, type CreationDelay, notYet } from '../../src/harness/face.js';
 import { DELAY_MS } from './timing.js';
 
 /**
@@ -21,10 +21,13 @@ export async function heldByDelay(
     await t.pause(200, `the ${delay.name} logs nothing: give ${what} time to reach it`);
     return;
   }
-  await t.poll(async () => (await createdIds()).length > logged, {
-    withinMs: DELAY_MS,
-    what: `the ${delay.name} to log the create of ${what} (the hold being reached)`,
-  });
+  await t.poll(
+    async () => (await createdIds()).length > logged || notYet(`${logged} creates logged, none since`),
+    {
+      withinMs: DELAY_MS,
+      what: `the ${delay.name} to log the create of ${what} (the hold being reached)`,
+    },
+  );
 }
 
 /** How many creates `delay` has logged so far (0 when it logs nothing). */

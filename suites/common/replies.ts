@@ -19,3 +19,15 @@ export function endedAtDeadline(r: CallResult<unknown>, deadlineMs: number): boo
   if (r.ok) return false;
   return r.code === 'DEADLINE_EXCEEDED' || (r.code === 'CANCELLED' && r.latencyMs >= deadlineMs);
 }
+
+/** "exit 1, stderr: no such file" — an ExecSync's outcome, output cut to 200 characters each. */
+export function describeExec(r: { exitCode: number; stdout: Buffer; stderr: Buffer }): string {
+  const text = (b: Buffer) => {
+    const s = b.toString('utf8').trim();
+    return s.length > 200 ? `${s.slice(0, 200)}…` : s;
+  };
+  const parts = [`exit ${r.exitCode}`];
+  if (r.stdout.length > 0) parts.push(`stdout: ${text(r.stdout)}`);
+  if (r.stderr.length > 0) parts.push(`stderr: ${text(r.stderr)}`);
+  return parts.join(', ');
+}

@@ -1,4 +1,4 @@
-import { type CheckContext, defineCheck } from '../../src/harness/face.js';
+import { type CheckContext, defineCheck, notYet } from '../../src/harness/face.js';
 import { expectInOrder } from '../common/events.js';
 import { deliveryWithinMs } from '../common/timing.js';
 
@@ -12,10 +12,16 @@ export const check = defineCheck({
   async run(t: CheckContext) {
     const plugin = await t.nri.plugin({ index: '10', events: ['StopContainer', 'RemoveContainer'] });
     const { containerId } = await t.cri.runPodWithContainer('hook-09', { command: ['sh', '-c', 'exit 3'] });
-    await t.poll(async () => (await t.cri.containerStatus(containerId)).state === 'CONTAINER_EXITED', {
-      withinMs: t.settings.callTimeoutMs,
-      what: 'the container to exit by itself',
-    });
+    await t.poll(
+      async () => {
+        const { state } = await t.cri.containerStatus(containerId);
+        return state === 'CONTAINER_EXITED' || notYet(state);
+      },
+      {
+        withinMs: t.settings.callTimeoutMs,
+        what: 'the container to exit by itself',
+      },
+    );
     t.step('remove the exited container without stopping it, as the kubelet does before a restart');
     await t.cri.removeContainer(containerId);
     await expectInOrder(

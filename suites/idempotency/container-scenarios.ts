@@ -7,6 +7,7 @@ import {
   type CallResult,
   type CheckContext,
   type ContainerConfig,
+  notYet,
   type PodSandboxConfig,
   type SlowRuntime,
   shortId,
@@ -155,10 +156,19 @@ export async function timeOutContainerOnSlowHandler(
     timeOutCreateContainer(t, name, slowHandlerCreateDelay(slow), { notHeld }),
   );
   if ('notRun' in timedOut) return timedOut;
-  const builtId = await t.poll(async () => (await slow.createdIds()).find((id) => id !== timedOut.podId), {
-    withinMs: 1_000,
-    what: 'the slow runtime handler to log the container the timed-out request built',
-  });
+  const builtId = await t.poll(
+    async () => {
+      const ids = await slow.createdIds();
+      return (
+        ids.find((id) => id !== timedOut.podId) ??
+        notYet(`logged ${ids.length === 0 ? 'nothing' : ids.map(shortId).join(', ')}`)
+      );
+    },
+    {
+      withinMs: 1_000,
+      what: 'the slow runtime handler to log the container the timed-out request built',
+    },
+  );
   return { ...timedOut, builtId };
 }
 

@@ -1,5 +1,5 @@
-import { type CheckContext, defineCheck } from '../../src/harness/face.js';
-import { describeReply } from '../common/replies.js';
+import { type CheckContext, defineCheck, notYet } from '../../src/harness/face.js';
+import { describeExec, describeReply } from '../common/replies.js';
 
 /**
  * Ignores TERM in any pid namespace mode (the trap is inherited by every `sleep` the loop starts), and
@@ -19,9 +19,10 @@ export const check = defineCheck({
   async run(t: CheckContext) {
     const { containerId } = await t.cri.runPodWithContainer('tear-10', { command: TERM_IGNORING });
     await t.poll(
-      async () =>
-        (await t.cri.call('ExecSync', { containerId, cmd: ['test', '-e', MARKER], timeout: '5' }))
-          .exitCode === 0,
+      async () => {
+        const r = await t.cri.call('ExecSync', { containerId, cmd: ['test', '-e', MARKER], timeout: '5' });
+        return r.exitCode === 0 || notYet(`ExecSync test -e ${MARKER}: ${describeExec(r)}`);
+      },
       { withinMs: t.settings.callTimeoutMs, what: `the workload to ignore TERM (${MARKER})` },
     );
     const boundMs = STOP_TIMEOUT_S * 1_000 + t.settings.marginMs;
