@@ -151,6 +151,8 @@ if [ -e "$CC_NETNS_MOUNT_RECORD" ]; then
   fi
 fi
 run rmdir "${CC_NET_CLAIMS%/*}" 2>/dev/null || true
+# The shims' socket folder containerd makes on first use; a containerd of the machine's own keeps files there.
+run rmdir /run/containerd/s /run/containerd 2>/dev/null || true
 for f in installed-packages upgraded-packages created-files; do
   [ -e "$CC_RECORD_DIR/$f" ] && run rm -f "$CC_RECORD_DIR/$f"
 done

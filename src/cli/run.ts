@@ -1,11 +1,12 @@
 /** `cri-conform run`: select, run, report. */
 import type { Command } from 'commander';
 import { displayName } from '../harness/check.js';
+import { EnvironmentError } from '../harness/errors.js';
 import type { RunOutcome } from '../harness/result.js';
 import type { RunConfig } from '../harness/settings.js';
 import { capLines } from '../report/console-text.js';
 import { configFromFlags, selectedChecks } from './command-config.js';
-import { exitCodeFor } from './exit.js';
+import { EXIT_USAGE, exitCodeFor } from './exit.js';
 import { type Io, useColor } from './io.js';
 import { addRunOnlyOptions, addRunOptions } from './options.js';
 import type { RunFlags } from './resolve-config.js';
@@ -56,7 +57,13 @@ async function runCommand(flags: CommandFlags, io: Io): Promise<number> {
   try {
     outcome = await runSelected(config, color, io);
   } catch (e) {
-    // No verdict, but fresh reports that say why: never leave an earlier run's files behind.
+    // No verdict, but fresh reports that say why: never leave an earlier run's files behind. Why the run
+    // could not start is said first, before the list of reports.
+    if (e instanceof EnvironmentError) {
+      io.err(`cri-conform: ${e.message}\n`);
+      await writeRunReports(notStartedOutcome(config, e), config, extra, io);
+      return EXIT_USAGE;
+    }
     await writeRunReports(notStartedOutcome(config, e), config, extra, io);
     throw e;
   }

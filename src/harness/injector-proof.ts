@@ -52,6 +52,11 @@ export interface ProofOutcome {
 export interface ProofResult {
   runtime?: ProofOutcome;
   cni?: ProofOutcome;
+  /**
+   * Set when the proof pod failed and a plain pod (default handler, no delays) failed too: the runtime
+   * cannot run a pod at all, so the injectors are not the cause. The runtime's own error.
+   */
+  plainPodFailure?: string;
   cleanupProblems: string[];
 }
 
@@ -81,6 +86,9 @@ export async function proveInjectors(client: CriClient, plan: ProofPlan): Promis
     const failed: ProofOutcome = { verdict: 'broken', detail: `the proof pod failed: ${errorMessage(e)}` };
     if (plan.runtime && !result.runtime) result.runtime = failed;
     if (plan.cni && !result.cni) result.cni = failed;
+    await inject.reset().catch(() => undefined);
+    const plain = await plainPodError(proof);
+    if (plain) result.plainPodFailure = plain;
   } finally {
     const problem = (what: string) => (e: unknown) =>
       result.cleanupProblems.push(`${what}: ${errorMessage(e)}`);
@@ -237,6 +245,17 @@ async function proveRuntime(
         verdict: 'works',
         detail: `it logged the creates of the sandbox and the container under the key; ${took}`,
       };
+}
+
+/** Whether a pod with the default handler and no delays starts: undefined when it does, else its error. */
+async function plainPodError({ client, plan, make }: Proof): Promise<string | undefined> {
+  const handler = plan.defaultHandler;
+  try {
+    await client.call('RunPodSandbox', { config: make.pod('plain'), runtimeHandler: handler });
+    return undefined;
+  } catch (e) {
+    return `RunPodSandbox with ${handler ? `handler "${handler}"` : 'the default handler'} failed: ${errorMessage(e)}`;
+  }
 }
 
 function broken(detail: string): ProofOutcome {

@@ -68,6 +68,17 @@ export async function injectorFindings(input: InjectorProbeInput): Promise<Findi
       : {}),
   };
   const proof = toProve.length > 0 ? await proveInjectors(input.client, plan) : undefined;
+  if (proof?.plainPodFailure) {
+    // Not the injectors' fault: whatever needs a pod fails the same way, so this is the one finding.
+    return [
+      {
+        severity: 'fatal',
+        what: 'the runtime cannot run a pod',
+        fix: `${proof.plainPodFailure} (the runtime's log says more; no check can run until a plain pod starts)`,
+        blocksAll: true,
+      },
+    ];
+  }
   for (const c of configured) findings.push(judge(c, proof?.[c.kind]));
   if (proof && proof.cleanupProblems.length > 0) {
     findings.push(

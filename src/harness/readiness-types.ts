@@ -14,6 +14,8 @@ export interface Finding {
   what: string;
   /** For warn and fatal: what is wrong and what to do. */
   fix?: string;
+  /** A fatal finding that makes every other one moot (the runtime cannot run a pod): said alone. */
+  blocksAll?: true;
 }
 
 /**

@@ -76,7 +76,8 @@ export async function assessReadiness(
 
 /** Throws the fatal findings as one EnvironmentError (exit 2), each with what to fix. */
 export function requireReady(readiness: Readiness): void {
-  const fatal = readiness.findings.filter((f) => f.severity === 'fatal');
+  const blocking = readiness.findings.filter((f) => f.severity === 'fatal' && f.blocksAll);
+  const fatal = blocking.length > 0 ? blocking : readiness.findings.filter((f) => f.severity === 'fatal');
   if (fatal.length > 0) throw new EnvironmentError(fatal.map(describeFinding).join('; '));
 }
 

@@ -1,0 +1,61 @@
+/**
+ * A runtime that cannot run any pod: the run says so first, with the runtime's own error, and stops (exit
+ * 2), instead of blaming the first injector whose proof needed a pod.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { status as Status } from '@grpc/grpc-js';
+import { expect } from 'chai';
+import { type FakeRuntime, grpcError, startFakeRuntime } from '../harness/fake-runtime.test.helper.js';
+import type { Io } from './io.js';
+import { main } from './main.js';
+
+const RUNC_ERROR =
+  'failed to create shim task: OCI runtime create failed: runc create failed: mount /: invalid argument';
+
+describe('run on a runtime that cannot run a pod', () => {
+  let fake: FakeRuntime;
+  const dir = mkdtempSync(join(tmpdir(), 'cc-no-pod-'));
+  before(async () => {
+    fake = await startFakeRuntime();
+    fake.override('RunPodSandbox', () => {
+      throw grpcError(Status.UNKNOWN, RUNC_ERROR);
+    });
+  });
+  after(async () => {
+    await fake.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('says first that the runtime cannot run a pod, with its error, and exits 2', async () => {
+    writeFileSync(join(dir, 'created.log'), '');
+    let output = '';
+    const io: Io = {
+      out: (t) => {
+        output += t;
+      },
+      err: (t) => {
+        output += t;
+      },
+      isTTY: false,
+      env: {
+        CONTAINER_RUNTIME_ENDPOINT: fake.endpoint,
+        CRI_CONFORM_SLOW_RUNTIME_HANDLER: 'conform-slow',
+        CRI_CONFORM_SLOW_RUNTIME_DIR: dir,
+        CRI_CONFORM_NRI_SOCKET: join(dir, 'no-nri.sock'),
+      },
+      signal: new AbortController().signal,
+    };
+    const argv = ['node', 'cri-conform', 'run', '--config', '/dev/null', '--node-probes', 'off'];
+    const code = await main([...argv, '--focus', '^IDEM-01 ', '--report-dir', join(dir, 'reports')], io);
+    expect(code, output).to.equal(2);
+    const lines = output.trim().split('\n');
+    expect(lines[0]).to.match(
+      /^cri-conform: the runtime cannot run a pod: RunPodSandbox with the default handler failed: RunPodSandbox: UNKNOWN \(2\) after \d+\/\d+ ms: (.*) \(the runtime's log says more; no check can run until a plain pod starts\)$/,
+    );
+    expect(lines[0]).to.include(RUNC_ERROR);
+    expect(lines[1]).to.match(/^reports: /);
+    expect(output).to.not.include('does not work');
+  });
+});

@@ -1,0 +1,31 @@
+import { expect } from 'chai';
+import { evidence } from './scenarios.js';
+
+describe('IDEM evidence: one call, one outcome, the one the timeline shows', () => {
+  it('names the code the runtime answered, and that it came past the deadline a kubelet gave up at', () => {
+    const late = {
+      ok: false as const,
+      code: 'UNKNOWN',
+      codeNumber: 2,
+      message: 'context deadline exceeded',
+      latencyMs: 568,
+    };
+    expect(evidence(late)).to.equal(
+      'first UNKNOWN 568ms (answered past its 500 ms deadline: a kubelet had given up with DEADLINE_EXCEEDED)',
+    );
+    expect(evidence({ ok: true, value: 'id', latencyMs: 640 })).to.match(/^first OK 640ms \(answered past/);
+  });
+
+  it('adds nothing to an ending by the deadline or a cancel', () => {
+    const timedOut = {
+      ok: false as const,
+      code: 'DEADLINE_EXCEEDED',
+      codeNumber: 4,
+      message: '',
+      latencyMs: 503,
+    };
+    expect(evidence(timedOut)).to.equal('first DEADLINE_EXCEEDED 503ms');
+    const cancelled = { ok: false as const, code: 'CANCELLED', codeNumber: 1, message: '', latencyMs: 650 };
+    expect(evidence(cancelled)).to.equal('first CANCELLED 650ms');
+  });
+});
