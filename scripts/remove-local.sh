@@ -10,9 +10,11 @@
 #   2. the packages install-deps.sh installed are purged: only those it recorded in
 #      /var/lib/cri-conform/installed-packages (the machine's own stay). When the purge would also take a
 #      package it did not install (one installed since that needs them), nothing is purged and it says which;
-#   3. the apt source and pin it created (trixie) go, with their package lists; apt's cache is rebuilt;
+#   3. the apt source and pin it created (trixie) go, with their package lists and apt's binary caches
+#      (apt rebuilds them); apt's own logs and its lists of the machine's own sources stay;
 #   4. containerd 2.1 (/opt/cri-conform), the image cache (/var/cache/cri-conform), the /run/netns bind
-#      mount containerd-up.sh made (once no namespace is left in it) and the record itself go.
+#      mount containerd-up.sh made (once no namespace is left in it), containerd's and CNI's empty folders
+#      (/run/containerd, /var/lib/cni) and the record itself go.
 #   Packages an install upgraded stay upgraded (it names them); reports and the clone's node_modules and
 #   dist are not part of the machine and stay.
 #   --dry-run prints what it would do and changes nothing.
@@ -121,8 +123,8 @@ if [ "$sources_removed" = true ]; then
       [ -e "$list" ] && run rm -f "$list"
     done
   done
-  say "rebuilding apt's package cache without the removed sources"
-  run apt-cache gencaches >/dev/null
+  # apt's binary caches still name the removed suites; apt rebuilds them on its next use.
+  run rm -f /var/cache/apt/pkgcache.bin /var/cache/apt/srcpkgcache.bin
 fi
 
 # --- 4. containerd 2.1, image cache, /run/netns mount, the record ------------------------------------------
@@ -147,12 +149,15 @@ if [ -e "$CC_NETNS_MOUNT_RECORD" ]; then
     left+=("the /run/netns bind mount (network namespaces are still in it: $(ls /run/netns | head -3 | tr '\n' ' '))")
   else
     if mountpoint -q /run/netns; then run umount /run/netns; fi
+    run rmdir /run/netns
     run rm -f "$CC_NETNS_MOUNT_RECORD"
   fi
 fi
 run rmdir "${CC_NET_CLAIMS%/*}" 2>/dev/null || true
-# The shims' socket folder containerd makes on first use; a containerd of the machine's own keeps files there.
+# Folders containerd makes on first use (shim sockets, the CNI result cache); the machine's own containerd
+# keeps files there, so only empty ones go.
 run rmdir /run/containerd/s /run/containerd 2>/dev/null || true
+run rmdir /var/lib/cni/results /var/lib/cni 2>/dev/null || true
 for f in installed-packages upgraded-packages created-files; do
   [ -e "$CC_RECORD_DIR/$f" ] && run rm -f "$CC_RECORD_DIR/$f"
 done
