@@ -15,6 +15,10 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
   addEndpointOptions(cmd)
     .option('--run-id <id>', 'only the objects of this run (the id is in every report)')
     .option(
+      '--isolated',
+      'first remove the private instances (run --isolated) of this endpoint that killed runs left: their daemon, shims, mounts, netns, bridge, cgroups and directory',
+    )
+    .option(
       '--native',
       "also remove containerd records the CRI no longer lists (containerd's own API, namespace k8s.io) and unmount those sandboxes' /dev/shm",
     )
@@ -23,8 +27,9 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
       '\nOnly objects carrying the label cri-conform.io/run are touched.\n\nExamples:\n  $ cri-conform cleanup\n  $ cri-conform cleanup --native\n  $ cri-conform cleanup --run-id 202611221530-3fa2c1 -r unix:///run/containerd/containerd.sock',
     )
     .action(async (flags: RunFlags & { config?: string; runId?: string; native?: boolean }) => {
-      const { runId, native, ...rest } = flags;
+      const { runId, native, isolated, ...rest } = flags;
       const config = configFromFlags(rest, io);
+      const isolatedLeft = isolated ? await removePrivateInstances(config.runtimeEndpoint, io) : 0;
       const [{ removeLabelledUntilGone }, { connectRuntime }] = await Promise.all([
         import('../harness/cleanup.js'),
         import('../harness/environment.js'),
@@ -40,7 +45,7 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
         // Claims carry no run id, so only a cleanup of every run may take them.
         if (!runId) await releaseInjectorClaims([config.slowRuntimeDir, config.slowCniDir], io);
         const left = await (native ? removeNative : reportNative)(client, config.runtimeEndpoint, runId, io);
-        setExit(report.problems.length === 0 && left === 0 ? 0 : 1);
+        setExit(report.problems.length === 0 && left === 0 && isolatedLeft === 0 ? 0 : 1);
       } finally {
         client.close();
       }
@@ -54,6 +59,18 @@ async function removePodLogs(runIds: readonly string[], io: Io): Promise<void> {
     const problem = removeRunLogs(id);
     if (problem) io.err(`cri-conform: could not remove ${problem}\n`);
   }
+}
+
+/** Removes what killed --isolated runs left of their private instances; returns how many kept something. */
+async function removePrivateInstances(endpoint: string, io: Io): Promise<number> {
+  const { removeOrphanedInstances } = await import('../instance/index.js');
+  const removed = await removeOrphanedInstances(endpoint);
+  io.out(`removed ${removed.length} private instances left by killed --isolated runs\n`);
+  for (const r of removed) {
+    io.out(`  ${r.dir}\n`);
+    for (const l of r.leftovers) io.err(`cri-conform: still there after removing ${r.dir}: ${l}\n`);
+  }
+  return removed.filter((r) => r.leftovers.length > 0).length;
 }
 
 /** Removes the per-check delay settings in the injectors' control dirs, which only a killed run leaves. */

@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import type { Finding, SkipForecast } from '../harness/readiness-types.js';
 import { configFromFlags, selectedChecks } from './command-config.js';
 import type { Io } from './io.js';
+import { describeInstance, maybeIsolated } from './isolated.js';
 import { addRunOptions } from './options.js';
 import type { RunFlags } from './resolve-config.js';
 
@@ -44,8 +45,16 @@ async function doctor(flags: RunFlags & { config?: string; color?: boolean }, io
     import('../harness/environment.js'),
     import('../harness/readiness.js'),
   ]);
-  const client = await connectRuntime(config);
-  const readiness = await assessReadiness(client, config, checks, 'doctor').finally(() => client.close());
+  const { value: readiness, record } = await maybeIsolated(
+    config,
+    io,
+    async (target) => {
+      const client = await connectRuntime(target);
+      return assessReadiness(client, target, checks, 'doctor').finally(() => client.close());
+    },
+    { announce: false },
+  );
+  if (record) io.out(formatFinding({ severity: 'ok', what: describeInstance(record) }));
   for (const f of readiness.findings) io.out(formatFinding(f));
   io.out(formatSkips(readiness.skips, checks.length));
   const ready = !readiness.findings.some((f) => f.severity === 'fatal');

@@ -45,6 +45,7 @@ const REQUIRED: readonly string[] = [
   'src/cri/proto/cri.proto',
   'fixtures/expected-deviations/containerd.yaml',
   'scripts/build-images.sh',
+  'scripts/lib/oci-layout.sh',
   'fixtures/images/pause.sh',
   'scripts/lib/runc-slow.sh',
   'scripts/lib/cni-slow.sh',

@@ -81,6 +81,7 @@ export function resolveRunConfig(
     ...optional('json', 'jsonFile'),
     ...optional('expected-deviations'),
     ...(bool('strict-deviations') ? { strictDeviations: true } : {}),
+    ...(bool('isolated') ? { isolated: true } : {}),
     testImage: pick('test-image') ?? DEFAULT_TEST_IMAGE,
     pauseImage: pick('pause-image') ?? DEFAULT_PAUSE_IMAGE,
     pull: oneOf<PullPolicy>(pick('pull') ?? 'missing', ['never', 'missing', 'always'], '--pull'),

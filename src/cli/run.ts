@@ -3,11 +3,13 @@ import type { Command } from 'commander';
 import { displayName } from '../harness/check.js';
 import { EnvironmentError } from '../harness/errors.js';
 import type { RunOutcome } from '../harness/result.js';
+import type { InstanceRecord } from '../harness/runtime-instance.js';
 import type { RunConfig } from '../harness/settings.js';
 import { capLines } from '../report/console-text.js';
 import { configFromFlags, selectedChecks } from './command-config.js';
 import { EXIT_USAGE, exitCodeFor } from './exit.js';
 import { type Io, useColor } from './io.js';
+import { maybeIsolated } from './isolated.js';
 import { addRunOnlyOptions, addRunOptions } from './options.js';
 import type { RunFlags } from './resolve-config.js';
 import { loadExtraReports, notStartedOutcome, writeRunReports } from './run-reports.js';
@@ -55,7 +57,8 @@ async function runCommand(flags: CommandFlags, io: Io): Promise<number> {
   const extra = await loadExtraReports({ html, baseline });
   let outcome: RunOutcome;
   try {
-    outcome = await runSelected(config, color, io);
+    const run = await maybeIsolated(config, io, (runConfig) => runSelected(runConfig, color, io));
+    outcome = run.record ? withInstance(run.value, run.record) : run.value;
   } catch (e) {
     // No verdict, but fresh reports that say why: never leave an earlier run's files behind. Why the run
     // could not start is said first, before the list of reports.
@@ -69,6 +72,10 @@ async function runCommand(flags: CommandFlags, io: Io): Promise<number> {
   }
   await writeRunReports(outcome, config, extra, io);
   return exitCodeFor(outcome, { strictDeviations: config.strictDeviations === true });
+}
+
+function withInstance(outcome: RunOutcome, isolated: InstanceRecord): RunOutcome {
+  return { ...outcome, properties: { ...outcome.properties, isolated } };
 }
 
 async function runSelected(config: RunConfig, color: boolean | undefined, io: Io): Promise<RunOutcome> {

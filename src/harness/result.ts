@@ -2,6 +2,7 @@
  * The outcome of one check, as every reporter sees it. Reporters read these records only; they never see
  * mocha, the CRI client or the NRI plugin.
  */
+import type { InstanceRecord } from './runtime-instance.js';
 import type { Level, SuiteName, Tag } from './vocabulary.js';
 
 export type Verdict =
@@ -83,6 +84,8 @@ export interface RunProperties {
   node?: string;
   /** Whether a kubelet drove the runtime: 'none seen', or 'seen: <signs>' (a run beside it, --beside-kubelet). */
   kubelet?: string;
+  /** --isolated: the private instance of the node's runtime the run tested. */
+  isolated?: InstanceRecord;
 }
 
 export interface RunOutcome {

@@ -43,6 +43,8 @@ export interface RunConfig {
   expectedDeviations?: string;
   /** Stale --expected-deviations entries fail the run (exit 1) instead of only warning. */
   strictDeviations?: boolean;
+  /** Run against a private instance of the node's runtime (src/instance) instead of the runtime itself. */
+  isolated?: boolean;
   /** The flags as the user gave them, for the report's properties. */
   flagsText: string;
 }

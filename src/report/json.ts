@@ -13,7 +13,11 @@ export const JSON_SCHEMA_VERSION = 2;
 export function renderJson(outcome: RunOutcome): string {
   const report = {
     schemaVersion: JSON_SCHEMA_VERSION,
-    properties: { ...outcome.properties, node: outcome.properties.node ?? null },
+    properties: {
+      ...outcome.properties,
+      node: outcome.properties.node ?? null,
+      isolated: outcome.properties.isolated ?? null,
+    },
     durationMs: Math.round(outcome.durationMs),
     interrupted: outcome.interrupted ?? null,
     notStarted: outcome.notStarted ?? null,

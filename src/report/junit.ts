@@ -14,7 +14,7 @@ import { renderJson } from './json.js';
 import { groupBySuite } from './tally.js';
 import { cleanText, formatTimelineEntry } from './text.js';
 
-const PROPERTY_KEYS: readonly (keyof RunProperties)[] = [
+const PROPERTY_KEYS: readonly Exclude<keyof RunProperties, 'isolated'>[] = [
   'runId',
   'toolVersion',
   'runtimeName',
@@ -52,6 +52,11 @@ function addRunProperties(ts: TestSuite, props: RunProperties): void {
   for (const key of PROPERTY_KEYS) {
     const value = props[key];
     if (value !== undefined) ts.property(key, xmlText(value));
+  }
+  const isolated = props.isolated;
+  if (isolated) {
+    const { path, version, sha256 } = isolated.binary;
+    ts.property('isolated', xmlText(`${path} (${version}, sha256 ${sha256}) with ${isolated.sourceConfig}`));
   }
 }
 

@@ -1,0 +1,134 @@
+/**
+ * End to end: `--isolated` against a private copy of each real containerd (CI's 1.7 and 2.1 stand in for
+ * the node's runtime). An injector check and a [Restart] check reach verdicts on the copy, the report
+ * records the binary, and afterwards the host holds nothing of the copy; a killed run's copy is removed by
+ * `cleanup --isolated`.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { describeSkipped } from '../skip-reason.test.helper.js';
+import { labelledLeft, NO_RUNTIME_REASON, runCli, runtimesUnderTest } from './e2e-env.test.helper.js';
+
+const BASE = '/run/cri-conform/isolated';
+
+interface Report {
+  properties: {
+    isolated: {
+      dir: string;
+      binary: { sha256: string };
+      network: { bridge: string };
+      leftovers: string[];
+    } | null;
+  };
+  results: Array<{ id: string; verdict: string; message: string | null }>;
+}
+
+/** What of a private instance the host still holds: processes, mounts, its bridge, its directory. */
+function hostTraces(dir: string, bridge: string): string[] {
+  const traces: string[] = [];
+  if (existsSync(dir)) traces.push(`directory ${dir}`);
+  if (readFileSync('/proc/self/mountinfo', 'utf8').includes(`${dir}/`)) traces.push(`mounts under ${dir}`);
+  const ps = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
+  for (const line of ps.split('\n')) if (line.includes(`${dir}/`)) traces.push(`process ${line.trim()}`);
+  try {
+    execFileSync('ip', ['link', 'show', 'dev', bridge], { stdio: 'ignore' });
+    traces.push(`bridge ${bridge}`);
+  } catch {
+    // gone, as it should be
+  }
+  return traces;
+}
+
+/** The directory of a new private instance of `endpoint`, once its instance file exists. */
+async function newInstanceDir(
+  endpoint: string,
+  before: ReadonlySet<string>,
+  withinMs: number,
+): Promise<string> {
+  const deadline = Date.now() + withinMs;
+  while (Date.now() < deadline) {
+    for (const name of existsSync(BASE) ? readdirSync(BASE) : []) {
+      const file = join(BASE, name, 'instance.json');
+      if (before.has(name) || !existsSync(file)) continue;
+      if ((JSON.parse(readFileSync(file, 'utf8')) as { target: string }).target === endpoint)
+        return join(BASE, name);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no private instance of ${endpoint} appeared in ${BASE} within ${withinMs} ms`);
+}
+
+/** Resolves once the copy lists a labelled pod; the copy may not answer yet when this starts. */
+async function untilCopyHasPod(dir: string, withinMs: number): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (Date.now() < deadline) {
+    const pods = await labelledLeft(`unix://${dir}/containerd.sock`).then(
+      (left) => left.pods.length,
+      () => 0,
+    );
+    if (pods > 0) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`the private instance in ${dir} made no pod within ${withinMs} ms`);
+}
+
+if (runtimesUnderTest().length === 0) describeSkipped('cri-conform --isolated', NO_RUNTIME_REASON);
+for (const runtime of runtimesUnderTest()) {
+  describe(`cri-conform --isolated on a private copy of ${runtime.name}`, function () {
+    this.timeout(5 * 60_000);
+    const endpoint = runtime.env.CONTAINER_RUNTIME_ENDPOINT ?? '';
+    const reportDir = mkdtempSync(join(tmpdir(), 'cc-e2e-isolated-'));
+    after(() => rmSync(reportDir, { recursive: true, force: true }));
+
+    it('runs an injector check and a [Restart] check on the copy, records its binary, and leaves nothing on the host', async () => {
+      const run = await runCli(
+        ['run', '--isolated', '--focus', '^(IDEM-03|IDEM-13|HOOK-01) ', '--report-dir', reportDir],
+        runtime.env,
+      );
+      expect(run.code, run.stdout + run.stderr).to.be.oneOf([0, 1]);
+      const report = JSON.parse(readFileSync(join(reportDir, 'results.json'), 'utf8')) as Report;
+      const verdicts = report.results.map((r) => `${r.id} ${r.verdict}`);
+      expect(
+        verdicts.filter((v) => / (error|skipped)$/.test(v)),
+        JSON.stringify(report.results),
+      ).to.deep.equal([]);
+      const isolated = report.properties.isolated;
+      expect(isolated?.binary.sha256).to.match(/^[0-9a-f]{64}$/);
+      expect(isolated?.leftovers).to.deep.equal([]);
+      expect(hostTraces(isolated?.dir ?? '', isolated?.network.bridge ?? '')).to.deep.equal([]);
+      expect(await labelledLeft(endpoint), "objects on the node's own runtime").to.deep.equal({
+        pods: [],
+        containers: [],
+      });
+    });
+
+    it('cleanup --isolated removes the copy a killed run left', async () => {
+      const before = new Set(existsSync(BASE) ? readdirSync(BASE) : []);
+      let kill: ((signal: NodeJS.Signals) => void) | undefined;
+      const running = runCli(
+        ['run', '--isolated', '--focus', '^TEAR-04 ', '--report-dir', reportDir],
+        runtime.env,
+        {
+          onSpawn: (k) => {
+            kill = k;
+          },
+        },
+      );
+      const dir = await newInstanceDir(endpoint, before, 60_000);
+      const { network } = JSON.parse(readFileSync(join(dir, 'instance.json'), 'utf8')) as {
+        network: { bridge: string };
+      };
+      await untilCopyHasPod(dir, 60_000);
+      kill?.('SIGKILL');
+      await running;
+      expect(hostTraces(dir, network.bridge), 'a killed run leaves its copy').not.to.deep.equal([]);
+      const cleanup = await runCli(['cleanup', '--isolated', '-r', endpoint], runtime.env);
+      expect(cleanup.code, cleanup.stdout + cleanup.stderr).to.equal(0);
+      expect(cleanup.stdout).to.include(dir);
+      expect(hostTraces(dir, network.bridge)).to.deep.equal([]);
+    });
+  });
+}

@@ -1,0 +1,46 @@
+/**
+ * `--isolated` for run and doctor: the command's work runs against a private instance of the node's
+ * runtime (src/instance), which is removed afterwards whatever happened. Without the flag the work runs
+ * against the given endpoint as before.
+ */
+import { EnvironmentError } from '../harness/errors.js';
+import type { InstanceRecord, StartInstance } from '../harness/runtime-instance.js';
+import type { RunConfig } from '../harness/settings.js';
+import type { Io } from './io.js';
+
+export async function maybeIsolated<T>(
+  config: RunConfig,
+  io: Io,
+  body: (config: RunConfig) => Promise<T>,
+  { announce = true }: { announce?: boolean } = {},
+): Promise<{ value: T; record?: InstanceRecord }> {
+  if (!config.isolated) return { value: await body(config) };
+  const [{ onPrivateInstance }, { startPrivateInstance }] = await Promise.all([
+    import('../harness/runtime-instance.js'),
+    import('../instance/index.js'),
+  ]);
+  const start: StartInstance = async (request) => {
+    try {
+      return await startPrivateInstance(request);
+    } catch (e) {
+      throw new EnvironmentError(`--isolated: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
+  const note = (text: string) => io.err(`cri-conform: ${text}\n`);
+  const done = await onPrivateInstance(config, start, io.signal, async (privateConfig, record) => {
+    if (announce) note(describeInstance(record));
+    return body(privateConfig);
+  });
+  const { leftovers = [], timingsMs } = done.record;
+  note(
+    leftovers.length === 0
+      ? `private instance removed in ${timingsMs.removal} ms; nothing of it is left on the host`
+      : `private instance removal left: ${leftovers.join('; ')} (run: cri-conform cleanup --isolated -r ${config.runtimeEndpoint})`,
+  );
+  return done;
+}
+
+export function describeInstance(r: InstanceRecord): string {
+  const version = r.binary.version.split(' ').slice(2, 3).join('') || r.binary.version;
+  return `private instance of ${r.target}: ${r.binary.path} ${version} (sha256 ${r.binary.sha256.slice(0, 12)}), config from ${r.sourceConfig}, ${r.changed.length} settings changed; in ${r.dir}, bridge ${r.network.bridge} ${r.network.subnet}; started in ${r.timingsMs.start} ms, images ${r.timingsMs.imageImport} ms`;
+}

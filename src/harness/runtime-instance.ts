@@ -1,0 +1,83 @@
+/**
+ * A runtime instance the run starts for itself and removes at its end (`--isolated`: a private copy of the
+ * node's runtime, src/instance). The run only sees the settings that point at it and the record the report
+ * keeps; checks never see it. Starting it is the caller's (the CLI passes src/instance's starter in).
+ */
+import type { RunConfig } from './settings.js';
+
+/** The run settings that name the instance instead of the node's runtime. */
+export type InstanceSettings = Pick<
+  RunConfig,
+  | 'runtimeEndpoint'
+  | 'imageEndpoint'
+  | 'nriSocket'
+  | 'nriRequestTimeoutMs'
+  | 'slowRuntimeHandler'
+  | 'slowRuntimeDir'
+  | 'slowCniDir'
+  | 'restartCmd'
+  | 'pauseImage'
+>;
+
+/** What the report records about a private instance. */
+export interface InstanceRecord {
+  /** The node's runtime it copies: its endpoint and the daemon serving it. */
+  target: string;
+  binary: { path: string; version: string; sha256: string };
+  /** The config file the node's daemon was started with, or what it read by default. */
+  sourceConfig: string;
+  /** Every setting the private config holds differently from the node's effective config. */
+  changed: Array<{ key: string; from: string | null; to: string | null }>;
+  dir: string;
+  network: { bridge: string; subnet: string };
+  images: string;
+  timingsMs: { start: number; imageImport: number; removal?: number };
+  /** What could not be removed at the end; empty when the host holds nothing of it any more. */
+  leftovers?: string[];
+}
+
+export interface RuntimeInstance {
+  readonly settings: InstanceSettings;
+  readonly record: InstanceRecord;
+  /** Removes it and everything it made on the host; resolves with what is still there. */
+  remove(): Promise<string[]>;
+}
+
+export interface InstanceRequest {
+  /** The node runtime's CRI endpoint, as the user gave it. */
+  endpoint: string;
+  testImage: string;
+  pauseImage: string;
+  pull: RunConfig['pull'];
+  signal: AbortSignal;
+}
+
+export type StartInstance = (request: InstanceRequest) => Promise<RuntimeInstance>;
+
+/**
+ * Runs `body` against a fresh private instance and removes the instance whatever happens; the config
+ * `body` gets points at the instance. The record is completed with the removal's time and leftovers.
+ */
+export async function onPrivateInstance<T>(
+  config: RunConfig,
+  start: StartInstance,
+  signal: AbortSignal,
+  body: (config: RunConfig, record: InstanceRecord) => Promise<T>,
+): Promise<{ value: T; record: InstanceRecord }> {
+  const instance = await start({
+    endpoint: config.runtimeEndpoint,
+    testImage: config.testImage,
+    pauseImage: config.pauseImage,
+    pull: config.pull,
+    signal,
+  });
+  const record = instance.record;
+  try {
+    const value = await body({ ...config, ...instance.settings }, record);
+    return { value, record };
+  } finally {
+    const started = performance.now();
+    record.leftovers = await instance.remove();
+    record.timingsMs.removal = Math.round(performance.now() - started);
+  }
+}

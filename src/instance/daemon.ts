@@ -1,0 +1,99 @@
+/**
+ * Starting and stopping the private daemon. It runs in a session of its own (a Ctrl-C to cri-conform
+ * reaches cri-conform, which then removes the instance in order), with the node daemon's PATH behind the
+ * binary's own directory, so that it finds the node's shims and runc. Its pid is recorded in the
+ * instance's directory and is only ever signalled after its command line proved it is this instance's.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CriClient } from '../cri/client.js';
+import { layoutPaths } from './containerd-config.js';
+import { alive, cmdlineOf } from './processes.js';
+
+const POLL_MS = 50;
+
+export interface DaemonCommand {
+  binary: string;
+  /** PATH for the daemon: the binary's own directory first. */
+  path: string;
+}
+
+export function startDaemon(dir: string, cmd: DaemonCommand): number {
+  const p = layoutPaths(dir);
+  const log = openSync(`${dir}/containerd.log`, 'a');
+  try {
+    const child = spawn(cmd.binary, ['--config', p.config], {
+      detached: true,
+      stdio: ['ignore', log, log],
+      env: { PATH: cmd.path, HOME: '/root' },
+    });
+    child.unref();
+    if (child.pid === undefined) throw new Error(`${cmd.binary} could not be started`);
+    writeFileSync(`${dir}/containerd.pid`, `${child.pid}\n`);
+    return child.pid;
+  } finally {
+    closeSync(log);
+  }
+}
+
+/** The daemon's pid when it runs and its command line names this instance's config. */
+export function runningDaemon(dir: string): number | undefined {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(`${dir}/containerd.pid`, 'utf8').trim());
+  } catch {
+    return undefined;
+  }
+  const argv = cmdlineOf(pid);
+  return argv?.includes(layoutPaths(dir).config) && alive(pid) ? pid : undefined;
+}
+
+/** Resolves once the daemon answers CRI Version; fails early when it exits. */
+export async function waitAnswering(dir: string, withinMs: number, signal?: AbortSignal): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  const endpoint = `unix://${layoutPaths(dir).socket}`;
+  for (;;) {
+    signal?.throwIfAborted();
+    if (runningDaemon(dir) === undefined) throw new Error(`the private containerd exited: ${logTail(dir)}`);
+    try {
+      const client = await CriClient.connect({ runtimeEndpoint: endpoint, connectTimeoutMs: 1_000 });
+      client.close();
+      return;
+    } catch (e) {
+      if (Date.now() > deadline) {
+        throw new Error(
+          `the private containerd did not answer within ${withinMs} ms (${String(e)}): ${logTail(dir)}`,
+        );
+      }
+    }
+    await sleep(POLL_MS);
+  }
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
+export async function stopDaemon(dir: string, graceMs = 15_000): Promise<void> {
+  const pid = runningDaemon(dir);
+  if (pid === undefined) return;
+  await signalAndWait(pid, 'SIGTERM', graceMs);
+  if (alive(pid)) await signalAndWait(pid, 'SIGKILL', 5_000);
+}
+
+export async function signalAndWait(pid: number, signal: NodeJS.Signals, withinMs: number): Promise<void> {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    return; // already gone
+  }
+  const deadline = Date.now() + withinMs;
+  while (alive(pid) && Date.now() < deadline) await sleep(POLL_MS);
+}
+
+function logTail(dir: string): string {
+  try {
+    const lines = readFileSync(`${dir}/containerd.log`, 'utf8').trim().split('\n');
+    return `log ${dir}/containerd.log ends: ${lines.slice(-3).join(' | ')}`;
+  } catch {
+    return `no log in ${dir}`;
+  }
+}

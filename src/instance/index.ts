@@ -1,0 +1,211 @@
+/**
+ * A private instance of the node's runtime (`--isolated`): the node's own binary and effective config,
+ * with everything the node's daemon and the kubelet use (sockets, root, state, runc root, CNI, NRI
+ * plugins) moved into a directory of its own, the injectors installed, the bundled images imported. No
+ * kubelet talks to it, and it is removed with everything it made when the run ends.
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import type { InstanceRecord, InstanceRequest, RuntimeInstance } from '../harness/runtime-instance.js';
+import { derivePrivateConfig, layoutPaths } from './containerd-config.js';
+import { startDaemon, waitAnswering } from './daemon.js';
+import { BUNDLED_IMAGES, bundledArchive, importArchive } from './images.js';
+import { installInjectors, onPath } from './injectors.js';
+import {
+  DEFAULT_BASE_DIR,
+  type InstanceFile,
+  orphanedInstances,
+  selfAsOwner,
+  writeInstanceFile,
+} from './instance-file.js';
+import { claimNetwork, writeConflist } from './network.js';
+import { findNodeDaemon, type NodeDaemon } from './node-daemon.js';
+import { removeInstance } from './removal.js';
+
+const exec = promisify(execFile);
+export const SLOW_HANDLER = 'conform-slow';
+const START_WITHIN_MS = 20_000;
+const DEFAULT_IMAGE_CACHE = '/var/cache/cri-conform';
+const CONTAINERD_DEFAULT_CONFIG = '/etc/containerd/config.toml';
+
+export interface InstanceOptions {
+  baseDir?: string;
+  imageCache?: string;
+}
+
+/** Starts the private instance for a run; on any failure whatever was made is removed again. */
+export async function startPrivateInstance(
+  request: InstanceRequest,
+  options: InstanceOptions = {},
+): Promise<RuntimeInstance> {
+  const started = performance.now();
+  const socketPath = request.endpoint.replace(/^unix:\/\//, '');
+  if (!socketPath.startsWith('/'))
+    throw new Error(`--isolated needs the node runtime's unix socket, not ${request.endpoint}`);
+  const node = findNodeDaemon(socketPath);
+  if (node.flavor === 'crio') {
+    throw new Error(`--isolated supports containerd only so far; ${node.binary} (pid ${node.pid}) is CRI-O`);
+  }
+  const id = `${Date.now().toString(36)}-${process.pid.toString(36)}`;
+  const dir = join(options.baseDir ?? DEFAULT_BASE_DIR, id);
+  const p = layoutPaths(dir);
+  const path = `${dirname(node.binary)}:${node.path}`;
+  const dump = await configDump(node, path);
+  const derived = derivePrivateConfig(dump, {
+    dir,
+    pauseImage: request.pauseImage,
+    slowHandler: SLOW_HANDLER,
+  });
+  const runc = onPath(derived.runcBinary, path);
+  if (runc === undefined)
+    throw new Error(`the node's runc "${derived.runcBinary}" is not on its PATH (${path})`);
+
+  for (const d of [
+    p.root,
+    p.state,
+    p.runcRoot,
+    p.cniConf,
+    p.cniBin,
+    p.cniIpam,
+    p.slowRuntime,
+    p.slowCni,
+    p.nriPlugins,
+    p.nriConf,
+  ])
+    mkdirSync(d, { recursive: true });
+  const info: InstanceFile = {
+    id,
+    target: request.endpoint,
+    owner: selfAsOwner(),
+    binary: node.binary,
+    path,
+    runcBinary: runc,
+    network: { number: 0, bridge: '', subnet: '', name: '' },
+  };
+  writeInstanceFile(dir, info);
+  try {
+    info.network = claimNetwork(dir, id);
+    writeInstanceFile(dir, info);
+    writeConflist(p.cniConf, p.cniIpam, info.network);
+    installInjectors(dir, runc, derived.nodeCniBinDirs);
+    writeFileSync(p.config, derived.text);
+    startDaemon(dir, { binary: node.binary, path });
+    await waitAnswering(dir, START_WITHIN_MS, request.signal);
+    const startMs = Math.round(performance.now() - started);
+    const imported = performance.now();
+    const images = await provideImages(request, node, path, p.socket, options.imageCache);
+    const record: InstanceRecord = {
+      target: `${request.endpoint} (pid ${node.pid})`,
+      binary: {
+        path: node.binary,
+        version: await versionOf(node.binary, path),
+        sha256: await sha256Of(node.binary),
+      },
+      sourceConfig:
+        node.configArg ??
+        (existsSync(CONTAINERD_DEFAULT_CONFIG)
+          ? CONTAINERD_DEFAULT_CONFIG
+          : `none (${CONTAINERD_DEFAULT_CONFIG} absent: built-in defaults)`),
+      changed: derived.changes,
+      dir,
+      network: { bridge: info.network.bridge, subnet: info.network.subnet },
+      images,
+      timingsMs: { start: startMs, imageImport: Math.round(performance.now() - imported) },
+    };
+    return {
+      record,
+      settings: {
+        runtimeEndpoint: `unix://${p.socket}`,
+        imageEndpoint: `unix://${p.socket}`,
+        nriSocket: p.nriSocket,
+        nriRequestTimeoutMs: durationMs(derived.nri.requestTimeout),
+        slowRuntimeHandler: SLOW_HANDLER,
+        slowRuntimeDir: p.slowRuntime,
+        slowCniDir: p.slowCni,
+        restartCmd: restartCommand(dir),
+        pauseImage: request.pauseImage,
+      },
+      remove: () => removeInstance(dir, info),
+    };
+  } catch (e) {
+    await removeInstance(dir, info);
+    throw e;
+  }
+}
+
+/** The command [Restart] checks run: it restarts this private instance only. */
+function restartCommand(dir: string): string {
+  const main = join(dirname(new URL(import.meta.url).pathname), 'restart-main.js');
+  return [process.execPath, main, dir].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
+}
+
+async function provideImages(
+  request: InstanceRequest,
+  node: NodeDaemon,
+  path: string,
+  socket: string,
+  cache = process.env.CRI_CONFORM_IMAGE_CACHE ?? DEFAULT_IMAGE_CACHE,
+): Promise<string> {
+  const wanted = [request.testImage, request.pauseImage];
+  if (request.pull === 'always' || !wanted.some((i) => BUNDLED_IMAGES.includes(i)))
+    return `pulled by the run (--pull ${request.pull})`;
+  const ctr = onPath(join(dirname(node.binary), 'ctr'), path) ?? onPath('ctr', path);
+  if (ctr === undefined)
+    throw new Error(`no ctr beside ${node.binary} or on its PATH to import the bundled images`);
+  const archive = await bundledArchive(cache);
+  await importArchive(ctr, socket, archive);
+  return `imported from ${archive}`;
+}
+
+async function configDump(node: NodeDaemon, path: string): Promise<string> {
+  const args = [...(node.configArg ? ['--config', node.configArg] : []), 'config', 'dump'];
+  const { stdout } = await exec(node.binary, args, {
+    env: { PATH: path },
+    maxBuffer: 16 << 20,
+    timeout: 30_000,
+  });
+  return stdout;
+}
+
+async function versionOf(binary: string, path: string): Promise<string> {
+  const { stdout } = await exec(binary, ['--version'], { env: { PATH: path }, timeout: 10_000 });
+  return stdout.trim();
+}
+
+function sha256Of(file: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const hash = createHash('sha256');
+    createReadStream(file)
+      .on('data', (d) => hash.update(d))
+      .on('error', reject)
+      .on('end', () => resolve(hash.digest('hex')));
+  });
+}
+
+/** containerd's Go durations as the config holds them: "2s", "500ms", "1m0s". */
+export function durationMs(text: string): number {
+  let total = 0;
+  for (const m of text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) {
+    const n = Number(m[1]);
+    total += m[2] === 'ms' ? n : m[2] === 's' ? n * 1_000 : m[2] === 'm' ? n * 60_000 : n * 3_600_000;
+  }
+  return total;
+}
+
+/**
+ * Removes the private instances of `target` whose cri-conform is gone (killed before it could remove
+ * them): `cri-conform cleanup --isolated`. Instances of live runs are left alone.
+ */
+export async function removeOrphanedInstances(
+  target: string,
+  baseDir = DEFAULT_BASE_DIR,
+): Promise<Array<{ dir: string; leftovers: string[] }>> {
+  const removed: Array<{ dir: string; leftovers: string[] }> = [];
+  for (const { dir, info } of orphanedInstances(baseDir, target)) {
+    removed.push({ dir, leftovers: await removeInstance(dir, info) });
+  }
+  return removed;
+}

@@ -1,0 +1,63 @@
+/**
+ * `<dir>/instance.json`: what a private instance is, written before anything of it exists on the host, so
+ * that removal (now, by `cri-conform cleanup` after a killed run, or by its restart command) finds
+ * everything through the directory alone. Instances live under one base directory, one per run.
+ */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PrivateNetwork } from './network.js';
+import { startTimeOf } from './processes.js';
+
+export const INSTANCE_FILE = 'instance.json';
+/** Short on purpose: <dir>/containerd.sock.ttrpc must stay under the 108 bytes of a unix socket path. */
+export const DEFAULT_BASE_DIR = '/run/cri-conform/isolated';
+
+export interface InstanceFile {
+  id: string;
+  /** The CRI endpoint of the node's runtime this instance copies. */
+  target: string;
+  owner: { pid: number; startTime: string };
+  binary: string;
+  /** PATH of the private daemon. */
+  path: string;
+  runcBinary: string;
+  network: PrivateNetwork;
+}
+
+export function writeInstanceFile(dir: string, info: InstanceFile): void {
+  writeFileSync(join(dir, INSTANCE_FILE), `${JSON.stringify(info, null, 2)}\n`);
+}
+
+export function readInstanceFile(dir: string): InstanceFile | undefined {
+  try {
+    return JSON.parse(readFileSync(join(dir, INSTANCE_FILE), 'utf8')) as InstanceFile;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The current process as an instance's owner. */
+export function selfAsOwner(): InstanceFile['owner'] {
+  return { pid: process.pid, startTime: startTimeOf(process.pid) ?? '' };
+}
+
+export function ownerAlive(owner: InstanceFile['owner']): boolean {
+  return startTimeOf(owner.pid) === owner.startTime;
+}
+
+/** Instance directories under `base` whose owner is gone, for `target` (every target when undefined). */
+export function orphanedInstances(base: string, target?: string): Array<{ dir: string; info: InstanceFile }> {
+  let names: string[];
+  try {
+    names = readdirSync(base);
+  } catch {
+    return [];
+  }
+  return names.flatMap((name) => {
+    const dir = join(base, name);
+    const info = readInstanceFile(dir);
+    if (!info || ownerAlive(info.owner)) return [];
+    if (target !== undefined && info.target !== target) return [];
+    return [{ dir, info }];
+  });
+}

@@ -1,0 +1,144 @@
+/**
+ * Which process serves the node's CRI socket: the one holding the listening socket's inode among its file
+ * descriptors (the socket path -> inode in /proc/net/unix -> /proc/<pid>/fd). Only that process is ever
+ * read; another daemon on the same machine is never mistaken for it, whatever its name.
+ */
+import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { basename, isAbsolute, resolve } from 'node:path';
+
+export interface NodeDaemon {
+  pid: number;
+  /** The binary as /proc/<pid>/exe names it. */
+  binary: string;
+  argv: string[];
+  /** The config file its command line names (--config/-c), or undefined for the binary's default. */
+  configArg?: string;
+  /** PATH of the daemon's environment: where it finds its shims and runc. */
+  path: string;
+  flavor: 'containerd' | 'crio';
+}
+
+/** SO_ACCEPTCON in the Flags column: a listening socket. */
+const LISTENING_FLAG = 0x10000;
+
+/** The inodes of listening unix sockets bound to `path`, from the text of /proc/net/unix. */
+export function listeningInodes(procNetUnix: string, path: string): number[] {
+  const inodes: number[] = [];
+  for (const line of procNetUnix.split('\n').slice(1)) {
+    // Num RefCount Protocol Flags Type St Inode Path
+    const f = line.trim().split(/\s+/);
+    if (f.length < 8 || f.slice(7).join(' ') !== path) continue;
+    if ((Number.parseInt(f[3] ?? '0', 16) & LISTENING_FLAG) === 0) continue;
+    inodes.push(Number(f[6]));
+  }
+  return inodes;
+}
+
+/** The config path in a containerd or CRI-O command line: --config X, --config=X, -c X, -config X. */
+export function configArgOf(argv: readonly string[]): string | undefined {
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    const m = /^--?(?:config|c)=(.*)$/.exec(a);
+    if (m) return m[1];
+    if (/^--?(?:config|c)$/.test(a)) return argv[i + 1];
+  }
+  return undefined;
+}
+
+export function flavorOf(binary: string, argv: readonly string[]): NodeDaemon['flavor'] | undefined {
+  const name = basename(binary.replace(/ \(deleted\)$/, ''));
+  if (name === 'crio') return 'crio';
+  if (name === 'containerd' || (name === 'k3s' && argv.includes('containerd'))) return 'containerd';
+  return undefined;
+}
+
+/** Finds the daemon listening on the unix socket `socketPath`; throws a message that says what to do. */
+export function findNodeDaemon(socketPath: string, procRoot = '/proc'): NodeDaemon {
+  const path = realOrSelf(socketPath);
+  const inodes = new Set(
+    [`${procRoot}/self/net/unix`, `${procRoot}/1/net/unix`].flatMap((f) => listeningInodesIn(f, path)),
+  );
+  if (inodes.size === 0) {
+    throw new Error(
+      `no process listens on ${path} (/proc/net/unix): is the runtime running at this endpoint?`,
+    );
+  }
+  const pid = holderOf(inodes, procRoot);
+  if (pid === undefined) {
+    throw new Error(
+      `no process of this pid namespace holds the socket ${path}: run cri-conform on the node as root`,
+    );
+  }
+  const binary = readlinkSync(`${procRoot}/${pid}/exe`);
+  if (binary.endsWith(' (deleted)')) {
+    throw new Error(`the runtime's binary ${binary} was replaced on disk since it started: restart it first`);
+  }
+  const argv = readFileSync(`${procRoot}/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  const flavor = flavorOf(binary, argv);
+  if (flavor === undefined) {
+    throw new Error(`the process serving ${path} is ${binary} (pid ${pid}), neither containerd nor CRI-O`);
+  }
+  const config = configArgOf(argv);
+  const cwd = readlinkSync(`${procRoot}/${pid}/cwd`);
+  return {
+    pid,
+    binary,
+    argv,
+    ...(config ? { configArg: isAbsolute(config) ? config : resolve(cwd, config) } : {}),
+    path: environOf(pid, procRoot).PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    flavor,
+  };
+}
+
+function listeningInodesIn(file: string, path: string): number[] {
+  try {
+    return listeningInodes(readFileSync(file, 'utf8'), path);
+  } catch {
+    return [];
+  }
+}
+
+function holderOf(inodes: ReadonlySet<number>, procRoot: string): number | undefined {
+  const wanted = new Set([...inodes].map((i) => `socket:[${i}]`));
+  const pids = readdirSync(procRoot)
+    .filter((n) => /^\d+$/.test(n))
+    .map(Number)
+    .sort((a, b) => a - b);
+  for (const pid of pids) {
+    let fds: string[];
+    try {
+      fds = readdirSync(`${procRoot}/${pid}/fd`);
+    } catch {
+      continue; // gone, or not ours to read
+    }
+    for (const fd of fds) {
+      try {
+        if (wanted.has(readlinkSync(`${procRoot}/${pid}/fd/${fd}`))) return pid;
+      } catch {
+        // the descriptor closed while we looked
+      }
+    }
+  }
+  return undefined;
+}
+
+function environOf(pid: number, procRoot: string): Record<string, string> {
+  try {
+    const env: Record<string, string> = {};
+    for (const kv of readFileSync(`${procRoot}/${pid}/environ`, 'utf8').split('\0')) {
+      const eq = kv.indexOf('=');
+      if (eq > 0) env[kv.slice(0, eq)] = kv.slice(eq + 1);
+    }
+    return env;
+  } catch {
+    return {};
+  }
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}

@@ -1,0 +1,42 @@
+/** Reading processes from /proc for the private instance: its daemon, its shims and wrappers, its owner. */
+import { readdirSync, readFileSync } from 'node:fs';
+
+export function cmdlineOf(pid: number): string[] | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Running and not a zombie waiting for a slow reaper (PID 1 here reaps late). */
+export function alive(pid: number): boolean {
+  const stat = statFields(pid);
+  return stat !== undefined && stat[0] !== 'Z';
+}
+
+/** Field 22 of /proc/PID/stat: tells a reused pid from the process that was recorded. */
+export function startTimeOf(pid: number): string | undefined {
+  return statFields(pid)?.[19];
+}
+
+/** Live processes (other than this one) whose command line holds `text` in one of its arguments. */
+export function pidsMentioning(text: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    if (pid === process.pid) continue;
+    if (cmdlineOf(pid)?.some((a) => a.includes(text)) && alive(pid)) pids.push(pid);
+  }
+  return pids;
+}
+
+function statFields(pid: number): string[] | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return text.slice(text.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
