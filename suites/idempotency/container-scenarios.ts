@@ -146,22 +146,27 @@ export function variantNotRun(t: CheckContext, why: string): void {
   t.observe('container variant', `not run: ${why}`);
 }
 
-/** As timeOutCreateContainer on the slow runtime handler (see containerVariant), with the id it built. */
+/**
+ * As timeOutCreateContainer on the slow runtime handler (see containerVariant), with the id it built: the
+ * first id the handler logged after this variant began that is not its own sandbox's. The handler's log
+ * also holds what the check built before (a sandbox variant's sandboxes), so those are left out by name.
+ */
 export async function timeOutContainerOnSlowHandler(
   t: CheckContext,
   name: string,
   slow: SlowRuntime,
 ): Promise<(TimedOutContainer & { builtId: string }) | { notRun: string }> {
+  const before = new Set(await slow.createdIds());
   const timedOut = await containerVariant((notHeld) =>
     timeOutCreateContainer(t, name, slowHandlerCreateDelay(slow), { notHeld }),
   );
   if ('notRun' in timedOut) return timedOut;
   const builtId = await t.poll(
     async () => {
-      const ids = await slow.createdIds();
+      const ids = (await slow.createdIds()).filter((id) => !before.has(id));
       return (
         ids.find((id) => id !== timedOut.podId) ??
-        notYet(`logged ${ids.length === 0 ? 'nothing' : ids.map(shortId).join(', ')}`)
+        notYet(`logged ${ids.length === 0 ? 'nothing' : ids.map(shortId).join(', ')} since the variant began`)
       );
     },
     {

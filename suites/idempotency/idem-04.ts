@@ -3,38 +3,66 @@ import { DELAY_MS } from '../common/timing.js';
 import { claimAndRemove } from './claim.js';
 import { timeOutOnSlowHandler } from './scenarios.js';
 
+/**
+ * How long after its slow step ends a runtime may still be finishing the held build (starting the sandbox,
+ * its network, the Run hook) and doing its asynchronous bookkeeping of it (a task-start event that sets the
+ * state): a sandbox that becomes READY or usable by then was published by the build, not by a later claim.
+ */
+const BUILD_SETTLE_MS = 2_000;
+/** CreateContainer is tried this often while the sandbox is watched: each try is a real create attempt. */
+const CREATE_EVERY_MS = 500;
+
 export const check = defineCheck({
   id: 'IDEM-04',
   level: 'SHOULD',
   needs: ['slow-runtime'],
   title:
-    'A timed-out sandbox held for reuse is neither reported READY by ListPodSandbox or PodSandboxStatus nor usable by CreateContainer',
+    'A timed-out sandbox held for reuse is neither reported READY by ListPodSandbox or PodSandboxStatus nor usable by CreateContainer, from the timeout until its build has ended and settled',
   contract:
     'CRI-O issue 4221 (ResourceCache): a cached sandbox is not published until the retry claims it; the kubelet treats a READY sandbox it never got an id for as an orphan, and a container created in it would run in a pod nobody owns',
   async run(t: CheckContext) {
     const timedOut = await timeOutOnSlowHandler(t, 'idem-04');
     const heldId = timedOut.builtId;
     const name = timedOut.config.metadata.name;
-    const notReady = async () => {
+    // The handler's delay began with the first attempt, so the build's slow step ends DELAY_MS after it.
+    const watchMs = Math.max(0, Math.round(DELAY_MS - timedOut.first.latencyMs)) + BUILD_SETTLE_MS;
+    let published = '';
+    let nextCreateAt = 0;
+    const unpublished = async () => {
       const listed = await t.cri.listPods({ name, state: 'SANDBOX_READY' });
       // Hidden (NOT_FOUND) or not READY; any other status error is no proof and ends the check in ERROR.
-      return listed.length === 0 && (await t.cri.podStateOrGone(heldId)) !== 'SANDBOX_READY';
+      const state = await t.cri.podStateOrGone(heldId);
+      if (listed.length > 0 || state === 'SANDBOX_READY') {
+        published = `ListPodSandbox shows ${listed.length} READY sandbox(es) named ${name}, PodSandboxStatus of ${shortId(heldId)} says ${state}`;
+        return false;
+      }
+      if (Date.now() < nextCreateAt) return true;
+      nextCreateAt = Date.now() + CREATE_EVERY_MS;
+      const create = await t.cri.tryCall('CreateContainer', {
+        podSandboxId: heldId,
+        config: t.make.container('intruder'),
+        sandboxConfig: timedOut.config,
+      });
+      if (create.ok)
+        published = `CreateContainer into it succeeded (container ${shortId(create.value.containerId)})`;
+      return !create.ok;
     };
-    // From the timeout until well after the build finished: the held sandbox never shows READY.
-    await t.holdsFor(
-      notReady,
-      DELAY_MS,
-      `the timed-out sandbox ${shortId(heldId)} (or any sandbox named ${name}) to stay un-READY while nobody claimed it`,
+    t.step(
+      `watch the held sandbox ${shortId(heldId)} until its build has ended (${DELAY_MS} ms after the first attempt began) and ${BUILD_SETTLE_MS} ms more, trying CreateContainer into it every ${CREATE_EVERY_MS} ms`,
     );
-    const create = await t.cri.tryCall('CreateContainer', {
-      podSandboxId: heldId,
-      config: t.make.container('intruder'),
-      sandboxConfig: timedOut.config,
-    });
-    t.expect(
-      !create.ok,
-      `CreateContainer into the unclaimed timed-out sandbox ${shortId(heldId)} succeeded (container ${create.ok ? shortId(create.value.containerId) : ''})`,
-    );
+    await t
+      .holdsFor(
+        unpublished,
+        watchMs,
+        `the timed-out sandbox ${shortId(heldId)} (or any sandbox named ${name}) to stay un-READY and unusable while nobody claimed it`,
+      )
+      .catch((e: unknown) => {
+        t.expect(
+          published === '',
+          `the unclaimed timed-out sandbox ${shortId(heldId)} was published: ${published}`,
+        );
+        throw e;
+      });
     await claimAndRemove(t, timedOut);
   },
 });

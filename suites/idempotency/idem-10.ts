@@ -1,5 +1,6 @@
 import {
   type CheckContext,
+  type CreationDelay,
   defineCheck,
   type RetryAttempt,
   type SlowRuntime,
@@ -17,14 +18,22 @@ function differentRequestRetry(t: CheckContext) {
   return { ...kubeletRetry(t), budgetMs: DELAY_MS + 1_000 };
 }
 
-/** The object the different request got must carry that request's labels, not the timed-out one's. */
-function expectOwnLabels(
+/**
+ * The object the different request got must not be the one built for the timed-out request (the id the
+ * delay logged for that build), and it must carry the different request's labels: a cache that hands out
+ * the old object with its labels rewritten passes a look at the labels alone.
+ */
+function expectOwnObject(
   t: CheckContext,
   call: string,
-  id: string,
-  labels: Record<string, string>,
+  got: { id: string; builtId: string; labels: Record<string, string> },
   line: string,
 ): void {
+  const { id, builtId, labels } = got;
+  t.expect(
+    id !== builtId,
+    `a ${call} with ${VARIANT}=second was answered with ${shortId(id)}, the object built for the timed-out request (its id is the one the delay logged for that build); ${line}`,
+  );
   t.expect(
     labels[VARIANT] === 'second',
     `a ${call} with ${VARIANT}=second was answered with ${shortId(id)}, whose labels are the timed-out request's (${VARIANT}=${
@@ -50,10 +59,27 @@ function refusedKeepsContract(
   );
 }
 
+/**
+ * The ids the delay logged since now, oldest first: the slow runtime handler logs each create, the slow
+ * CNI each ADD (with the sandbox id), so the first is what the timed-out request built.
+ */
+function idsBuiltBy(t: CheckContext, delay: CreationDelay): () => Promise<string[]> {
+  if (delay.createdIds) return delay.createdIds;
+  t.require(t.inject.offers('slow-cni') === undefined, `the ${delay.name} logs no ids`);
+  const cni = t.inject.slowCni();
+  return async () => [...(await cni.added()).values()];
+}
+
 /** The sandbox variant. */
 async function differentSandbox(t: CheckContext): Promise<void> {
   t.step('time out a RunPodSandbox, then send one with the same metadata and other labels');
-  const timedOut = await timeOutRunPod(t, 'idem-10', t.inject.creationDelay());
+  const delay = t.inject.creationDelay();
+  const built = idsBuiltBy(t, delay);
+  const timedOut = await timeOutRunPod(t, 'idem-10', delay);
+  const builtId = await t.poll(async () => (await built())[0], {
+    withinMs: DELAY_MS,
+    what: `the ${delay.name} to log the sandbox the timed-out request built`,
+  });
   const { config } = timedOut;
   const other = {
     ...timedOut.request,
@@ -67,7 +93,8 @@ async function differentSandbox(t: CheckContext): Promise<void> {
     refusedKeepsContract(t, 'RunPodSandbox', outcome.attempts, line);
   } else {
     const podId = outcome.value.podSandboxId;
-    expectOwnLabels(t, 'RunPodSandbox', podId, (await t.cri.podStatus(podId)).labels, line);
+    const { labels } = await t.cri.podStatus(podId);
+    expectOwnObject(t, 'RunPodSandbox', { id: podId, builtId, labels }, line);
     // It holds the name: remove it, so the identical request can claim what the first one left.
     await removeQuietly(t, podId);
   }
@@ -92,7 +119,7 @@ async function differentContainer(t: CheckContext, slow: SlowRuntime): Promise<v
   } else {
     const containerId = outcome.value.containerId;
     const { labels } = await t.cri.containerStatus(containerId);
-    expectOwnLabels(t, 'CreateContainer', containerId, labels, line);
+    expectOwnObject(t, 'CreateContainer', { id: containerId, builtId: timedOut.builtId, labels }, line);
     await t.cri.tryCall('RemoveContainer', { containerId });
   }
   await claimContainerAndRemove(t, timedOut);
@@ -103,7 +130,7 @@ export const check = defineCheck({
   level: 'SHOULD',
   needs: ['creation-delay'],
   title:
-    'A RunPodSandbox (CreateContainer) with the same metadata but other labels than a timed-out one is never answered with the sandbox (container) built for the timed-out request',
+    "A RunPodSandbox (CreateContainer) with the same metadata but other labels than a timed-out one is never answered with the sandbox (container) built for the timed-out request, by id, nor with one that carries the timed-out request's labels",
   contract:
     'cri-api v0.32.3 api.proto RunPodSandboxRequest and CreateContainerRequest: the object is created from "config", labels included; CRI-O issue 4221 (ResourceCache): a cached resource is handed out only to an identical request',
   async run(t: CheckContext) {

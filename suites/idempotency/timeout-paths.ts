@@ -29,10 +29,28 @@ export type InjectorPath = 'sandbox: runtime create' | 'sandbox: network setup' 
 export type NriPath = 'sandbox: NRI Run hook' | 'container: NRI Run hook';
 export type TimeoutPath = InjectorPath | NriPath;
 
-export interface PathRun {
-  /** The converged pod, when the retries reached one. */
-  podId?: string;
-  line: string;
+export type PathRun =
+  | {
+      /** The converged pod, when the retries reached one. */
+      podId?: string;
+      line: string;
+    }
+  /** The path could not be held on this runtime (nothing timed out there): no trial of it happened. */
+  | { notHeld: string };
+
+/** What the injectors log that tells a trial its ids and, from the slow CNI, each sandbox's netns. */
+type InjectorLogs = Parameters<TrialEvidence['fromInjectors']>[0];
+
+/**
+ * The injectors' logs of this check, claimed before the trial makes a pod: every pod goes through the slow
+ * CNI wrapper, whatever path holds it, so its `added.log` names each sandbox's netns (a netns the attempt
+ * left with no process in it is blamed only so); the slow runtime handler logs what it created.
+ */
+function injectorLogs(t: CheckContext): InjectorLogs {
+  const slow = t.inject.offers('slow-runtime') === undefined ? t.inject.slowRuntime() : undefined;
+  const cni = t.inject.offers('slow-cni') === undefined ? t.inject.slowCni() : undefined;
+  if (!cni) t.step("no slow CNI wrapper: an attempt's netns is known only by the processes seen in it");
+  return { ...(slow ? { createdIds: slow.createdIds } : {}), ...(cni ? { added: cni.added } : {}) };
 }
 
 /** The injector paths this run can drive, in the order trials take them. */
@@ -71,7 +89,8 @@ export async function driveTimeoutPath(
   ending: Ending,
   seen: TrialEvidence,
 ): Promise<PathRun> {
-  if (path.startsWith('sandbox')) return timeOutSandbox(t, sandboxDelay(t, path), ending, seen);
+  const logs = injectorLogs(t);
+  if (path.startsWith('sandbox')) return timeOutSandbox(t, sandboxDelay(t, path), ending, seen, logs);
   const slow = path === 'container: runtime create' ? t.inject.slowRuntime() : undefined;
   const delay: ContainerDelay = slow ? slowHandlerCreateDelay(slow) : await nriCreateDelay(t);
   const pod = t.make.pod(t.id.toLowerCase());
@@ -89,8 +108,9 @@ export async function driveTimeoutPath(
     if (e instanceof NotHeld) return e;
     throw e;
   });
-  if (timedOut instanceof NotHeld) return { podId, line: `not held: ${timedOut.message}` };
-  await seen.fromInjectors(slow ? { createdIds: slow.createdIds } : {});
+  if (timedOut instanceof NotHeld)
+    return { notHeld: `${timedOut.message}: the runtime creates the OCI container later` };
+  await seen.fromInjectors(logs);
   await seen.look();
   await kubeletBackoff(t, timedOut.first);
   const outcome = await t.cri.retry('CreateContainer', timedOut.request, {
@@ -98,6 +118,7 @@ export async function driveTimeoutPath(
     budgetMs: DELAY_MS,
   });
   if (outcome.value) await t.cri.startContainer(outcome.value.containerId);
+  await seen.fromInjectors(logs);
   return { podId, line: evidence(timedOut.first, outcome) };
 }
 
@@ -147,10 +168,8 @@ async function timeOutSandbox(
   delay: Delay,
   ending: Ending,
   seen: TrialEvidence,
+  logs: InjectorLogs,
 ): Promise<PathRun> {
-  const slow = delay.runtimeHandler !== '' ? t.inject.slowRuntime() : undefined;
-  const cni = delay.name === 'slow CNI wrapper' ? t.inject.slowCni() : undefined;
-  const logs = { ...(slow ? { createdIds: slow.createdIds } : {}), ...(cni ? { added: cni.added } : {}) };
   const timedOut = await timeOutRunPod(t, t.id.toLowerCase(), delay, ending);
   await seen.fromInjectors(logs);
   await seen.look();
