@@ -102,16 +102,16 @@ describe('--restart-cmd: the runtime process must change', () => {
 
     it('finds the listening socket of the path and the process that holds it', async () => {
       table('/run/x/containerd.sock');
-      const id = await runtimeIdentity('unix:///run/x/containerd.sock', proc);
+      const id = await runtimeIdentity('unix:///run/x/containerd.sock', { proc });
       expect(id).to.deep.equal({ inodes: ['4711'], pids: [812] });
       table('/run/x/containerd.sock', '4712');
-      const after = await runtimeIdentity('/run/x/containerd.sock', proc);
+      const after = await runtimeIdentity('/run/x/containerd.sock', { proc });
       expect(changed(known(id), known(after))).to.equal(true);
     });
 
     it('says why when nothing listens on the path', async () => {
       table('/run/other.sock');
-      expect(await runtimeIdentity('unix:///run/x/containerd.sock', proc)).to.deep.equal({
+      expect(await runtimeIdentity('unix:///run/x/containerd.sock', { proc })).to.deep.equal({
         unknown: `no process listens on /run/x/containerd.sock in ${proc}/net/unix`,
       });
     });

@@ -15,6 +15,8 @@ export interface RestartSpec {
   timeoutMs: number;
   /** The CRI endpoint, whose serving process must change. */
   endpoint: string;
+  /** Told once a restart is shown, so a crash watch does not take it for a crash. */
+  onRestarted?: () => Promise<void>;
 }
 
 export async function restartRuntime(
@@ -54,6 +56,7 @@ export async function restartRuntime(
       `--restart-cmd exited 0 but the runtime did not restart: ${restart.endpoint} was served by ${describeIdentity(before)} and is ${now} once it answered again; the command must restart the runtime and return when it is back (not systemctl --no-block)`,
     );
   }
+  await restart.onRestarted?.();
   return Date.now() - started;
 }
 

@@ -88,6 +88,22 @@ export interface RunProperties {
   isolated?: InstanceRecord;
 }
 
+/** The runtime crashed (or restarted on its own) while checks ran: a failure of the run in its own right. */
+export interface RuntimeCrash {
+  /** The check that saw it when it ended. */
+  check: string;
+  /** Checks that were running beside it, so the crash may be theirs too. */
+  beside: string[];
+  /** What showed it: no answer, or a new socket serving the runtime. */
+  evidence: string;
+}
+
+/** "runtime crash during IDEM-05 (beside TEAR-02): ...": the one line every reporter prints for it. */
+export function describeCrash(crash: RuntimeCrash): string {
+  const beside = crash.beside.length > 0 ? ` (beside ${crash.beside.join(', ')})` : '';
+  return `runtime crash during ${crash.check}${beside}: ${crash.evidence}`;
+}
+
 export interface RunOutcome {
   properties: RunProperties;
   results: CheckResult[];
@@ -96,6 +112,8 @@ export interface RunOutcome {
   interrupted?: string;
   /** --expected-deviations entries that matched no failure; one line each, starting with the check id. */
   staleDeviations?: string[];
+  /** Crashes of the runtime during the run, in the order they were seen; absent when there were none. */
+  runtimeCrashes?: RuntimeCrash[];
   /** Set when the run could not start at all (unreachable runtime, missing image): why. No results then. */
   notStarted?: string;
 }

@@ -1,5 +1,11 @@
 import { status as Status } from '@grpc/grpc-js';
 import { expect } from 'chai';
+import { startReferenceRuntime } from '../../fixtures/reference/start.js';
+import { createConsoleReporter } from '../report/console.js';
+import { renderHtml } from '../report/html/render-html.js';
+import { renderJson } from '../report/json.js';
+import { renderJUnit } from '../report/junit.js';
+import { outcomeExitCode } from '../report/tally.js';
 import type { CheckContext } from './context.js';
 import { type FakeRuntime, grpcError, startFakeRuntime, testCheck } from './fake-runtime.test.helper.js';
 import { CHECK_LABEL } from './labels.js';
@@ -113,5 +119,123 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
       fake.override('ListPodSandbox', undefined);
       fake.pods.clear();
     }
+  });
+
+  describe('a runtime that crashes during a check is a failure of the run, with the check', () => {
+    const unavailable = () => {
+      throw grpcError(Status.UNAVAILABLE, 'connection refused');
+    };
+    const CRASH_METHODS = ['Version', 'ListContainers', 'ListPodSandbox', 'RunPodSandbox'];
+
+    it('reports the crash once, with the check it happened in, in the console, JUnit, JSON and HTML, and exits 1', async () => {
+      const crashing = testCheck(
+        async (t: CheckContext) => {
+          await t.cri.runPod(t.make.pod('crash'));
+          for (const m of CRASH_METHODS) fake.override(m, unavailable);
+          t.expect(true, 'what it checked held before the crash');
+        },
+        { id: 'UNIT-05' },
+      );
+      // The runtime is back (a service manager restarted it): the same crash, not a second one.
+      const after = testCheck(
+        async (t: CheckContext) => {
+          for (const m of CRASH_METHODS) fake.override(m, undefined);
+          t.expect(true, 'held');
+        },
+        { id: 'UNIT-06' },
+      );
+      const notes: string[] = [];
+      try {
+        const outcome = await runConformance(
+          configFor(fake.endpoint),
+          [crashing, after],
+          { onStart: () => {}, onCheckStart: () => {}, onCheckEnd: () => {}, onNote: (n) => notes.push(n) },
+          new AbortController().signal,
+          '0.0.0-test',
+        );
+        const line = 'runtime crash during UNIT-05: the runtime stopped answering (Version got no reply)';
+        expect(outcome.runtimeCrashes).to.deep.equal([
+          { check: 'UNIT-05', beside: [], evidence: 'the runtime stopped answering (Version got no reply)' },
+        ]);
+        expect(notes, 'announced when it was seen').to.include(line);
+        expect(outcomeExitCode(outcome)).to.equal(1);
+
+        let printed = '';
+        createConsoleReporter({ write: (t) => (printed += t), isTTY: false }, { color: false }).onEnd(
+          outcome,
+        );
+        expect(printed).to.include(`Runtime crashes (each fails the run)\n  ✘ ${line}`);
+        const json = JSON.parse(renderJson(outcome)) as { runtimeCrashes: unknown };
+        expect(json.runtimeCrashes).to.deep.equal(outcome.runtimeCrashes);
+        expect(renderJUnit(outcome)).to.match(
+          /<testsuite name="runtime"[^>]*failures="1"[\s\S]*<testcase classname="cri-conform.runtime" name="runtime crash during UNIT-05"[\s\S]*<failure message="runtime crash during UNIT-05: the runtime stopped answering \(Version got no reply\)" type="runtime-crash"/,
+        );
+        expect(renderHtml(outcome)).to.include(
+          '<p class="known">Runtime crash during UNIT-05: the runtime stopped answering (Version got no reply)</p>',
+        );
+      } finally {
+        for (const m of CRASH_METHODS) fake.override(m, undefined);
+        fake.pods.clear();
+      }
+    });
+
+    it('takes a restart on its own (a new socket) for a crash, and the one --restart-cmd made for none', async () => {
+      const runtime = await startReferenceRuntime({ restartVia: 'socket' });
+      const env = runtime.env;
+      const config: RunConfig = {
+        ...configFor(env.CONTAINER_RUNTIME_ENDPOINT ?? ''),
+        testImage: env.CRI_CONFORM_TEST_IMAGE ?? '',
+        pauseImage: env.CRI_CONFORM_PAUSE_IMAGE ?? '',
+        restartCmd: env.CRI_CONFORM_RESTART_CMD ?? '',
+        restartTimeoutMs: 10_000,
+      };
+      const asked = testCheck(
+        async (t: CheckContext) => {
+          await t.restartRuntime();
+          t.expect(true, 'it came back');
+        },
+        { id: 'UNIT-08', tags: ['Restart'] },
+      );
+      const unasked = testCheck(
+        async (t: CheckContext) => {
+          await runtime.restart();
+          t.expect(true, 'it came back');
+        },
+        { id: 'UNIT-09' },
+      );
+      try {
+        const outcome = await runConformance(
+          config,
+          [asked, unasked],
+          { onStart: () => {}, onCheckStart: () => {}, onCheckEnd: () => {}, onNote: () => {} },
+          new AbortController().signal,
+          '0.0.0-test',
+        );
+        expect(outcome.results.map((r) => [r.id, r.verdict])).to.deep.equal([
+          ['UNIT-08', 'passed'],
+          ['UNIT-09', 'passed'],
+        ]);
+        expect(outcome.runtimeCrashes?.map((c) => c.check)).to.deep.equal(['UNIT-09']);
+        expect(outcome.runtimeCrashes?.[0]?.evidence).to.match(
+          /^the runtime restarted on its own: its socket is served anew \(listening socket inode \d+, now \d+\)$/,
+        );
+      } finally {
+        await runtime.close();
+      }
+    });
+
+    it('reports no crash for a run whose runtime kept answering', async () => {
+      const fine = testCheck(async (t: CheckContext) => t.expect(true, 'held'), { id: 'UNIT-07' });
+      const outcome = await runConformance(
+        configFor(fake.endpoint),
+        [fine],
+        { onStart: () => {}, onCheckStart: () => {}, onCheckEnd: () => {}, onNote: () => {} },
+        new AbortController().signal,
+        '0.0.0-test',
+      );
+      expect(outcome.runtimeCrashes).to.equal(undefined);
+      expect(outcomeExitCode(outcome)).to.equal(0);
+      expect(renderJUnit(outcome)).to.not.include('name="runtime"');
+    });
   });
 });

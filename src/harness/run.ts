@@ -15,9 +15,10 @@ import { newRunId } from './labels.js';
 import { removeRunLogs } from './pod-logs.js';
 import { assessReadiness, requireReady } from './readiness.js';
 import { RegistrationGate } from './registration-gate.js';
-import type { CheckResult, RunOutcome, RunProperties } from './result.js';
+import { type CheckResult, describeCrash, type RunOutcome, type RunProperties } from './result.js';
 import type { RunEnv } from './run-env.js';
 import { describeLeftovers, runtimeLeftovers } from './runtime-leftovers.js';
+import { RuntimeWatch } from './runtime-watch.js';
 import { runScheduled } from './scheduler.js';
 import { type Availability, staticSkipReason } from './selection.js';
 import { checkSettingsOf, type RunConfig } from './settings.js';
@@ -54,6 +55,7 @@ export async function runConformance(
     if (kubelet?.startsWith('seen'))
       listener.onNote(`running beside a kubelet (--beside-kubelet), ${kubelet}`);
     const { results, stop } = await runChecks(config, checks, prepared, deviations, listener, signal);
+    const crashes = prepared.watch.crashes;
     await sweep(config, client, prepared.env.runId, listener);
     const stale = staleDeviations(deviations.expected, results, prepared.runtime);
     for (const s of stale) listener.onNote(`warning: stale expected deviation ${s}`);
@@ -63,6 +65,7 @@ export async function runConformance(
       durationMs: Math.round(performance.now() - started),
       ...(stop ? { interrupted: stop } : {}),
       ...(stale.length > 0 ? { staleDeviations: stale } : {}),
+      ...(crashes.length > 0 ? { runtimeCrashes: crashes } : {}),
     };
   } finally {
     client.close();
@@ -75,6 +78,7 @@ interface Prepared {
   properties: RunProperties;
   availability: Availability;
   runtime: { name: string; version: string };
+  watch: RuntimeWatch;
 }
 
 /** Stage 1: the runtime is ready for the selected checks, and the environment they share is built. */
@@ -90,6 +94,8 @@ async function prepare(
   requireReady(readiness);
   const { nri, host, availability } = readiness;
   const runtime = { name: client.version.runtimeName, version: client.version.runtimeVersion };
+  const watch = new RuntimeWatch(client, config.runtimeEndpoint);
+  await watch.start();
   const runId = newRunId();
   const env: RunEnv = {
     registrations: new RegistrationGate(),
@@ -109,6 +115,7 @@ async function prepare(
             command: config.restartCmd,
             timeoutMs: config.restartTimeoutMs,
             endpoint: config.runtimeEndpoint,
+            onRestarted: () => watch.restarted(),
           },
         }
       : {}),
@@ -128,14 +135,14 @@ async function prepare(
     node: hostname(),
     kubelet: readiness.kubelet.signs.length > 0 ? `seen: ${readiness.kubelet.signs.join('; ')}` : 'none seen',
   };
-  return { env, properties, availability, runtime };
+  return { env, properties, availability, runtime, watch };
 }
 
 /** Stage 2: every selected check to a verdict, in the scheduler's order, until done or stopped. */
 async function runChecks(
   config: RunConfig,
   checks: readonly Check[],
-  { env, availability, runtime }: Prepared,
+  { env, availability, runtime, watch }: Prepared,
   deviations: DeviationSets,
   listener: RunListener,
   signal: AbortSignal,
@@ -150,7 +157,9 @@ async function runChecks(
     run: async (check) => {
       listener.onCheckStart(check);
       const why = staticSkipReason(check, availability);
-      const result = why ? skipped(check, why) : await runWithFlakeAttempts(env, check, config);
+      const result = why
+        ? skipped(check, why)
+        : await watched(watch, check, listener, () => runWithFlakeAttempts(env, check, config));
       const final = applyDeviations(result, deviations, runtime);
       listener.onCheckEnd(final);
       if (config.failFast && (final.verdict === 'failed' || final.verdict === 'error')) {
@@ -160,6 +169,20 @@ async function runChecks(
     },
   });
   return { results, stop };
+}
+
+/** Runs a check under the crash watch; a crash it saw is announced at once and reported with the run. */
+async function watched(
+  watch: RuntimeWatch,
+  check: Check,
+  listener: RunListener,
+  run: () => Promise<CheckResult>,
+): Promise<CheckResult> {
+  watch.checkStarted(check.id);
+  const result = await run();
+  const crash = await watch.checkEnded(check.id);
+  if (crash) listener.onNote(describeCrash(crash));
+  return result;
 }
 
 /** Stage 3: remove whatever of the run is still labelled, and report runtime records CRI no longer lists. */

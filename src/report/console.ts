@@ -5,7 +5,13 @@
  * NO_COLOR and FORCE_COLOR); with color off the output holds no escape codes at all.
  */
 import { Chalk, type ChalkInstance } from 'chalk';
-import type { CheckResult, RunOutcome, RunProperties, Verdict } from '../harness/result.js';
+import {
+  type CheckResult,
+  describeCrash,
+  type RunOutcome,
+  type RunProperties,
+  type Verdict,
+} from '../harness/result.js';
 import { CONSOLE_LINE_MAX, capLine, collapseRetries, wrapAtSeparators } from './console-text.js';
 import { type RunningCheck, renderLiveLine, renderStartLine, StartOrder } from './progress.js';
 import { countVerdicts, groupBySuite, VERDICT_ORDER } from './tally.js';
@@ -177,6 +183,11 @@ function summaryLines(c: ChalkInstance, outcome: RunOutcome): string[] {
       // On a line of its own, so that shortening a long reason never cuts the link off.
       if (r.knownIssue) lines.push(`      ${knownIssueText(r.knownIssue)}`);
     }
+  }
+  const crashes = outcome.runtimeCrashes ?? [];
+  if (crashes.length > 0) {
+    lines.push('', c.bold('Runtime crashes (each fails the run)'));
+    for (const crash of crashes) lines.push(`  ${c.red('✘')} ${cleanText(describeCrash(crash))}`);
   }
   if (outcome.interrupted) lines.push('', c.yellow(`Interrupted: ${cleanText(outcome.interrupted)}`));
   lines.push('', `${outcome.results.length} checks in ${formatMs(outcome.durationMs)} (wall time)`);

@@ -12,10 +12,12 @@ describe('renderJson', () => {
       'interrupted',
       'notStarted',
       'staleDeviations',
+      'runtimeCrashes',
       'summary',
       'results',
     ]);
-    expect(report.schemaVersion).to.equal(2);
+    expect(report.schemaVersion).to.equal(3);
+    expect(report.runtimeCrashes).to.equal(null);
     expect(report.interrupted).to.equal(null);
     expect(report.durationMs).to.equal(65_432);
     expect(report.summary).to.deep.equal({

@@ -2,13 +2,14 @@
  * The machine-readable report. Field names are a contract: fields are only ever added (each addition bumps
  * schemaVersion), and every field is always present (null when it does not apply), so consumers need no
  * existence checks. results.schema.json beside this file is the published schema.
- * Version 2 added properties.node, notStarted, staleDeviations and each result's knownIssue.
+ * Version 2 added properties.node, notStarted, staleDeviations and each result's knownIssue; version 3
+ * added runtimeCrashes.
  */
 import type { CheckResult, RunOutcome, TimelineEntry } from '../harness/result.js';
 import { countVerdicts } from './tally.js';
 import { cleanText } from './text.js';
 
-export const JSON_SCHEMA_VERSION = 2;
+export const JSON_SCHEMA_VERSION = 3;
 
 export function renderJson(outcome: RunOutcome): string {
   const report = {
@@ -22,6 +23,7 @@ export function renderJson(outcome: RunOutcome): string {
     interrupted: outcome.interrupted ?? null,
     notStarted: outcome.notStarted ?? null,
     staleDeviations: outcome.staleDeviations ?? null,
+    runtimeCrashes: outcome.runtimeCrashes ?? null,
     summary: countVerdicts(outcome.results),
     results: outcome.results.map(resultJson),
   };

@@ -25,6 +25,19 @@ describe('JUnit XML against the Jenkins JUnit schema', () => {
     expect(r.ok, r.output).to.equal(true);
   });
 
+  it('accepts a report with a runtime crash (a failed case of its own)', async () => {
+    const outcome = sampleOutcome();
+    outcome.runtimeCrashes = [
+      {
+        check: 'IDEM-05',
+        beside: ['TEAR-02'],
+        evidence: 'the runtime stopped answering (Version got no reply)',
+      },
+    ];
+    const r = await validate(renderJUnit(outcome));
+    expect(r.ok, r.output).to.equal(true);
+  });
+
   it('accepts a report with nasty characters in titles, messages and timelines', async () => {
     const nasty = '"q" & <x> ]]> \u0001\u001b[1mbold\u001b[0m \ud800 end';
     const outcome = sampleOutcome();

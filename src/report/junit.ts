@@ -7,7 +7,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import jrb, { type Builder, type TestCase, type TestSuite } from 'junit-report-builder';
-import type { CheckResult, RunOutcome, RunProperties } from '../harness/result.js';
+import { type CheckResult, describeCrash, type RunOutcome, type RunProperties } from '../harness/result.js';
 import type { RunDiff } from './diff.js';
 import { renderHtml } from './html/render-html.js';
 import { renderJson } from './json.js';
@@ -44,7 +44,24 @@ export function renderJUnit(outcome: RunOutcome): string {
     if (stale.length > 0) ts.property('staleDeviations', xmlText(stale.join('\n')));
     for (const r of results) addCase(ts.testCase(), r);
   }
+  addCrashes(builder, outcome);
   return dropRootSkipped(builder.build());
+}
+
+/** A crash of the runtime is a failure of the run in its own right: one failed case each, in suite "runtime". */
+function addCrashes(builder: Builder, outcome: RunOutcome): void {
+  const crashes = outcome.runtimeCrashes ?? [];
+  if (crashes.length === 0) return;
+  const ts = builder.testSuite().name('runtime').timestamp(outcome.properties.startedAt).time(0);
+  addRunProperties(ts, outcome.properties);
+  for (const crash of crashes) {
+    const text = xmlText(describeCrash(crash));
+    ts.testCase()
+      .className('cri-conform.runtime')
+      .name(xmlText(`runtime crash during ${crash.check}`))
+      .property('check', crash.check)
+      .failure(text, 'runtime-crash');
+  }
 }
 
 /** The run's metadata: the only properties a suite carries. */

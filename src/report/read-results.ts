@@ -4,14 +4,20 @@
  * clear sentence instead of a crash deep in a renderer.
  */
 import { readFile } from 'node:fs/promises';
-import type { CheckResult, RunOutcome, RunProperties, TimelineEntry } from '../harness/result.js';
+import type {
+  CheckResult,
+  RunOutcome,
+  RunProperties,
+  RuntimeCrash,
+  TimelineEntry,
+} from '../harness/result.js';
 
 export class ResultsFileError extends Error {
   readonly code = 'ERR_RESULTS_FILE';
   override readonly name = 'ResultsFileError';
 }
 
-const SUPPORTED_VERSIONS = new Set([1, 2]);
+const SUPPORTED_VERSIONS = new Set([1, 2, 3]);
 
 export async function readResultsFile(path: string): Promise<RunOutcome> {
   let text: string;
@@ -63,6 +69,16 @@ export function parseResults(doc: unknown, source: string): RunOutcome {
     ...optionalString(doc, 'interrupted'),
     ...optionalString(doc, 'notStarted'),
     ...(Array.isArray(doc.staleDeviations) ? { staleDeviations: doc.staleDeviations.map(String) } : {}),
+    ...(Array.isArray(doc.runtimeCrashes) ? { runtimeCrashes: doc.runtimeCrashes.map(crashOf) } : {}),
+  };
+}
+
+function crashOf(c: unknown): RuntimeCrash {
+  const o = isObject(c) ? c : {};
+  return {
+    check: String(o.check ?? ''),
+    beside: Array.isArray(o.beside) ? o.beside.map(String) : [],
+    evidence: String(o.evidence ?? ''),
   };
 }
 

@@ -35,12 +35,15 @@ export function groupBySuite(results: readonly CheckResult[]): Map<string, Check
 
 /**
  * The exit code an outcome maps to: 2 when no trustworthy verdict was produced (the run did not start, or
- * was interrupted other than by --fail-fast), 1 when a check failed or errored, else 0. The CLI's exit code
+ * was interrupted other than by --fail-fast), 1 when a check failed or errored or the runtime crashed,
+ * else 0. The CLI's exit code
  * and the reports' headline both come from here, so they always tell the same story.
  */
 export function outcomeExitCode(outcome: RunOutcome): 0 | 1 | 2 {
   if (outcome.notStarted !== undefined) return 2;
   if (outcome.interrupted && !outcome.interrupted.startsWith('--fail-fast')) return 2;
-  const bad = outcome.results.some((r) => r.verdict === 'failed' || r.verdict === 'error');
+  const bad =
+    outcome.results.some((r) => r.verdict === 'failed' || r.verdict === 'error') ||
+    (outcome.runtimeCrashes?.length ?? 0) > 0;
   return bad ? 1 : 0;
 }

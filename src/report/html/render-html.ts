@@ -3,7 +3,7 @@
  * exit verdict, a suite-by-verdict matrix, filters, an optional diff against a baseline, and one collapsible
  * row per check with its sequence diagram. Failures and errors come first; the first of them is open.
  */
-import type { CheckResult, RunOutcome } from '../../harness/result.js';
+import { type CheckResult, describeCrash, type RunOutcome } from '../../harness/result.js';
 import type { RunDiff } from '../diff.js';
 import { countVerdicts, groupBySuite, outcomeExitCode, VERDICT_ORDER } from '../tally.js';
 import { formatMs } from '../text.js';
@@ -55,6 +55,7 @@ function header(outcome: RunOutcome): string {
   if (outcome.notStarted !== undefined) notes.push(`The run could not start: ${outcome.notStarted}`);
   if (outcome.interrupted) notes.push(`Interrupted: ${outcome.interrupted}`);
   for (const s of outcome.staleDeviations ?? []) notes.push(`Expected deviation matched nothing: ${s}`);
+  for (const crash of outcome.runtimeCrashes ?? []) notes.push(describeCrash(crash).replace(/^r/, 'R'));
   return (
     `<header><h1>cri-conform report <span class="verdict exit-${code}">${EXIT_WORDS[code]}</span></h1>` +
     `<dl class="props">${rows.map(([k, v]) => `<dt>${k}</dt><dd>${esc(v)}</dd>`).join('')}</dl>` +
