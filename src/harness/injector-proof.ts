@@ -94,7 +94,10 @@ export async function proveInjectors(client: CriClient, plan: ProofPlan): Promis
       result.cleanupProblems.push(`${what}: ${errorMessage(e)}`);
     await inject.reset().catch(problem('resetting the claims'));
     await inject.release().catch(problem('releasing the claims'));
-    const sweep = await removeLabelledUntilGone(client, { runId }, SWEEP_MS);
+    // A runtime that stopped answering leaves the pods to `cri-conform cleanup`; the finding says so.
+    const sweep = await removeLabelledUntilGone(client, { runId }, SWEEP_MS).catch((e: unknown) => ({
+      problems: [errorMessage(e)],
+    }));
     result.cleanupProblems.push(...sweep.problems);
     const logs = removeRunLogs(runId);
     if (logs) result.cleanupProblems.push(logs);
