@@ -63,8 +63,7 @@ chown -R _apt "$work" 2>/dev/null || true
 
 # --- apt sources -------------------------------------------------------------------------------------
 step="reading this machine's Debian mirror"
-mirror=$(debian_mirror /etc/apt) ||
-  die "cannot find this machine's Debian mirror: neither /etc/apt/sources.list nor /etc/apt/sources.list.d/ has a 'deb' entry; add one (e.g. deb http://deb.debian.org/debian bookworm main) and run it again"
+mirror=$(debian_mirror /etc/apt) || exit 2
 
 sources_changed=false
 ensure_file() { # path content: writes it when it differs, and records it when it did not exist
