@@ -37,7 +37,28 @@ describe('the catalogue rendered from the checks', () => {
     expect(await main(['node', 'cri-conform', 'list', '--long', '--focus', '^HOOK-03 '], io)).to.equal(0);
     const hook03 = ALL_CHECKS.find((c) => c.id === 'HOOK-03');
     expect(io.stdout()).to.include(`contract: ${hook03?.contract}`);
-    expect(io.stdout()).to.match(/^1 checks$/m);
+    expect(io.stdout()).to.match(/^1 check$/m);
+  });
+
+  it('wraps `list --long` at 100 columns on a terminal, and keeps one line per field when piped', async () => {
+    const longest = ALL_CHECKS.reduce((a, b) => (b.contract.length > a.contract.length ? b : a));
+    expect(longest.contract.length, 'a contract longer than a line').to.be.above(200);
+    const focus = ['--focus', `^${longest.id} `];
+    const tty = { ...recordingIo(), isTTY: true };
+    let shown = '';
+    tty.out = (t: string) => {
+      shown += t;
+    };
+    expect(await main(['node', 'cri-conform', 'list', '--long', ...focus], tty)).to.equal(0);
+    const lines = shown.split('\n');
+    expect(Math.max(...lines.map((l) => l.length))).to.be.at.most(100);
+    const contract = lines.slice(lines.findIndex((l) => l.startsWith('  contract: ')));
+    expect(contract[1]).to.match(/^ {12}\S/);
+    const words = (s: string) => s.replace(/\s+/g, ' ').trim();
+    expect(words(shown)).to.include(words(`contract: ${longest.contract}`));
+    const piped = recordingIo();
+    expect(await main(['node', 'cri-conform', 'list', '--long', ...focus], piped)).to.equal(0);
+    expect(piped.stdout()).to.include(`  contract: ${longest.contract}\n`);
   });
 
   it('prints the Markdown under `list --markdown`', async () => {

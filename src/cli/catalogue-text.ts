@@ -5,6 +5,7 @@
 import type { Check } from '../harness/check.js';
 import { sharingGroup } from '../harness/sharing.js';
 import { SUITES } from '../harness/vocabulary.js';
+import { wrapText } from '../report/text.js';
 
 /** The command that regenerates docs/checks.md; quoted in the file and in the test that guards it. */
 export const REGENERATE_CATALOGUE = 'node bin/cri-conform list --markdown > docs/checks.md';
@@ -25,15 +26,20 @@ function traits(c: Check): string[] {
   ];
 }
 
-/** One block per check: the identity line, the title (the assertion), and the contract it cites. */
-export function longListing(checks: readonly Check[]): string {
+/**
+ * One block per check: the identity line, the title (the assertion), and the contract it cites. With a
+ * width (a terminal), the title and the contract wrap at it, continuation lines indented under their text.
+ */
+export function longListing(checks: readonly Check[], width?: number): string {
+  const field = (indent: string, text: string, hang: string) =>
+    width ? wrapText(text, width, indent, hang) : [`${indent}${text}`];
   return checks
     .map((c) => {
       const extra = traits(c);
       return [
         `${c.id}  ${c.level}  ${c.suite}${extra.length > 0 ? `  ${extra.join(', ')}` : ''}`,
-        `  ${c.title}`,
-        `  contract: ${c.contract}`,
+        ...field('  ', c.title, '  '),
+        ...field('  contract: ', c.contract, '            '),
         '',
       ].join('\n');
     })

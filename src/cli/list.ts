@@ -1,10 +1,14 @@
 /** `cri-conform list`: the catalogue, for people and for machines. */
 import type { Command } from 'commander';
 import { selectChecks } from '../harness/selection.js';
+import { countOf } from '../report/text.js';
 import { catalogueMarkdown, longListing } from './catalogue-text.js';
 import type { Io } from './io.js';
 import { addSelectionOptions } from './options.js';
 import { type RunFlags, resolveSelection } from './resolve-config.js';
+
+/** Where `list --long` wraps its text on a terminal; piped output keeps one line per field. */
+const TERMINAL_WIDTH = 100;
 
 export function addList(program: Command, io: Io): void {
   const cmd = program
@@ -39,13 +43,16 @@ export function addList(program: Command, io: Io): void {
         return;
       }
       if (flags.markdown) return io.out(catalogueMarkdown(checks));
-      if (flags.long) return io.out(`${longListing(checks)}${checks.length} checks\n`);
+      if (flags.long)
+        return io.out(
+          `${longListing(checks, io.isTTY ? TERMINAL_WIDTH : undefined)}${countOf(checks.length, 'check')}\n`,
+        );
       for (const c of checks) {
         const tags = c.tags.map((t) => `[${t}]`).join('');
         io.out(
           `${c.id.padEnd(8)} ${c.level.padEnd(7)} ${c.suite.padEnd(12)} ${c.title}${tags ? ` ${tags}` : ''}\n`,
         );
       }
-      io.out(`${checks.length} checks\n`);
+      io.out(`${countOf(checks.length, 'check')}\n`);
     });
 }

@@ -108,6 +108,15 @@ describe('console reporter', () => {
     );
   });
 
+  it('counts one check as "1 check", at the start and in the summary', () => {
+    const { reporter, output } = capture(false, false);
+    const outcome = sampleOutcome();
+    const one = { ...outcome, results: outcome.results.slice(0, 1) };
+    reporter.onStart(1, one.properties);
+    reporter.onEnd(one);
+    expect(output()).to.match(/run r-1: 1 check against /).and.to.match(/^1 check in /m);
+  });
+
   it('names the interruption in the summary', () => {
     const { reporter, output } = capture(false, false);
     reporter.onEnd({ ...sampleOutcome(), interrupted: 'SIGINT received' });

@@ -15,7 +15,7 @@ import {
 import { CONSOLE_LINE_MAX, capLine, collapseRetries, wrapAtSeparators } from './console-text.js';
 import { type RunningCheck, renderLiveLine, renderStartLine, StartOrder } from './progress.js';
 import { countVerdicts, groupBySuite, VERDICT_ORDER } from './tally.js';
-import { cleanText, formatMs, timelineTail } from './text.js';
+import { cleanText, countOf, formatMs, timelineTail } from './text.js';
 
 export interface ConsoleIo {
   write(s: string): void;
@@ -81,7 +81,7 @@ export function createConsoleReporter(io: ConsoleIo, opts: { color: boolean }): 
       const nri = props.nriVersion === 'absent' ? 'no NRI' : `NRI ${props.nriVersion}`;
       write(
         `${capLine(
-          `${c.bold(`cri-conform ${props.toolVersion}`)} run ${props.runId}: ${count} checks against ` +
+          `${c.bold(`cri-conform ${props.toolVersion}`)} run ${props.runId}: ${countOf(count, 'check')} against ` +
             `${props.runtimeName} ${props.runtimeVersion} (CRI ${props.criApiVersion}, ${nri}) at ${props.endpoint}`,
         )}\n`,
       );
@@ -190,6 +190,9 @@ function summaryLines(c: ChalkInstance, outcome: RunOutcome): string[] {
     for (const crash of crashes) lines.push(`  ${c.red('✘')} ${cleanText(describeCrash(crash))}`);
   }
   if (outcome.interrupted) lines.push('', c.yellow(`Interrupted: ${cleanText(outcome.interrupted)}`));
-  lines.push('', `${outcome.results.length} checks in ${formatMs(outcome.durationMs)} (wall time)`);
+  lines.push(
+    '',
+    `${countOf(outcome.results.length, 'check')} in ${formatMs(outcome.durationMs)} (wall time)`,
+  );
   return lines;
 }

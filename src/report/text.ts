@@ -24,6 +24,32 @@ export function cleanText(s: string): string {
 }
 
 /** "850 ms", "12.3 s", "2m 05s". */
+/** "1 check", "2 checks": a count with its noun. */
+export function countOf(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * Text wrapped at `width` columns on word boundaries: the first line starts with `indent`, the others
+ * with `hang`. A word longer than a line keeps a line of its own.
+ */
+export function wrapText(text: string, width: number, indent = '', hang = indent): string[] {
+  const lines: string[] = [];
+  let line = indent;
+  let empty = true;
+  for (const word of text.split(/\s+/).filter((w) => w !== '')) {
+    if (!empty && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = hang;
+      empty = true;
+    }
+    line += empty ? word : ` ${word}`;
+    empty = false;
+  }
+  lines.push(line);
+  return lines;
+}
+
 export function formatMs(ms: number): string {
   if (ms < 1_000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${(ms / 1_000).toFixed(1)} s`;
