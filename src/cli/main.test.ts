@@ -53,6 +53,17 @@ describe('cri-conform CLI', () => {
       .and.to.match(/Exit codes:/);
   });
 
+  it("says in run's help where each report goes by default", async () => {
+    const io = recordingIo();
+    expect(await main(argv('run', '--help'), io)).to.equal(0);
+    const help = io.stdout().replace(/\s+/g, ' ');
+    expect(help)
+      .to.include('default: beside the first one named, else reports/')
+      .and.to.include('(default <report-dir>/<prefix>junit.xml)')
+      .and.to.include('(default <report-dir>/<prefix>results.json)')
+      .and.to.include('here (default: none)');
+  });
+
   it('rejects an unknown flag with exit 2', () =>
     expectUsageFailure(['run', '--no-such-flag'], /unknown option/));
 

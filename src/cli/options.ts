@@ -131,7 +131,10 @@ const PACING: readonly FlagSpec[] = [
 ];
 
 const REPORTS: readonly FlagSpec[] = [
-  { flags: '--report-dir <dir>', help: 'where reports go (default reports/, created if missing)' },
+  {
+    flags: '--report-dir <dir>',
+    help: 'where the reports not named by --junit/--json/--html go (default: beside the first one named, else reports/; created if missing)',
+  },
   { flags: '--report-prefix <prefix>', help: 'prefix of report file names' },
   { flags: '--junit <file>', help: 'JUnit file (default <report-dir>/<prefix>junit.xml)' },
   { flags: '--json <file>', help: 'JSON results file (default <report-dir>/<prefix>results.json)' },
@@ -187,7 +190,7 @@ export const CONFIG_FILE_KEYS: readonly string[] = [
 const RUN_ONLY: readonly FlagSpec[] = [
   {
     flags: '--html <file>',
-    help: 'also write the self-contained HTML report (sequence diagrams) here',
+    help: 'also write the self-contained HTML report (sequence diagrams) here (default: none)',
     fileKey: false,
   },
   {

@@ -17,6 +17,15 @@ describe('resolveRunConfig', () => {
     expect(c.pull).to.equal('missing');
   });
 
+  it('puts the reports nobody named beside the first one named, and in reports/ when none is', () => {
+    expect(resolveRunConfig({}, {}, none).reportDir).to.equal('reports');
+    expect(resolveRunConfig({ junit: 'out/a.xml', html: 'web/r.html' }, {}, none).reportDir).to.equal('out');
+    expect(resolveRunConfig({ html: 'web/r.html' }, {}, none).reportDir).to.equal('web');
+    expect(resolveRunConfig({ json: '/tmp/x/r.json' }, {}, none).reportDir).to.equal('/tmp/x');
+    expect(resolveRunConfig({ junit: 'a.xml' }, {}, none).reportDir).to.equal('.');
+    expect(resolveRunConfig({ junit: 'out/a.xml', reportDir: 'r' }, {}, none).reportDir).to.equal('r');
+  });
+
   const precedence = [
     {
       source: 'flag',

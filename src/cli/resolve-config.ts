@@ -3,6 +3,7 @@
  * so the precedence (flag > env > config file > default) is tested as a table.
  */
 
+import { dirname } from 'node:path';
 import type { LevelFilter, PullPolicy, RunConfig } from '../harness/settings.js';
 import { SUITES, type SuiteName } from '../harness/vocabulary.js';
 import type { ConfigValues } from './config-file.js';
@@ -103,10 +104,19 @@ export function resolveRunConfig(
     level: oneOf<LevelFilter>(pick('level') ?? 'must', ['must', 'should', 'all'], '--level'),
     slow: bool('slow'),
     nodeProbes: oneOf(pick('node-probes') ?? 'auto', ['auto', 'on', 'off'] as const, '--node-probes'),
-    reportDir: pick('report-dir') ?? 'reports',
+    reportDir: pick('report-dir') ?? besideNamedReport([pick('junit'), pick('json'), flags.html]),
     reportPrefix: pick('report-prefix') ?? '',
     flagsText: describeFlags(flags),
   };
+}
+
+/**
+ * Without --report-dir, the reports nobody named go beside the first one named (--junit, --json, --html),
+ * so `--junit out/a.xml` never leaves results.json in ./reports; with none named, in reports/.
+ */
+function besideNamedReport(named: readonly (string | boolean | string[] | undefined)[]): string {
+  const first = named.find((f): f is string => typeof f === 'string' && f !== '');
+  return first ? dirname(first) : 'reports';
 }
 
 /** Only the selection flags, for `list`, which needs no runtime. */
