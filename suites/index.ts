@@ -1,4 +1,4 @@
-/** Every check cri-conform knows, suite by suite, in catalogue order (../shared/checks.md). */
+/** Every check cri-conform knows, suite by suite, in catalogue order (docs/checks.md). */
 import type { Check } from '../src/harness/face.js';
 import { checks as hooks } from './hooks/index.js';
 import { checks as idempotency } from './idempotency/index.js';
