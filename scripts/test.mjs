@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // The project's test command (`npm test`): build once, run every *.test.js under dist with mocha, list why
 // each skipped test skipped, and end with the plain line CI reads: "N passed, N failed, N skipped".
-// Extra args are path substrings that narrow the run to matching test files.
+// Extra args are path substrings that narrow the run to matching test files. Every temporary file the tests
+// make lands in one scratch folder (TMPDIR), removed when the run ends, so a run leaves nothing in /tmp.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Mocha from 'mocha';
 
@@ -16,6 +18,22 @@ function testFiles(dir) {
     if (statSync(path).isDirectory()) return testFiles(path);
     return name.endsWith('.test.js') ? [path] : [];
   });
+}
+
+const scratch = mkdtempSync(join(tmpdir(), 'cc-test-'));
+process.env.TMPDIR = scratch;
+
+/** Removes the scratch folder, unless something is still mounted in it (removing would reach through). */
+function removeScratch() {
+  const mounts = readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((line) => line.split(' ')[4] ?? '')
+    .filter((m) => m === scratch || m.startsWith(`${scratch}/`));
+  if (mounts.length > 0) {
+    process.stdout.write(`\nleft ${scratch}: still mounted there: ${mounts.join(', ')}\n`);
+    return;
+  }
+  rmSync(scratch, { recursive: true, force: true });
 }
 
 const filter = process.argv.slice(2);
@@ -48,6 +66,7 @@ runner.on('end', () => {
   const line = `${passed} passed, ${failed} failed, ${skipped} skipped`;
   mkdirSync(join(root, 'reports'), { recursive: true });
   writeFileSync(join(root, 'reports/test-summary.txt'), `${line}\n`);
+  removeScratch();
   process.stdout.write(`\n${line}\n`);
   process.exitCode = failed > 0 || passed === 0 ? 1 : 0;
 });

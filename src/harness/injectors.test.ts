@@ -1,12 +1,18 @@
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { SkipSignal } from './errors.js';
 import { CheckInjectors } from './injectors.js';
 
+const made: string[] = [];
+after(() => {
+  for (const root of made) rmSync(root, { recursive: true, force: true });
+});
+
 function dirs() {
   const root = mkdtempSync(join(tmpdir(), 'cc-'));
+  made.push(root);
   return { slowRuntimeDir: mkdtempSync(join(root, 'rt-')), slowCniDir: mkdtempSync(join(root, 'cni-')) };
 }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -7,6 +7,7 @@ import { NodeHostProbe } from './host-probe.js';
 describe('the netns probe', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cc-'));
   const probe = new NodeHostProbe();
+  after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('calls a namespace file (nsfs, reached through a symlink too) a netns', function () {
     if (process.platform !== 'linux') this.skip();

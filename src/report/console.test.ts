@@ -114,7 +114,9 @@ describe('console reporter', () => {
     const one = { ...outcome, results: outcome.results.slice(0, 1) };
     reporter.onStart(1, one.properties);
     reporter.onEnd(one);
-    expect(output()).to.match(/run r-1: 1 check against /).and.to.match(/^1 check in /m);
+    expect(output())
+      .to.match(/run r-1: 1 check against /)
+      .and.to.match(/^1 check in /m);
   });
 
   it('names the interruption in the summary', () => {

@@ -1,6 +1,6 @@
 /**
  * The fleet image for the real-runtime test: built by scripts/build-worker-image.sh from this checkout,
- * cached under the throwaway containerd's state dir by a hash of everything that goes into it, and
+ * cached in the throwaway containerd's own dir (removed with it) by a hash of everything that goes into it, and
  * imported into an instance's k8s.io namespace (where CRI finds it).
  */
 import { execFile } from 'node:child_process';

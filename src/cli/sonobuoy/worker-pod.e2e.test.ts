@@ -39,7 +39,8 @@ for (const runtime of runtimesUnderTest()) {
     let pod: WorkerPod | undefined;
 
     before(async () => {
-      const image = await ensureWorkerImage(dirname(containerdDir));
+      // Cached in the instance's own dir: containerd-down.sh removes it with the instance.
+      const image = await ensureWorkerImage(containerdDir);
       await importImage(containerdDir, image.archive);
       client = await CriClient.connect({ runtimeEndpoint: endpoint });
     });

@@ -51,6 +51,7 @@ describe('HTML report in headless Chromium', function () {
   let outcome: RunOutcome;
   let browser: Browser | undefined;
   let page: Page;
+  let pageDir: string | undefined;
   const errors: string[] = [];
 
   before(async function () {
@@ -60,8 +61,8 @@ describe('HTML report in headless Chromium', function () {
       skipBecause(this, missing);
     }
     outcome = await realRun();
-    const dir = mkdtempSync(join(tmpdir(), 'cc-'));
-    const file = join(dir, 'report.html');
+    pageDir = mkdtempSync(join(tmpdir(), 'cc-'));
+    const file = join(pageDir, 'report.html');
     writeFileSync(file, renderHtml(outcome));
     browser = await launchChromium();
     page = await browser.context.newPage();
@@ -73,6 +74,7 @@ describe('HTML report in headless Chromium', function () {
   });
   after(async () => {
     await browser?.close();
+    if (pageDir) rmSync(pageDir, { recursive: true, force: true });
   });
 
   it('comes from a run with real failures, and its results.json matches the published schema', () => {
