@@ -58,6 +58,7 @@ deps_ready() {
   done
   command -v runc >/dev/null && command -v ip >/dev/null || return 1
   if [ "$version" = 1.7 ] && [[ "$("$bin/containerd" --version)" != *" 1.7."* ]]; then return 1; fi
+  if [ "$version" = 2.1 ] && [[ "$("$bin/containerd" --version)" != *" 2."* ]]; then return 1; fi
 }
 if ! deps_ready; then
   say "installing dependencies (scripts/install-deps.sh)"

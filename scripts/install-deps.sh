@@ -149,7 +149,8 @@ if [ "$with_test_deps" = true ]; then
 fi
 
 # --- containerd 2.1, unpacked only --------------------------------------------------------------------
-if [ ! -x "$cd21/usr/bin/containerd" ] || [ ! -x "$cd21/usr/bin/containerd-shim-runc-v2" ] || [ ! -x "$cd21/usr/bin/ctr" ]; then
+is_containerd_2() { [ -x "$1/usr/bin/containerd" ] && [[ "$("$1/usr/bin/containerd" --version)" == *" 2."* ]]; }
+if ! is_containerd_2 "$cd21" || [ ! -x "$cd21/usr/bin/containerd-shim-runc-v2" ] || [ ! -x "$cd21/usr/bin/ctr" ]; then
   say "downloading containerd from forky and unpacking it into $cd21 (not installed)"
   step="downloading containerd from forky"
   advice="check that the mirror $mirror is reachable, then run it again"
@@ -158,8 +159,10 @@ if [ ! -x "$cd21/usr/bin/containerd" ] || [ ! -x "$cd21/usr/bin/containerd-shim-
     -o "Dir::Etc::Preferences=/dev/null" -o "Dir::Etc::PreferencesParts=$work/empty"
     -o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work" -o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache=")
   apt-get "${private_apt[@]}" update -qq
-  (cd "$work/archives" && apt-get "${private_apt[@]}" download -qq containerd/forky)
-  deb=$(compgen -G "$work/archives/containerd_*.deb" | head -n1) || true
+  # A folder of its own: the install above leaves trixie's containerd .deb in $work/archives.
+  mkdir -p "$work/forky" && chown _apt "$work/forky" 2>/dev/null || true
+  (cd "$work/forky" && apt-get "${private_apt[@]}" download -qq containerd/forky)
+  deb=$(compgen -G "$work/forky/containerd_*.deb" | head -n1) || true
   [ -n "$deb" ] || die "apt-get download containerd/forky produced no .deb: check that $mirror carries forky"
   step="unpacking containerd 2.1 into $cd21"
   advice="check that $(dirname "$cd21") is writable and has space, then run it again"
@@ -167,6 +170,7 @@ if [ ! -x "$cd21/usr/bin/containerd" ] || [ ! -x "$cd21/usr/bin/containerd-shim-
   mkdir -p "$(dirname "$cd21")"
   rm -rf "$cd21.partial"
   dpkg -x "$deb" "$cd21.partial"
+  is_containerd_2 "$cd21.partial" || die "the containerd in $deb is not 2.x: $("$cd21.partial/usr/bin/containerd" --version)"
   rm -rf "$cd21"
   mv "$cd21.partial" "$cd21"
 fi
