@@ -71,7 +71,13 @@ function pluginFileProblems(doc: Doc): string[] {
   if (obj(pod.nodeSelector)['kubernetes.io/os'] !== 'linux') problems.push('podSpec: no linux nodeSelector');
   if (!((pod.tolerations as Doc[] | undefined) ?? []).some((t) => t.operator === 'Exists' && !t.key))
     problems.push('podSpec: no toleration {operator: Exists}');
+  problems.push(...hostNamespaceProblems('podSpec', pod));
   return problems;
+}
+
+/** Only unix sockets are needed: the host's network would put the sidecar's :8099 on the node. */
+function hostNamespaceProblems(where: string, pod: Doc): string[] {
+  return ['hostNetwork', 'hostIPC'].filter((k) => pod[k] === true).map((k) => `${where}: ${k}`);
 }
 
 function containerProblems(spec: Doc): string[] {
@@ -112,6 +118,12 @@ describe('the Sonobuoy plugin file', () => {
     ]);
   });
 
+  it("would catch the host's network namespace, whose port 8099 other DaemonSet plugins use too", () => {
+    const hostNet = structuredClone(doc);
+    obj(hostNet.podSpec).hostNetwork = true;
+    expect(pluginFileProblems(hostNet)).to.deep.equal(['podSpec: hostNetwork']);
+  });
+
   it('would catch a misspelled worker variable', () => {
     const typo = structuredClone(doc);
     (obj(typo.spec).env as EnvVar[]).push({ name: 'CRI_CONFORM_LEVLE', value: 'all' });
@@ -137,5 +149,11 @@ describe('the plain DaemonSet manifest', () => {
     const volume = (pod.volumes as Doc[]).find((v) => v.name === 'results');
     expect(obj(volume?.hostPath).path).to.equal('/var/lib/cri-conform/results');
     expect(obj(pod.nodeSelector)['kubernetes.io/os']).to.equal('linux');
+    expect(hostNamespaceProblems('pod', pod)).to.deep.equal([]);
+  });
+
+  it('lets Pod Security admission accept the privileged pod in its namespace', () => {
+    const namespace = docs.find((d) => d.kind === 'Namespace') ?? {};
+    expect(obj(obj(namespace.metadata).labels)['pod-security.kubernetes.io/enforce']).to.equal('privileged');
   });
 });

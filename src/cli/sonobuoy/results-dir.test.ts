@@ -30,22 +30,25 @@ describe('the Sonobuoy results dir', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('writes done last, naming the absolute path of the complete JUnit', async () => {
+  it('writes done last, naming the absolute path of the results directory, so every report is uploaded', async () => {
     const log: string[] = [];
     const path = await publishResults(
       join(dir, 'results'),
-      { junit: '<testsuites/>', json: '{}' },
+      { junit: '<testsuites/>', json: '{}', html: '<html></html>' },
       loggingFs(log),
     );
-    expect(path).to.equal(join(dir, 'results', 'junit.xml'));
+    expect(path).to.equal(join(dir, 'results'));
     expect(readFileSync(join(dir, 'results', 'done'), 'utf8')).to.equal(path);
-    expect(readFileSync(path, 'utf8')).to.equal('<testsuites/>');
+    expect(readFileSync(join(path, 'junit.xml'), 'utf8')).to.equal('<testsuites/>');
+    expect(readFileSync(join(path, 'report.html'), 'utf8')).to.equal('<html></html>');
     expect(log.at(-1)).to.match(/^rename \.done\.\d+\.tmp -> done$/);
     const junitInPlace = log.findIndex((l) => l.endsWith('-> junit.xml'));
     const jsonInPlace = log.findIndex((l) => l.endsWith('-> results.json'));
+    const htmlInPlace = log.findIndex((l) => l.endsWith('-> report.html'));
     const doneWritten = log.findIndex((l) => l.startsWith('write .done.'));
     expect(junitInPlace).to.be.within(0, doneWritten - 1);
     expect(jsonInPlace).to.be.within(0, doneWritten - 1);
+    expect(htmlInPlace).to.be.within(0, doneWritten - 1);
   });
 
   it('writes each file under a dot name and renames it into place, so none is ever seen half-written', async () => {

@@ -1,8 +1,11 @@
 /**
  * The results handshake with Sonobuoy's worker sidecar: it polls `<results dir>/done`, and once that file
- * exists it uploads the path written in it. So every report is complete on disk before `done` appears,
- * and `done` itself appears whole: each file is written beside its name and renamed into place (a rename
- * within one directory is atomic), and `done` is the last file written.
+ * exists it uploads the path written in it. `done` names the results directory itself, so the sidecar tars
+ * it (v0.57 pkg/worker: a directory is sent as `<dir>/results.tar.gz`) and every report reaches the
+ * aggregator: the JUnit Sonobuoy judges (the plugin's `result-files: [junit.xml]`), results.json and the
+ * HTML report. So every report is complete on disk before `done` appears, and `done` itself appears whole:
+ * each file is written beside its name and renamed into place (a rename within one directory is atomic),
+ * and `done` is the last file written.
  */
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -10,6 +13,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 export const DONE_FILE = 'done';
 export const JUNIT_FILE = 'junit.xml';
 export const JSON_FILE = 'results.json';
+export const HTML_FILE = 'report.html';
 
 /** The file operations used, injectable so a test can see their order. */
 export interface ResultsFs {
@@ -32,19 +36,20 @@ export interface Reports {
   junit: string;
   /** Absent when the run never started (the JUnit then holds the reason). */
   json?: string;
+  html?: string;
 }
 
-/** Writes the reports, then `done` naming the JUnit's absolute path. Resolves with that path. */
+/** Writes the reports, then `done` naming the results directory's absolute path. Resolves with that path. */
 export async function publishResults(dir: string, reports: Reports, fs = realResultsFs): Promise<string> {
   const absDir = resolve(dir);
   await fs.mkdir(absDir);
   // A `done` left by an earlier container of this pod must not announce this run's half-written files.
   await fs.rm(join(absDir, DONE_FILE));
-  const junitPath = join(absDir, JUNIT_FILE);
-  await writeAtomically(fs, junitPath, reports.junit);
+  await writeAtomically(fs, join(absDir, JUNIT_FILE), reports.junit);
   if (reports.json !== undefined) await writeAtomically(fs, join(absDir, JSON_FILE), reports.json);
-  await writeAtomically(fs, join(absDir, DONE_FILE), junitPath);
-  return junitPath;
+  if (reports.html !== undefined) await writeAtomically(fs, join(absDir, HTML_FILE), reports.html);
+  await writeAtomically(fs, join(absDir, DONE_FILE), absDir);
+  return absDir;
 }
 
 async function writeAtomically(fs: ResultsFs, path: string, content: string): Promise<void> {

@@ -98,7 +98,7 @@ for (const runtime of runtimesUnderTest()) {
       const doneAfterMs = Math.round(performance.now() - started);
       await progress.close();
 
-      expect(readFileSync(done, 'utf8')).to.equal(`${SONOBUOY_RESULTS_DIR}/junit.xml`);
+      expect(readFileSync(done, 'utf8')).to.equal(SONOBUOY_RESULTS_DIR);
       expect(junitAtDone).to.match(/<\/testsuites>\s*$/);
       expect(statSync(done).mtimeMs).to.be.at.least(statSync(junitFile).mtimeMs);
 

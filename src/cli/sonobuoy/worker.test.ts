@@ -82,9 +82,10 @@ describe('cri-conform run --sonobuoy (a Sonobuoy worker against the reference ru
     expect(run.stderr).to.match(/picked containerd at host \/run\/containerd\/containerd\.sock/);
     expect(run.stderr).to.match(/picked NRI at host \/var\/run\/nri\/nri\.sock/);
 
-    const junitPath = readFileSync(join(results, 'done'), 'utf8');
-    expect(junitPath).to.equal(join(results, 'junit.xml'));
-    const junit = readFileSync(junitPath, 'utf8');
+    expect(readFileSync(join(results, 'done'), 'utf8')).to.equal(results);
+    expect(existsSync(join(results, 'results.json')), 'results.json beside the JUnit').to.equal(true);
+    expect(existsSync(join(results, 'report.html')), 'the HTML report beside the JUnit').to.equal(true);
+    const junit = readFileSync(join(results, 'junit.xml'), 'utf8');
     const cases = junit.match(/<testcase /g) ?? [];
     expect(cases).to.have.length(3);
     expect(junit).to.not.match(/<failure|<error/);
@@ -119,7 +120,7 @@ describe('cri-conform run --sonobuoy (a Sonobuoy worker against the reference ru
       expect(run.aliveAfterDone, 'still waiting after done').to.equal(true);
       expect(run.code).to.equal(2);
       expect(run.stderr).to.match(/progress to 127\.0\.0\.1:\d+\/progress not delivered \(ECONNREFUSED\)/);
-      const junit = readFileSync(readFileSync(join(results, 'done'), 'utf8'), 'utf8');
+      const junit = readFileSync(join(readFileSync(join(results, 'done'), 'utf8'), 'junit.xml'), 'utf8');
       expect(junit.match(/<testcase /g)).to.have.length(1);
       expect(junit.match(/<failure /g)).to.have.length(1);
       expect(junit).to.match(/<testsuite name="setup" hostname="node-8"/);

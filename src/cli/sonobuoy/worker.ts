@@ -40,11 +40,16 @@ export async function runSonobuoyWorker(flags: WorkerFlags, io: Io): Promise<num
     poster = new ProgressPoster({ port: progressPortFrom(io.env), onProblem: log });
     const config = await workerRunConfig(flags, io, worker, log);
     const outcome = await runFleetChecks(config, flags.color, io, poster, log);
-    const [{ renderJUnit }, { renderJson }] = await Promise.all([
+    const [{ renderJUnit }, { renderJson }, { renderHtml }] = await Promise.all([
       import('../../report/junit.js'),
       import('../../report/json.js'),
+      import('../../report/html/render-html.js'),
     ]);
-    reports = { junit: withNodeName(renderJUnit(outcome), worker.nodeName), json: renderJson(outcome) };
+    reports = {
+      junit: withNodeName(renderJUnit(outcome), worker.nodeName),
+      json: renderJson(outcome),
+      html: renderHtml(outcome),
+    };
     code = exitCodeFor(outcome);
   } catch (e) {
     const reason = whatToFix(e);
@@ -60,8 +65,8 @@ export async function runSonobuoyWorker(flags: WorkerFlags, io: Io): Promise<num
     code = EXIT_USAGE;
   }
   await poster?.flush();
-  const junitPath = await publishResults(worker.resultsDir, reports);
-  io.out(`results: ${junitPath}; ${DONE_FILE} written; sleeping until SIGTERM\n`);
+  const resultsDir = await publishResults(worker.resultsDir, reports);
+  io.out(`results: ${resultsDir}; ${DONE_FILE} written; sleeping until SIGTERM\n`);
   await untilAborted(io.signal);
   return code;
 }
