@@ -1,7 +1,8 @@
 /**
  * The Sonobuoy plugin pod, made through CRI the way the kubelet would make it from
  * deploy/sonobuoy/cri-conform.yaml: its image, command, env and host mounts, a results dir and the
- * config-map dir as Sonobuoy adds them, host network and PID, privileged.
+ * config-map dir as Sonobuoy adds them, the host's PID namespace, privileged (and the host network, for the
+ * test's stand-in of the sidecar).
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -107,7 +108,9 @@ export async function startWorkerPod(client: CriClient, o: WorkerPodOptions): Pr
   for (const [k, v] of Object.entries(o.env)) env.set(k, v);
 
   const name = `sonobuoy-cri-conform-${randomUUID().slice(0, 8)}`;
-  const namespaces = { network: 'NODE', pid: 'NODE', ipc: 'NODE' } as const;
+  // The plugin file's pod has the host's PID namespace only. The host network here is the test's, not the
+  // plugin's: the progress server standing in for Sonobuoy's sidecar listens on the host's loopback.
+  const namespaces = { network: 'NODE', pid: 'NODE', ipc: 'POD' } as const;
   const sandboxConfig = {
     metadata: { name, uid: randomUUID(), namespace: 'sonobuoy', attempt: 0 },
     hostname: '',
