@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { UsageError } from './errors.js';
 import { EXIT_FAILED, EXIT_OK } from './exit.js';
 import type { Io } from './io.js';
-import { readResults } from './report.js';
+import { readResults } from './report-inputs.js';
 
 export function addDiff(program: Command, io: Io, setExit: (code: number) => void): void {
   program

@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import type { RunOutcome } from '../harness/result.js';
 import type { RunConfig } from '../harness/settings.js';
 import type { Io } from './io.js';
-import { readResults } from './report.js';
+import { readResults } from './report-inputs.js';
 import { TOOL_VERSION } from './version.js';
 
 export interface ExtraReports {

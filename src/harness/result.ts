@@ -86,6 +86,11 @@ export interface RunProperties {
   kubelet?: string;
   /** --isolated: the private instance of the node's runtime the run tested. */
   isolated?: InstanceRecord;
+  /** The node's OS (os-release PRETTY_NAME) and kernel ("Linux 6.12.38 x86_64"); absent in older files. */
+  os?: string;
+  kernel?: string;
+  /** The NRI socket the run used, when it had one. */
+  nriSocket?: string;
 }
 
 /** The runtime crashed (or restarted on its own) while checks ran: a failure of the run in its own right. */

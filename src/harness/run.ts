@@ -11,6 +11,7 @@ import { loadBundledDeviations, loadDeviations } from './deviation-file.js';
 import { applyDeviations, type DeviationSets, staleDeviations } from './deviations.js';
 import { connectRuntime } from './environment.js';
 import { executeCheck, identityOf } from './execute-check.js';
+import { hostPlatform } from './host-platform.js';
 import { newRunId } from './labels.js';
 import { removeRunLogs } from './pod-logs.js';
 import { assessReadiness, requireReady } from './readiness.js';
@@ -134,6 +135,8 @@ async function prepare(
     flags: config.flagsText,
     node: hostname(),
     kubelet: readiness.kubelet.signs.length > 0 ? `seen: ${readiness.kubelet.signs.join('; ')}` : 'none seen',
+    ...hostPlatform(),
+    ...(nri.socketPath ? { nriSocket: nri.socketPath } : {}),
   };
   return { env, properties, availability, runtime, watch };
 }

@@ -26,6 +26,8 @@ const PROPERTY_KEYS: readonly Exclude<keyof RunProperties, 'isolated'>[] = [
   'flags',
   'node',
   'kubelet',
+  'os',
+  'kernel',
 ];
 
 /** Renders the outcome as JUnit XML. Pure: a fresh builder per call, no files. */

@@ -9,7 +9,8 @@ import { esc } from './escape.js';
 import { buildSequence } from './sequence-model.js';
 import { renderSegmentSvg } from './sequence-svg.js';
 
-export function renderCheck(r: CheckResult, open: boolean): string {
+/** `anchor` is the element id; the matrix gives each run's copy of a check its own. */
+export function renderCheck(r: CheckResult, open: boolean, anchor = `check-${r.id}`): string {
   const trials = r.trials ? `${r.trials.violated}/${r.trials.run}` : '';
   const summary =
     `<summary><span class="id">${esc(r.id)}</span><span>${esc(r.level)}</span>` +
@@ -17,7 +18,7 @@ export function renderCheck(r: CheckResult, open: boolean): string {
     `<span class="num">${esc(formatMs(r.durationMs))}</span>` +
     `<span class="num" title="violated/run trials">${trials}</span></summary>`;
   return (
-    `<details class="check" id="check-${esc(r.id)}" data-suite="${esc(r.suite)}" data-verdict="${r.verdict}" ` +
+    `<details class="check" id="${esc(anchor)}" data-suite="${esc(r.suite)}" data-verdict="${r.verdict}" ` +
     `data-level="${esc(r.level)}"${open ? ' open' : ''}>${summary}<div class="body">${body(r)}</div></details>`
   );
 }

@@ -36,10 +36,10 @@ export function renderHtml(outcome: RunOutcome, opts: { diff?: RunDiff } = {}): 
   ].join('');
 }
 
-function header(outcome: RunOutcome): string {
+/** The run's facts as label and value, for this report's header and each run of the matrix. */
+export function runPropertyRows(outcome: RunOutcome): [string, string][] {
   const p = outcome.properties;
-  const code = outcomeExitCode(outcome);
-  const rows: [string, string][] = [
+  return [
     ['runtime', `${p.runtimeName} ${p.runtimeVersion}`],
     ['CRI API', p.criApiVersion],
     ['NRI', p.nriVersion],
@@ -51,6 +51,11 @@ function header(outcome: RunOutcome): string {
     ['flags', p.flags || '(defaults)'],
     ['run', `${p.runId} (cri-conform ${p.toolVersion})`],
   ];
+}
+
+function header(outcome: RunOutcome): string {
+  const code = outcomeExitCode(outcome);
+  const rows = runPropertyRows(outcome);
   const notes: string[] = [];
   if (outcome.notStarted !== undefined) notes.push(`The run could not start: ${outcome.notStarted}`);
   if (outcome.interrupted) notes.push(`Interrupted: ${outcome.interrupted}`);

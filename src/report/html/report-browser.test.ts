@@ -3,7 +3,7 @@
  * runtime with two mutations, so there are real failures (one in a trial check, one across two NRI plugins)
  * without root or containerd. Skips where Chromium is absent, except on CI (CI=true), where it must run.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
@@ -14,10 +14,9 @@ import { ALL_CHECKS } from '../../../suites/index.js';
 import { resolveRunConfig } from '../../cli/resolve-config.js';
 import type { RunOutcome } from '../../harness/result.js';
 import { runConformance } from '../../harness/run.js';
-import { skipBecause } from '../../skip-reason.test.helper.js';
 import { renderJson } from '../json.js';
 import { packageRoot } from '../package-root.test.helper.js';
-import { type Browser, chromiumMissing, launchChromium } from './chromium.test.helper.js';
+import { laneLabels, type OpenedPage, openHtml, requireChromium } from './chromium.test.helper.js';
 import { renderHtml } from './render-html.js';
 
 const CHECKS = ['IDEM-12', 'NAME-01', 'HOOK-01', 'TEAR-05'];
@@ -49,32 +48,18 @@ async function realRun(): Promise<RunOutcome> {
 describe('HTML report in headless Chromium', function () {
   this.timeout(180_000);
   let outcome: RunOutcome;
-  let browser: Browser | undefined;
+  let opened: OpenedPage | undefined;
   let page: Page;
-  let pageDir: string | undefined;
-  const errors: string[] = [];
+  let errors: string[];
 
   before(async function () {
-    const missing = chromiumMissing();
-    if (missing) {
-      if (process.env.CI === 'true') throw new Error(`${missing} (CI=true: the browser test must run)`);
-      skipBecause(this, missing);
-    }
+    requireChromium(this);
     outcome = await realRun();
-    pageDir = mkdtempSync(join(tmpdir(), 'cc-'));
-    const file = join(pageDir, 'report.html');
-    writeFileSync(file, renderHtml(outcome));
-    browser = await launchChromium();
-    page = await browser.context.newPage();
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(m.text());
-    });
-    page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(`file://${file}`, { waitUntil: 'load' });
+    opened = await openHtml(renderHtml(outcome), 'report.html');
+    ({ page, errors } = opened);
   });
   after(async () => {
-    await browser?.close();
-    if (pageDir) rmSync(pageDir, { recursive: true, force: true });
+    await opened?.close();
   });
 
   it('comes from a run with real failures, and its results.json matches the published schema', () => {
@@ -96,10 +81,7 @@ describe('HTML report in headless Chromium', function () {
     if ((await tear.getAttribute('open')) === null) await tear.locator(':scope > summary').click();
     const svg = tear.locator('svg.seq').first();
     await svg.waitFor({ state: 'visible' });
-    // The label's own text, without the full name in its <title>.
-    const lanes = await svg
-      .locator('.lane-label')
-      .evaluateAll((els) => els.map((e) => e.firstChild?.textContent ?? ''));
+    const lanes = await laneLabels(svg);
     expect(lanes.slice(0, 2)).to.deep.equal(['cri-conform', 'runtime']);
     expect(lanes.filter((l) => l.startsWith('plugin 10-')).length).to.equal(1);
     expect(lanes.filter((l) => l.startsWith('plugin 20-')).length).to.equal(1);

@@ -58,13 +58,14 @@ export function buildSequence(timeline: readonly TimelineEntry[]): SequenceModel
   return { lanes, segments: splitTrials(timeline).map(toSegment) };
 }
 
-interface RawSegment {
+/** A trial's (or the whole check's) timeline entries, before they become diagram steps. */
+export interface RawSegment {
   title: string;
   violation?: string;
   entries: TimelineEntry[];
 }
 
-function splitTrials(timeline: readonly TimelineEntry[]): RawSegment[] {
+export function splitTrials(timeline: readonly TimelineEntry[]): RawSegment[] {
   const hasTrials = timeline.some((e) => e.kind === 'note' && TRIAL_START.test(e.text));
   if (!hasTrials) return [{ title: '', entries: [...timeline] }];
   const segments: RawSegment[] = [{ title: 'before the trials', entries: [] }];

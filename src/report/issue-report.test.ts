@@ -1,0 +1,43 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { ALL_CHECKS } from '../../suites/index.js';
+import { IssueReportError, issueReport } from './issue-report.js';
+import { packageRoot } from './package-root.test.helper.js';
+import { RECORDED, recordedRun } from './recorded-runs.test.helper.js';
+
+const GOLDEN = 'fixtures/results/containerd-2.1.TEAR-16.md';
+const needsOf = (id: string) => ({ needs: ALL_CHECKS.find((c) => c.id === id)?.needs ?? [] });
+
+describe('the bug report for one failed check (--issue)', () => {
+  const c21 = recordedRun(RECORDED.containerd21);
+
+  it('is pinned for TEAR-16 on containerd 2.1.9 by a golden file', () => {
+    const golden = readFileSync(join(packageRoot(), GOLDEN), 'utf8');
+    const hint = `regenerate: node bin/cri-conform report ${RECORDED.containerd21} --issue TEAR-16 > ${GOLDEN}`;
+    expect(issueReport(c21, 'TEAR-16', needsOf('TEAR-16')), hint).to.equal(golden);
+  });
+
+  it('names no path of this machine and gives the run id once', () => {
+    for (const r of c21.results.filter((x) => x.verdict === 'failed')) {
+      const text = issueReport(c21, r.id, needsOf(r.id));
+      expect(text, r.id).not.to.match(/\/tmp\/|\/work\/|\/home\//);
+      expect(text.split(c21.properties.runId), r.id).to.have.length(2);
+    }
+  });
+
+  it('lists the steps of the violating trial of a trial check, and the reproduce command with --focus and --trials', () => {
+    const text = issueReport(c21, 'IDEM-05', needsOf('IDEM-05'));
+    const trial = /^### Steps of (trial (\d+) of \d+)$/m.exec(text);
+    expect(trial, 'a steps heading naming the trial').not.to.equal(null);
+    expect(c21.results.find((r) => r.id === 'IDEM-05')?.message).to.contain(`violated in ${trial?.[1]}`);
+    expect(text).to.match(/^1\. \+\d+ ms /m);
+    expect(text).to.contain("cri-conform run --focus '^IDEM-05\\b' \\\n  --trials 5");
+    expect(text).to.contain('https://github.com/containerd/containerd/issues/4604');
+  });
+
+  it('refuses a check that did not fail, or that the run did not have, with a sentence', () => {
+    expect(() => issueReport(c21, 'IDEM-01')).to.throw(IssueReportError, 'IDEM-01 passed in this run');
+    expect(() => issueReport(c21, 'NOPE-01')).to.throw(IssueReportError, 'NOPE-01 is not in this run');
+  });
+});
