@@ -170,7 +170,7 @@ export async function timeOutContainerOnSlowHandler(
       );
     },
     {
-      withinMs: 1_000,
+      withinMs: DELAY_MS,
       what: 'the slow runtime handler to log the container the timed-out request built',
     },
   );
