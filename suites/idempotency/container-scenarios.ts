@@ -170,7 +170,7 @@ export async function timeOutContainerOnSlowHandler(
       );
     },
     {
-      withinMs: DELAY_MS,
+      withinMs: DELAY_MS + t.settings.marginMs,
       what: 'the slow runtime handler to log the container the timed-out request built',
     },
   );

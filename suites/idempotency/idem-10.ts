@@ -77,7 +77,7 @@ async function differentSandbox(t: CheckContext): Promise<void> {
   const built = idsBuiltBy(t, delay);
   const timedOut = await timeOutRunPod(t, 'idem-10', delay);
   const builtId = await t.poll(async () => (await built())[0], {
-    withinMs: DELAY_MS,
+    withinMs: DELAY_MS + t.settings.marginMs,
     what: `the ${delay.name} to log the sandbox the timed-out request built`,
   });
   const { config } = timedOut;

@@ -237,10 +237,10 @@ export async function kubeletBackoff(t: CheckContext, first: CallResult<unknown>
 /** The id the slow runtime handler logged first since the check started: what the timed-out call built. */
 export function timedOutId(t: CheckContext, slow: SlowRuntime): Promise<string> {
   // A handler that logged nothing did not hold the request: a setup failure (ERROR), not the runtime's.
-  // A busy runtime may reach the handler only after the client's deadline (the build goes on without the
-  // caller), so the log is awaited as long as the handler would hold it.
+  // A busy runtime may reach the handler only after the client's deadline (its build goes on without the
+  // caller: CNI and the shim come first), so the log is awaited as long as the handler holds, plus the margin.
   return t.poll(async () => (await slow.createdIds())[0], {
-    withinMs: DELAY_MS,
+    withinMs: DELAY_MS + t.settings.marginMs,
     what: 'the slow runtime handler to log the id the timed-out request built (it logged nothing: the injector did not hold the request)',
   });
 }
