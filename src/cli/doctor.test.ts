@@ -163,11 +163,24 @@ describe('doctor proves the injectors through a claim, as the checks use them', 
   this.timeout(60_000);
 
   /** Doctor's output against a reference runtime whose wrappers lack the given parts of the protocol. */
-  async function doctorWith(lacks: readonly WrapperPart[]): Promise<{ code: number; stdout: string }> {
+  async function doctorWith(
+    lacks: readonly WrapperPart[],
+    focus = '^IDEM-01 ',
+  ): Promise<{ code: number; stdout: string }> {
     const runtime = await startReferenceRuntime({ wrapperLacks: lacks });
     try {
       const io = recordingIo(runtime.env);
-      const args = ['doctor', '--config', '/dev/null', '--node-probes', 'off', '--focus', '^IDEM-01 '];
+      const args = [
+        'doctor',
+        '--config',
+        '/dev/null',
+        '--node-probes',
+        'off',
+        '--level',
+        'all',
+        '--focus',
+        focus,
+      ];
       const code = await main(['node', 'cri-conform', ...args], io);
       return { code, stdout: io.stdout() };
     } finally {
@@ -206,6 +219,12 @@ describe('doctor proves the injectors through a claim, as the checks use them', 
     expect(stdout).to.match(
       /^FAIL slow CNI wrapper .* does not work\n {7}-> the slow CNI wrapper lacks fail: RunPodSandbox succeeded while pods\/cc-doctor-\/fail existed \(see README/m,
     );
+  });
+
+  it('fails it for a check that takes the slow CNI only where offered (IDEM-15 counts DELs in del.log)', async () => {
+    const { code, stdout } = await doctorWith(['del.log'], '^IDEM-15 ');
+    expect(code, stdout).to.equal(2);
+    expect(stdout).to.match(/^ {7}-> the slow CNI wrapper lacks del\.log: .*; needed by IDEM-15$/m);
   });
 
   it('passes wrappers that follow the whole protocol', async () => {

@@ -19,7 +19,7 @@ export function addList(program: Command, io: Io): void {
   addSelectionOptions(cmd)
     .option('--long', "each check's title and the contract it cites")
     .option('--markdown', 'the catalogue as Markdown (docs/checks.md is this output)')
-    .option('--json', 'one JSON document: [{id, suite, level, tags, needs, title, contract}]')
+    .option('--json', 'one JSON document: [{id, suite, level, tags, needs, uses, title, contract}]')
     .addHelpText(
       'after',
       '\nExamples:\n  $ cri-conform list\n  $ cri-conform list --long --focus HOOK-03\n  $ cri-conform list --suite hooks --json | jq -r ".[].id"',
@@ -29,12 +29,13 @@ export function addList(program: Command, io: Io): void {
       const { ALL_CHECKS } = await import('../../suites/index.js');
       const checks = selectChecks(ALL_CHECKS, selection);
       if (flags.json) {
-        const rows = checks.map(({ id, suite, level, tags, needs, title, contract, trials }) => ({
+        const rows = checks.map(({ id, suite, level, tags, needs, uses, title, contract, trials }) => ({
           id,
           suite,
           level,
           tags,
           needs,
+          uses,
           trials,
           title,
           contract,

@@ -79,7 +79,7 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
           signal,
         })
       : undefined;
-  const injectors = new CheckInjectors(env.injectors, check.needs, podNamePrefix(check.id));
+  const injectors = new CheckInjectors(env.injectors, check.needs, podNamePrefix(check.id), check.uses);
   let tally: TrialTally | undefined;
 
   /**

@@ -3,6 +3,7 @@
  * from these records; suites never touch the runner.
  */
 import type { CheckContext } from './context.js';
+import type { OfferedInjector } from './injector-needs.js';
 import type { Level, Need, SuiteName, Tag } from './vocabulary.js';
 
 export interface CheckSpec {
@@ -10,6 +11,12 @@ export interface CheckSpec {
   level: Level;
   tags?: readonly Tag[];
   needs?: readonly Need[];
+  /**
+   * Injectors the scenario takes where the run offers them (t.inject.offers) and does without elsewhere.
+   * The harness refuses an offer the check did not declare, so doctor knows every check a broken injector
+   * would turn into an ERROR.
+   */
+  uses?: readonly OfferedInjector[];
   title: string;
   /** Where the contract comes from: a proto line at a pinned tag, an NRI doc or PR, a kubelet function. */
   contract: string;
@@ -55,6 +62,7 @@ export function inSuite(suite: SuiteName, specs: readonly CheckSpec[]): Check[] 
     level: s.level,
     tags: s.tags ?? [],
     needs: needsOf(s),
+    uses: s.uses ?? [],
     title: s.title,
     contract: s.contract,
     trials: s.trials !== undefined && s.trials !== false,

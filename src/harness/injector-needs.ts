@@ -16,6 +16,9 @@ export interface InjectorConfig {
 export type InjectorNeed = 'slow-runtime' | 'slow-cni' | 'creation-delay';
 export const INJECTOR_NEEDS: readonly InjectorNeed[] = ['slow-runtime', 'slow-cni', 'creation-delay'];
 
+/** The injectors a check may take only where the run offers them (CheckSpec.uses, t.inject.offers). */
+export type OfferedInjector = 'slow-runtime' | 'slow-cni';
+
 /** The two injectors a need can be met by. */
 export type InjectorKind = 'runtime' | 'cni';
 

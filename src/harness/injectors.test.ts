@@ -31,10 +31,18 @@ describe('check injectors', () => {
       ['slow runtime handler "conform-slow"', 'conform-slow'],
       ['slow CNI wrapper', ''],
     ]);
-    const cniOnly = new CheckInjectors({ slowCniDir: d.slowCniDir }, ['creation-delay'], 'cc-x-');
+    const cniOnly = new CheckInjectors({ slowCniDir: d.slowCniDir }, ['creation-delay'], 'cc-x-', [
+      'slow-runtime',
+    ]);
     expect(cniOnly.creationDelays().map((x) => x.name)).to.deep.equal(['slow CNI wrapper']);
     expect(() => new CheckInjectors({}, ['creation-delay'], 'cc-x-').creationDelays()).to.throw(SkipSignal);
     expect(cniOnly.offers('slow-runtime')).to.be.a('string');
+  });
+
+  it('refuses an offer the check did not declare in its uses, so doctor knows every user of an injector', () => {
+    const inject = new CheckInjectors(dirs(), [], 'cc-x-', ['slow-cni']);
+    expect(inject.offers('slow-cni')).to.equal(undefined);
+    expect(() => inject.offers('slow-runtime')).to.throw(/add 'slow-runtime' to its uses/);
   });
 
   it('counts only the CNI DELs of its own pods logged after the check took the injector', async () => {

@@ -14,7 +14,12 @@ import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CreationDelay, Injectors, SlowCni, SlowRuntime } from './context.js';
 import { SkipSignal } from './errors.js';
-import { type InjectorConfig, type InjectorNeed, injectorFor } from './injector-needs.js';
+import {
+  type InjectorConfig,
+  type InjectorNeed,
+  injectorFor,
+  type OfferedInjector,
+} from './injector-needs.js';
 import type { Need } from './vocabulary.js';
 
 const DELAY_FILE = 'delay-ms';
@@ -51,11 +56,13 @@ export class CheckInjectors implements Injectors {
   /**
    * `declared`: the check's needs; asking for an injector it did not declare is a bug in the check.
    * `key`: the start of every pod name the check makes (config-factory's podNamePrefix).
+   * `uses`: the injectors it may take where the run offers them (CheckSpec.uses).
    */
   constructor(
     private readonly config: InjectorConfig,
     private readonly declared: readonly Need[],
     private readonly key: string,
+    private readonly uses: readonly OfferedInjector[] = [],
   ) {}
 
   slowRuntime(): SlowRuntime {
@@ -82,7 +89,12 @@ export class CheckInjectors implements Injectors {
     ];
   }
 
-  offers(need: 'slow-runtime' | 'slow-cni'): string | undefined {
+  offers(need: OfferedInjector): string | undefined {
+    if (!this.uses.includes(need) && !this.declared.includes(need)) {
+      throw new Error(
+        `the check asks t.inject.offers('${need}') without declaring it: add '${need}' to its uses, so doctor knows it`,
+      );
+    }
     const found = injectorFor(need, this.config);
     if ('missing' in found) return found.missing;
     this.optional.add(need);

@@ -5,7 +5,7 @@
 import { accessSync, constants } from 'node:fs';
 import type { CriClient } from '../cri/client.js';
 import type { Check } from './check.js';
-import { type InjectorKind, injectorFor, isInjectorNeed } from './injector-needs.js';
+import { type InjectorKind, injectorFor, isInjectorNeed, type OfferedInjector } from './injector-needs.js';
 import { type ProofOutcome, type ProofPlan, proveInjectors } from './injector-proof.js';
 import { releaseAllClaims, writeDelay } from './injectors.js';
 import { ok, warn } from './readiness-probes.js';
@@ -24,6 +24,8 @@ export interface InjectorProbeInput {
   mayCreatePod: boolean;
   testImagePresent: boolean;
 }
+
+const OFFERED: Record<InjectorKind, OfferedInjector> = { runtime: 'slow-runtime', cni: 'slow-cni' };
 
 interface Configured {
   kind: InjectorKind;
@@ -100,8 +102,11 @@ function configuredInjectors(input: InjectorProbeInput): Configured[] {
     (kindOf(injectorFor(need, config)) === kind ||
       (need === 'creation-delay' &&
         kindOf(injectorFor(kind === 'cni' ? 'slow-cni' : 'slow-runtime', config)) === kind));
+  // A check that takes the injector where offered (CheckSpec.uses) errors on a broken one just the same.
   const neededBy = (kind: InjectorKind) =>
-    input.active.filter((c) => c.needs.some((n) => uses(n, kind))).map((c) => c.id);
+    input.active
+      .filter((c) => c.needs.some((n) => uses(n, kind)) || c.uses.includes(OFFERED[kind]))
+      .map((c) => c.id);
   const list: Configured[] = [];
   if (config.slowRuntimeHandler && config.slowRuntimeDir) {
     const { slowRuntimeHandler: handler, slowRuntimeDir: dir } = config;

@@ -11,6 +11,7 @@ function check(id: string, needs: Need[] = [], longWait = ''): Check {
     level: 'MUST',
     tags: [],
     needs,
+    uses: [],
     title: id,
     contract: '',
     trials: false,

@@ -10,6 +10,7 @@ function check(id: string, level: Level, tags: Tag[] = []): Check {
     level,
     tags,
     needs: [],
+    uses: [],
     title: `title of ${id}`,
     contract: '',
     trials: false,

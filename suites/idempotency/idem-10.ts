@@ -129,6 +129,7 @@ export const check = defineCheck({
   id: 'IDEM-10',
   level: 'SHOULD',
   needs: ['creation-delay'],
+  uses: ['slow-runtime', 'slow-cni'],
   title:
     "A RunPodSandbox (CreateContainer) with the same metadata but other labels than a timed-out one is never answered with the sandbox (container) built for the timed-out request, by id, nor with one that carries the timed-out request's labels",
   contract:

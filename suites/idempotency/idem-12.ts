@@ -30,6 +30,7 @@ export const check = defineCheck({
   id: 'IDEM-12',
   level: 'MUST',
   needs: ['creation-delay'],
+  uses: ['slow-runtime'],
   trials: true,
   title:
     'A RunPodSandbox (CreateContainer) cancelled by the client while the runtime builds it leaves the same state as a timeout: identical retries converge to one READY sandbox (one container)',

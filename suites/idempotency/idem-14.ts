@@ -7,6 +7,7 @@ export const check = defineCheck({
   level: 'MUST',
   tags: ['Node'],
   needs: ['creation-delay'],
+  uses: ['slow-runtime', 'slow-cni'],
   // Three paths with both injectors.
   trials: { scale: 9 / 5, why: TRIALS_WHY },
   title:

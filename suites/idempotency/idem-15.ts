@@ -77,6 +77,7 @@ export const check = defineCheck({
   level: 'SHOULD',
   // Counts StopPodSandbox events with its own plugins.
   needs: ['nri'],
+  uses: ['slow-cni'],
   trials: {
     scale: 2,
     why: 'concurrent network teardowns collide only now and then (a CNI DEL that finds the link already gone): about one pod in ten where it happens at all',

@@ -7,6 +7,7 @@ export const check = defineCheck({
   level: 'MUST',
   tags: ['Node'],
   needs: ['nri', 'stalls-hooks'],
+  uses: ['slow-runtime', 'slow-cni'],
   // Two paths: the RunPodSandbox and the CreateContainer hook.
   trials: { scale: 6 / 5, why: TRIALS_WHY },
   title:

@@ -49,6 +49,7 @@ export const check = defineCheck({
   tags: ['Node'],
   // exclusive: the CNI failure is global, and would fail any pod another check made meanwhile.
   needs: ['nri', 'exclusive', 'stalls-hooks'],
+  uses: ['slow-cni'],
   trials: true,
   title:
     "A sandbox or container whose creation failed (a plugin error on its Run hook, a CNI failure) leaves nothing behind: not in CRI, not on the host, not in the runtime's own records",
