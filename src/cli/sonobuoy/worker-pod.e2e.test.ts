@@ -9,7 +9,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect } from 'chai';
 import { CriClient } from '../../cri/client.js';
+import { sonobuoyTarballOfDir } from '../../report/sonobuoy-tarball.test.helper.js';
 import { labelledLeft, ROOT, runtimesUnderTest } from '../e2e-env.test.helper.js';
+import { main } from '../main.js';
+import { recordingIo } from '../test-io.test.helper.js';
 import { progressServer, waitUntil } from './progress-server.test.helper.js';
 import { ensureWorkerImage, importImage } from './worker-image.test.helper.js';
 import {
@@ -123,6 +126,18 @@ for (const runtime of runtimesUnderTest()) {
         'NAME-02',
       ]);
       expect(junit, 'checks that reached no verdict').to.not.match(/<error |<skipped/);
+
+      // What `sonobuoy retrieve` holds for this node becomes a matrix whose column is the node.
+      const retrieved = join(hostDir, 'retrieve.tar.gz');
+      writeFileSync(retrieved, sonobuoyTarballOfDir(`node-${runtime.name}`, pod.resultsDir));
+      const reportIo = recordingIo();
+      expect(await main(['node', 'cri-conform', 'report', retrieved], reportIo), reportIo.stderr()).to.equal(
+        0,
+      );
+      expect(reportIo.stdout())
+        .to.include(`A: containerd ${version}, NRI `)
+        .and.to.include(`node node-${runtime.name},`);
+      expect(reportIo.stdout()).to.match(/^HOOK-01 +MUST +pass$/m);
 
       expect(progress.updates.length, 'progress updates').to.be.at.least(4);
       for (const u of progress.updates) expect(u.total).to.equal(3);
