@@ -4,6 +4,7 @@ import type { Check } from './check.js';
 import { removeLabelledUntilGone } from './cleanup.js';
 import { createConfigFactory, podNamePrefix } from './config-factory.js';
 import type { CheckContext, HostProbe } from './context.js';
+import { CheckObjects, type Disturbance } from './disturbance.js';
 import { errorMessage, SkipSignal } from './errors.js';
 import { CheckInjectors } from './injectors.js';
 import { CheckNri } from './nri-control.js';
@@ -28,6 +29,8 @@ export interface CheckScope {
   trials(): TrialTally | undefined;
   /** Releases hooks, disconnects plugins, resets injectors, removes every labelled object of the check. */
   teardown(): Promise<string[]>;
+  /** What the check made and asked to end, and whether another client stopped or removed any of it. */
+  objects: CheckObjects;
 }
 
 function unavailableHost(why: string): HostProbe {
@@ -47,8 +50,14 @@ function unavailableHost(why: string): HostProbe {
   };
 }
 
-export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): CheckScope {
+export function openCheckScope(
+  env: RunEnv,
+  check: Check,
+  signal: AbortSignal,
+  onDisturbed: (d: Disturbance) => void = () => {},
+): CheckScope {
   const timeline = new Timeline(env.sequence);
+  const objects = new CheckObjects({ besideAnotherClient: env.disturbance !== undefined, onDisturbed });
   const observations: Record<string, string> = {};
   const assertions: Assertions = new Assertions();
   const make = createConfigFactory(env.runId, check.id, env.settings.testImage);
@@ -63,6 +72,7 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
     runtimeHandler: env.settings.runtimeHandler,
     callTimeoutMs: env.settings.callTimeoutMs,
     signal,
+    objects,
     ...(env.beforeCall ? { beforeCall: env.beforeCall } : {}),
   });
   const nri =
@@ -77,6 +87,7 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
           timeline,
           nriRequestTimeoutMs: env.settings.nriRequestTimeoutMs,
           signal,
+          onEvent: (e) => objects.nriEvent(e),
         })
       : undefined;
   const injectors = new CheckInjectors(env.injectors, check.needs, podNamePrefix(check.id), check.uses);
@@ -92,6 +103,7 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
     await injectors.reset().catch((e: unknown) => problems.push(`injector reset: ${errorMessage(e)}`));
     if (!(await cri.settled(SETTLE_MS))) problems.push(`CRI calls still in flight after ${SETTLE_MS} ms`);
     const scope = { runId: env.runId, checkId: check.id, spareTrialsAfter };
+    objects.endingAll();
     const report = await removeLabelledUntilGone(client, scope, CLEANUP_MS);
     problems.push(...report.problems);
     return problems;
@@ -198,5 +210,5 @@ export function openCheckScope(env: RunEnv, check: Check, signal: AbortSignal): 
     await injectors.release().catch((e: unknown) => problems.push(`injector release: ${errorMessage(e)}`));
     return problems;
   };
-  return { t, timeline, observations, assertions, trials: () => tally, teardown };
+  return { t, timeline, observations, assertions, trials: () => tally, teardown, objects };
 }

@@ -7,12 +7,19 @@ import { CriCallError } from '../cri/errors.js';
 import { classifyThrown } from './assertions.js';
 import { type Check, displayName } from './check.js';
 import { openCheckScope } from './check-context.js';
+import { type Disturbance, describeDisturbance } from './disturbance.js';
 import { errorMessage, isAssertion, SetupError, SkipSignal, WaitTimeout } from './errors.js';
 import type { CheckResult, Verdict } from './result.js';
 import type { RunEnv } from './run-env.js';
 import { describeTally, type TrialTally } from './trials.js';
 
 const VERSION_PROBE_MS = 2_000;
+
+/** Another client stopped or removed one of the check's objects (disturbance.ts). */
+export class DisturbedCheck extends Error {
+  readonly code = 'ERR_CHECK_DISTURBED';
+  override readonly name = 'DisturbedCheck';
+}
 
 export class CheckTimeout extends Error {
   readonly code = 'ERR_CHECK_TIMEOUT';
@@ -26,7 +33,10 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
   setMaxListeners(0, controller.signal);
   const onRunAbort = () => controller.abort(env.signal.reason);
   env.signal.addEventListener('abort', onRunAbort, { once: true });
-  const scope = openCheckScope(env, check, controller.signal);
+  // Another client's doing makes whatever the check would conclude meaningless: it ends at once.
+  const onDisturbed = (d: Disturbance) => controller.abort(new DisturbedCheck(describeDisturbance(d)));
+  const scope = openCheckScope(env, check, controller.signal, onDisturbed);
+  const unwatch = env.disturbance?.watch(scope.objects);
   const deadline = checkDeadline(controller, checkTimeoutMs, () => scope.timeline.requiredWaitMs);
   scope.timeline.note(`start ${displayName(check)}`);
 
@@ -43,6 +53,19 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
   } finally {
     deadline.clear();
     env.signal.removeEventListener('abort', onRunAbort);
+  }
+  // A last look before the verdict: a pod stopped since the last listing made the ending what it was.
+  await env.disturbance?.checkNow(scope.objects);
+  unwatch?.();
+  const disturbed = scope.objects.disturbance;
+  if (env.disturbance && !disturbed)
+    scope.timeline.note(`no other client stopped or removed the check's objects up to ${wallClock()}`);
+  if (disturbed) {
+    const what = describeDisturbance(disturbed);
+    scope.timeline.note(what);
+    scope.observations.disturbed = what;
+    message = verdict === 'failed' ? `${what}; it had found: ${message ?? ''}` : what;
+    verdict = 'error';
   }
   const problems = await scope.teardown().catch((e: unknown) => [errorMessage(e)]);
   if (problems.length > 0) {
@@ -100,6 +123,11 @@ function checkDeadline(
   };
   timer = setTimeout(arm, ownWorkMs);
   return { clear: () => clearTimeout(timer) };
+}
+
+/** The time of day to the millisecond, to compare with another client's own log. */
+function wallClock(): string {
+  return new Date().toISOString().slice(11, 23);
 }
 
 /** Whether the runtime still answers at all: Version needs none of the locks a wedged runtime holds. */

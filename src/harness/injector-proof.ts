@@ -23,6 +23,7 @@ import type { InjectorConfig } from './injector-needs.js';
 import { CheckInjectors, CLAIMS_DIR, howLogged } from './injectors.js';
 import { newRunId } from './labels.js';
 import { removeRunLogs } from './pod-logs.js';
+import { ProofPodWatch } from './proof-disturbance.js';
 
 /** Well above a pod's own setup time on an idle node (70-220 ms), and short enough for doctor to stay quick. */
 export const PROOF_DELAY_MS = 500;
@@ -71,8 +72,9 @@ export async function proveInjectors(client: CriClient, plan: ProofPlan): Promis
   const runId = newRunId();
   const result: ProofResult = { cleanupProblems: [] };
   const inject = new CheckInjectors(configOf(plan), ['slow-runtime', 'slow-cni'], KEY);
+  const watch = new ProofPodWatch();
   const proof: Proof = {
-    client,
+    client: watch.observe(client),
     plan,
     make: createConfigFactory(runId, PROOF_CHECK_ID, plan.testImage),
     result,
@@ -83,7 +85,11 @@ export async function proveInjectors(client: CriClient, plan: ProofPlan): Promis
     const cni = plan.cni ? inject.slowCni() : undefined;
     await proveWithPods(proof, runtime, cni);
   } catch (e) {
-    const failed: ProofOutcome = { verdict: 'broken', detail: `the proof pod failed: ${errorMessage(e)}` };
+    // Another client's doing proves nothing about the injector either way.
+    const disturbed = await watch.disturbance(client, runId, e);
+    const failed: ProofOutcome = disturbed
+      ? { verdict: 'unproven', detail: disturbed }
+      : { verdict: 'broken', detail: `the proof pod failed: ${errorMessage(e)}` };
     if (plan.runtime && !result.runtime) result.runtime = failed;
     if (plan.cni && !result.cni) result.cni = failed;
     await inject.reset().catch(() => undefined);

@@ -33,6 +33,8 @@ export interface NriControlDeps {
   nriRequestTimeoutMs: number;
   /** The check's signal: once it aborts, no plugin of the check may connect any more. */
   signal: AbortSignal;
+  /** Sees every event of the check's pods as it arrives (disturbance.ts). */
+  onEvent?: (e: NriEventRecord) => void;
 }
 
 export class CheckNri implements NriControl {
@@ -102,6 +104,7 @@ export class CheckNri implements NriControl {
   }
 
   private record(e: NriEventRecord): void {
+    this.deps.onEvent?.(e);
     this.deps.timeline.add(
       {
         kind: 'nri',

@@ -2,6 +2,7 @@
 import type { CriClient } from '../cri/client.js';
 import type { CriMethod } from '../cri/types.js';
 import type { HostProbe } from './context.js';
+import type { DisturbanceMonitor } from './disturbance.js';
 import type { InjectorConfig } from './injector-needs.js';
 import type { RegistrationGate } from './registration-gate.js';
 import type { RestartSpec } from './restart.js';
@@ -24,6 +25,8 @@ export interface RunEnv {
   registrations: RegistrationGate;
   /** Scenarios run once and read by every check that needs them; absent, every check runs its own. */
   shared?: SharedOutcomes;
+  /** Present beside another client (--beside-kubelet): lists the run's objects to spot its doing. */
+  disturbance?: DisturbanceMonitor;
   /** The whole run's abort: SIGINT, run timeout, fail-fast. */
   signal: AbortSignal;
   /**

@@ -9,10 +9,11 @@ import { type Check, displayName } from './check.js';
 import { type CleanupReport, removeLabelledUntilGone } from './cleanup.js';
 import { loadBundledDeviations, loadDeviations } from './deviation-file.js';
 import { applyDeviations, type DeviationSets, staleDeviations } from './deviations.js';
+import { DisturbanceMonitor } from './disturbance.js';
 import { connectRuntime } from './environment.js';
 import { executeCheck, identityOf } from './execute-check.js';
 import { hostPlatform } from './host-platform.js';
-import { newRunId } from './labels.js';
+import { newRunId, RUN_LABEL } from './labels.js';
 import { removeRunLogs } from './pod-logs.js';
 import { assessReadiness, requireReady } from './readiness.js';
 import { RegistrationGate } from './registration-gate.js';
@@ -55,7 +56,9 @@ export async function runConformance(
     const { kubelet } = prepared.properties;
     if (kubelet?.startsWith('seen'))
       listener.onNote(`running beside a kubelet (--beside-kubelet), ${kubelet}`);
-    const { results, stop } = await runChecks(config, checks, prepared, deviations, listener, signal);
+    const { results, stop } = await runChecks(config, checks, prepared, deviations, listener, signal).finally(
+      () => prepared.env.disturbance?.stop(),
+    );
     const crashes = prepared.watch.crashes;
     await sweep(config, client, prepared.env.runId, listener);
     const stale = staleDeviations(deviations.expected, results, prepared.runtime);
@@ -110,6 +113,7 @@ async function prepare(
       : { unavailable: nri.unavailable ?? 'NRI unavailable' },
     host,
     shared: new SharedOutcomes(),
+    ...(config.besideKubelet ? { disturbance: runObjectsMonitor(client, runId) } : {}),
     ...(config.restartCmd
       ? {
           restart: {
@@ -218,6 +222,19 @@ async function sweep(
   if (logs) listener.onNote(`final sweep: ${logs}`);
   const leftovers = await runtimeLeftovers(config.runtimeEndpoint, runId);
   if (leftovers.length > 0) listener.onNote(describeLeftovers(config.runtimeEndpoint, leftovers));
+}
+
+/** Lists the run's own objects for the disturbance monitor (disturbance.ts). */
+function runObjectsMonitor(client: CriClient, runId: string): DisturbanceMonitor {
+  const labelSelector = { [RUN_LABEL]: runId };
+  const deadlineMs = 5_000;
+  return new DisturbanceMonitor(async () => {
+    const [{ items }, { containers }] = await Promise.all([
+      client.call('ListPodSandbox', { filter: { labelSelector } }, { deadlineMs }),
+      client.call('ListContainers', { filter: { labelSelector } }, { deadlineMs }),
+    ]);
+    return { pods: items, containerIds: new Set(containers.map((c) => c.id)) };
+  });
 }
 
 /** "TEAR-14 x2, IDEM-13": whose objects a sweep found, most first. */

@@ -19,6 +19,7 @@ import type {
   RunPodRequest,
   TrackedCri,
 } from './context.js';
+import type { CheckObjects } from './disturbance.js';
 import { shortId } from './ids.js';
 import { CHECK_LABEL, RUN_LABEL } from './labels.js';
 import { missingLogPath } from './pod-logs.js';
@@ -35,6 +36,8 @@ export interface TrackedCriDeps {
   callTimeoutMs: number;
   signal: AbortSignal;
   beforeCall?: (method: CriMethod, request: unknown) => Promise<void>;
+  /** Told of every call before it goes out and of its outcome, to tell the check's doing from another's. */
+  objects?: CheckObjects;
 }
 
 export class CheckCri implements TrackedCri {
@@ -69,8 +72,16 @@ export class CheckCri implements TrackedCri {
     const send = () => this.client.call(method, shaped, { deadlineMs, signal, ...late });
     const before = this.deps.beforeCall;
     const startedAt = performance.now();
+    const objects = this.deps.objects;
+    objects?.sending(method, shaped);
     const p = before ? before(method, shaped).then(send) : send();
     this.inFlight.add(p);
+    p.then(
+      (reply) => objects?.replied(method, shaped, reply),
+      (e: unknown) => {
+        if (e instanceof CriCallError) objects?.failed(method, shaped, e.statusName);
+      },
+    );
     const forget = () => this.inFlight.delete(p);
     p.then(forget, forget);
     p.then(

@@ -190,6 +190,14 @@ function summaryLines(c: ChalkInstance, outcome: RunOutcome): string[] {
     for (const crash of crashes) lines.push(`  ${c.red('✘')} ${cleanText(describeCrash(crash))}`);
   }
   if (outcome.interrupted) lines.push('', c.yellow(`Interrupted: ${cleanText(outcome.interrupted)}`));
+  const disturbed = outcome.results.filter((r) => r.observations.disturbed !== undefined).length;
+  if (disturbed > 0)
+    lines.push(
+      '',
+      c.yellow(
+        `${disturbed === 1 ? '1 check was' : `${disturbed} checks were`} disturbed: another client (a kubelet?) stopped or removed their pods, so they end in ERROR`,
+      ),
+    );
   lines.push(
     '',
     `${countOf(outcome.results.length, 'check')} in ${formatMs(outcome.durationMs)} (wall time)`,

@@ -1,0 +1,132 @@
+import { expect } from 'chai';
+import type { CheckContext } from './context.js';
+import { CheckObjects, type Disturbance, DisturbanceMonitor, describeDisturbance } from './disturbance.js';
+import { executeCheck } from './execute-check.js';
+import { type FakeRuntime, fakeEnv, startFakeRuntime, testCheck } from './fake-runtime.test.helper.js';
+import { RUN_LABEL } from './labels.js';
+
+const POD = { podSandboxId: 'p1' };
+const nriEvent = (
+  event: 'StopPodSandbox' | 'RemovePodSandbox' | 'RemoveContainer',
+  podId: string,
+  containerId?: string,
+) =>
+  ({
+    event,
+    pod: { id: podId },
+    ...(containerId ? { container: { id: containerId } } : {}),
+  }) as Parameters<CheckObjects['nriEvent']>[0];
+
+describe('disturbance: another client’s doing, told from the check’s own', () => {
+  const objectsWith = (besideAnotherClient: boolean) => {
+    const seen: Disturbance[] = [];
+    const objects = new CheckObjects({ besideAnotherClient, onDisturbed: (d) => seen.push(d) });
+    objects.replied('RunPodSandbox', { config: { metadata: { name: 'cc-unit-a' } } }, { podSandboxId: 'p1' });
+    objects.replied(
+      'CreateContainer',
+      { ...POD, config: { metadata: { name: 'workload' } } },
+      { containerId: 'c1' },
+    );
+    return { objects, seen };
+  };
+
+  it('takes an NRI Stop event for a pod the check made and never stopped as another client’s', () => {
+    const { objects, seen } = objectsWith(false);
+    objects.nriEvent(nriEvent('StopPodSandbox', 'p1'));
+    expect(seen).to.have.length(1);
+    expect(describeDisturbance(seen[0] as Disturbance)).to.match(
+      /^disturbed: pod cc-unit-a was stopped at \d\d:\d\d:\d\d\.\d{3} by another client \(a kubelet\?\), seen by an NRI StopPodSandbox event$/,
+    );
+  });
+
+  it('takes nothing the check asked for as a disturbance: its own stop, its cleanup, a pod it never made', () => {
+    const { objects, seen } = objectsWith(true);
+    objects.sending('StopPodSandbox', POD);
+    objects.nriEvent(nriEvent('StopPodSandbox', 'p1'));
+    objects.nriEvent(nriEvent('RemoveContainer', 'p1', 'c1'));
+    objects.nriEvent(nriEvent('RemovePodSandbox', 'someone-elses'));
+    objects.listed([], new Set(), performance.now() + 1);
+    expect(seen).to.deep.equal([]);
+    const other = objectsWith(true);
+    other.objects.endingAll();
+    other.objects.listed([], new Set(), performance.now() + 1);
+    expect(other.seen).to.deep.equal([]);
+  });
+
+  it('counts a state change or NOT_FOUND only beside another client: without one it may be the runtime’s own doing', () => {
+    const alone = objectsWith(false);
+    alone.objects.listed([{ id: 'p1', state: 'SANDBOX_NOTREADY' }], new Set(['c1']), performance.now() + 1);
+    alone.objects.failed('PodSandboxStatus', POD, 'NOT_FOUND');
+    expect(alone.seen).to.deep.equal([]);
+    const beside = objectsWith(true);
+    beside.objects.failed('ContainerStatus', { containerId: 'c1' }, 'NOT_FOUND');
+    expect(beside.seen.map((d) => [d.object, d.action])).to.deep.equal([
+      ['container workload of pod cc-unit-a', 'stopped or removed'],
+    ]);
+  });
+
+  it('judges only objects the check knew before the listing was asked for', () => {
+    const { objects, seen } = objectsWith(true);
+    objects.listed([], new Set(), 0);
+    expect(seen).to.deep.equal([]);
+    objects.listed([{ id: 'p1', state: 'SANDBOX_NOTREADY' }], new Set(['c1']), performance.now() + 1);
+    expect(seen.map((d) => [d.action, d.seenBy])).to.deep.equal([['stopped', 'ListPodSandbox']]);
+  });
+
+  describe('a check beside another client (fake CRI)', () => {
+    let fake: FakeRuntime;
+    before(async () => {
+      fake = await startFakeRuntime();
+    });
+    after(() => fake.close());
+
+    const besideEnv = () => {
+      const monitor = new DisturbanceMonitor(async () => ({
+        pods: [...fake.pods.values()].filter((p) => p.labels[RUN_LABEL] === 'unit-run'),
+        containerIds: new Set(fake.containers.keys()),
+      }));
+      return { env: { ...fakeEnv(fake.client), disturbance: monitor }, monitor };
+    };
+
+    it('ends in ERROR "disturbed", not FAIL, when another client stops its pod, and at once', async () => {
+      const { env, monitor } = besideEnv();
+      const started = performance.now();
+      const r = await executeCheck(
+        env,
+        testCheck(async (t: CheckContext) => {
+          const podId = await t.cri.runPod(t.make.pod('victim'));
+          // Another client stops the pod behind the check's back.
+          const pod = fake.pods.get(podId);
+          if (pod) pod.state = 'SANDBOX_NOTREADY';
+          await t.pause(5_000, 'a window the disturbance cuts short');
+          t.expect((await t.cri.podStateOrGone(podId)) === 'SANDBOX_READY', 'the pod stays READY');
+        }),
+        10_000,
+      );
+      monitor.stop();
+      expect(r.verdict).to.equal('error');
+      expect(r.message).to.match(
+        /^disturbed: pod cc-unit-01-victim-[0-9a-f]{8} was stopped at .* \(a kubelet\?\), seen by ListPodSandbox/,
+      );
+      expect(r.observations.disturbed).to.equal(r.message);
+      expect(performance.now() - started).to.be.below(4_000);
+    });
+
+    it('passes when the check stops and removes its own pod', async () => {
+      const { env, monitor } = besideEnv();
+      const r = await executeCheck(
+        env,
+        testCheck(async (t: CheckContext) => {
+          const podId = await t.cri.runPod(t.make.pod('own'));
+          await t.cri.stopPod(podId);
+          await t.pause(600, 'long enough for two listings');
+          await t.cri.removePod(podId);
+          t.expect((await t.cri.podStateOrGone(podId)) === 'GONE', 'the pod is gone');
+        }),
+        10_000,
+      );
+      monitor.stop();
+      expect(r.verdict, r.message).to.equal('passed');
+    });
+  });
+});

@@ -1,0 +1,203 @@
+/**
+ * Telling what another client did to a check's objects from what the check did itself. A check's pods
+ * stopped or removed by someone else (a kubelet's orphan cleanup or its GC) make its verdict meaningless
+ * either way, so the check ends in ERROR "disturbed", never in PASS or FAIL.
+ *
+ * The tracked CRI reports every call of the check here before it is sent, and every reply: so this knows
+ * which objects the check made and which it asked to stop or remove. Against that:
+ * - an NRI StopPodSandbox, RemovePodSandbox or RemoveContainer event for an object the check made and never
+ *   asked to end can only come from another client's call (always on: it cannot mistake the runtime for one);
+ * - beside a known other client (--beside-kubelet), also a listing that shows such a pod no longer READY or
+ *   gone, and a NOT_FOUND for such an object. Without one these could be the runtime's own doing, which is
+ *   for the check to judge, so they count only when someone else is known to be there.
+ */
+import type { CriMethod } from '../cri/types.js';
+import type { NriEventRecord } from '../nri/types.js';
+
+export interface Disturbance {
+  /** "pod cc-idem-01-a-1f2e3d4c" or "container workload (in pod ...)". */
+  object: string;
+  /** A NOT_FOUND tells only that the object is no longer usable: 'stopped or removed'. */
+  action: 'stopped' | 'removed' | 'stopped or removed';
+  at: Date;
+  /** How it was seen: "an NRI StopPodSandbox event", "ListPodSandbox", "a NOT_FOUND from PodSandboxStatus". */
+  seenBy: string;
+}
+
+export function describeDisturbance(d: Disturbance): string {
+  const time = d.at.toISOString().slice(11, 23);
+  return `disturbed: ${d.object} was ${d.action} at ${time} by another client (a kubelet?), seen by ${d.seenBy}`;
+}
+
+const ENDING_METHODS: ReadonlySet<string> = new Set([
+  'StopPodSandbox',
+  'RemovePodSandbox',
+  'StopContainer',
+  'RemoveContainer',
+]);
+
+export interface CheckObjectsOptions {
+  /** Another client is known to drive the runtime: state changes and NOT_FOUND count too. */
+  besideAnotherClient: boolean;
+  onDisturbed: (d: Disturbance) => void;
+}
+
+/** One check's objects, what it asked of them, and the first disturbance seen. */
+export class CheckObjects {
+  private readonly pods = new Map<string, { name: string; learnedAt: number }>();
+  private readonly containers = new Map<string, { name: string; podId: string; learnedAt: number }>();
+  private readonly ended = new Set<string>();
+  private found: Disturbance | undefined;
+
+  constructor(private readonly opts: CheckObjectsOptions) {}
+
+  get disturbance(): Disturbance | undefined {
+    return this.found;
+  }
+
+  /** Before a call goes out: a Stop or Remove marks its object as ended by the check. */
+  sending(method: CriMethod, request: unknown): void {
+    if (!ENDING_METHODS.has(method)) return;
+    const id = idOf(request);
+    if (id) this.ended.add(id);
+  }
+
+  /** The check's cleanup is about to end everything it made so far. */
+  endingAll(): void {
+    for (const id of [...this.pods.keys(), ...this.containers.keys()]) this.ended.add(id);
+  }
+
+  replied(method: CriMethod, request: unknown, reply: unknown): void {
+    const r = request as { config?: { metadata?: { name?: string } }; podSandboxId?: string };
+    const name = r.config?.metadata?.name ?? '';
+    if (method === 'RunPodSandbox') {
+      const id = (reply as { podSandboxId?: string }).podSandboxId;
+      if (id) this.pods.set(id, { name, learnedAt: performance.now() });
+    }
+    if (method === 'CreateContainer') {
+      const id = (reply as { containerId?: string }).containerId;
+      if (id) this.containers.set(id, { name, podId: r.podSandboxId ?? '', learnedAt: performance.now() });
+    }
+  }
+
+  /** A NOT_FOUND for an object the check made and never ended: someone removed it. */
+  failed(method: CriMethod, request: unknown, statusName: string): void {
+    if (!this.opts.besideAnotherClient || statusName !== 'NOT_FOUND' || ENDING_METHODS.has(method)) return;
+    const id = idOf(request);
+    if (id && this.isLive(id)) this.report(id, 'stopped or removed', `a NOT_FOUND from ${method}`);
+  }
+
+  nriEvent(e: Pick<NriEventRecord, 'event' | 'pod' | 'container'>): void {
+    if (e.event === 'StopPodSandbox' || e.event === 'RemovePodSandbox') {
+      if (this.isLive(e.pod.id))
+        this.report(
+          e.pod.id,
+          e.event === 'StopPodSandbox' ? 'stopped' : 'removed',
+          `an NRI ${e.event} event`,
+        );
+    }
+    if (e.event === 'RemoveContainer' && e.container && this.isLive(e.container.id))
+      this.report(e.container.id, 'removed', 'an NRI RemoveContainer event');
+  }
+
+  /**
+   * A listing of the run's objects, asked for at `askedAt` (performance.now()): a pod of the check's that is
+   * no longer READY, or gone. Only objects the check knew before the listing was asked for are judged: one
+   * made while it was on its way would look gone.
+   */
+  listed(
+    pods: readonly { id: string; state: string }[],
+    containerIds: ReadonlySet<string>,
+    askedAt: number,
+  ): void {
+    if (!this.opts.besideAnotherClient) return;
+    const states = new Map(pods.map((p) => [p.id, p.state]));
+    for (const [id, pod] of this.pods) {
+      if (pod.learnedAt >= askedAt || !this.isLive(id)) continue;
+      const state = states.get(id);
+      if (state === undefined) this.report(id, 'removed', 'ListPodSandbox');
+      else if (state !== 'SANDBOX_READY') this.report(id, 'stopped', 'ListPodSandbox');
+    }
+    for (const [id, c] of this.containers)
+      if (c.learnedAt < askedAt && this.isLive(id) && !containerIds.has(id))
+        this.report(id, 'removed', 'ListContainers');
+  }
+
+  /** Made by the check, and neither it nor (for a container) its pod asked to end. */
+  private isLive(id: string): boolean {
+    if (this.ended.has(id)) return false;
+    if (this.pods.has(id)) return true;
+    const c = this.containers.get(id);
+    return c !== undefined && !this.ended.has(c.podId);
+  }
+
+  private report(id: string, action: Disturbance['action'], seenBy: string): void {
+    if (this.found) return;
+    const c = this.containers.get(id);
+    const podName = (podId: string) => this.pods.get(podId)?.name ?? podId;
+    const object = c ? `container ${c.name} of pod ${podName(c.podId)}` : `pod ${podName(id)}`;
+    this.found = { object, action, at: new Date(), seenBy };
+    this.opts.onDisturbed(this.found);
+  }
+}
+
+function idOf(request: unknown): string | undefined {
+  const r = request as { podSandboxId?: string; containerId?: string } | null;
+  return r?.containerId || r?.podSandboxId || undefined;
+}
+
+/** How often the run's objects are listed beside another client: well inside a kubelet's 2 s housekeeping. */
+const LIST_EVERY_MS = 250;
+
+/**
+ * Beside another client, lists the run's objects a few times a second and shows each listing to every
+ * running check. One poller per run, so the load does not grow with --parallel.
+ */
+export class DisturbanceMonitor {
+  private readonly checks = new Set<CheckObjects>();
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly list: () => Promise<{
+      pods: { id: string; state: string }[];
+      containerIds: Set<string>;
+    }>,
+  ) {}
+
+  watch(objects: CheckObjects): () => void {
+    this.checks.add(objects);
+    if (!this.timer && !this.stopped) this.schedule();
+    return () => this.checks.delete(objects);
+  }
+
+  /** One listing shown to `objects` now: a check's last look before it is judged. */
+  async checkNow(objects: CheckObjects): Promise<void> {
+    const askedAt = performance.now();
+    const listing = await this.list().catch(() => undefined);
+    if (listing) objects.listed(listing.pods, listing.containerIds, askedAt);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  private schedule(): void {
+    this.timer = setTimeout(() => void this.tick(), LIST_EVERY_MS);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    const watching = [...this.checks];
+    const askedAt = performance.now();
+    try {
+      const listing = await this.list();
+      for (const objects of watching)
+        if (this.checks.has(objects)) objects.listed(listing.pods, listing.containerIds, askedAt);
+    } catch {
+      // A listing that failed shows nothing; the next one may.
+    }
+    if (!this.stopped) this.schedule();
+  }
+}
