@@ -153,7 +153,13 @@ if [ -e "$CC_NETNS_MOUNT_RECORD" ]; then
     run rm -f "$CC_NETNS_MOUNT_RECORD"
   fi
 fi
+# The runs' pod log root (each run removes its own folder in it).
+run rmdir /run/cri-conform/pod-logs 2>/dev/null || true
 run rmdir "${CC_NET_CLAIMS%/*}" 2>/dev/null || true
+# A shim that was killed leaves its socket behind; one that no process listens on (/proc/net/unix) is such.
+for s in /run/containerd/s/*; do
+  if [ -S "$s" ] && ! grep -qF " $s" /proc/net/unix; then run rm -f "$s"; fi
+done
 # Folders containerd makes on first use (shim sockets, the CNI result cache); the machine's own containerd
 # keeps files there, so only empty ones go.
 run rmdir /run/containerd/s /run/containerd 2>/dev/null || true
