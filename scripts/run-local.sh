@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --version) version="${2:-}"; shift 2 || shift ;;
     --keep) keep=true; shift ;;
-    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -Eeuo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     --) shift; extra=("$@"); break ;;
     *) echo "run-local.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
