@@ -47,6 +47,7 @@ run() { # command...: runs it, or only prints it with --dry-run
   if [ "$dry_run" = true ]; then printf 'would run: %s\n' "$*" >&2; else "$@"; fi
 }
 left=()
+keep=()
 
 # --- 1. instances, state root, claims -------------------------------------------------------------------
 state_root=$(normalize_dir "$CC_STATE_ROOT")
@@ -76,6 +77,16 @@ if [ -s "$installed_record" ]; then
   mapfile -t recorded < <(sort -u "$installed_record")
   mapfile -t present < <(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' "${recorded[@]}" 2>/dev/null |
     awk '$1 ~ /^.i/ { print $2 }' || true)
+  # A package apt protects (an init system: systemd-sysv, pulled in by chromium's dependencies on a machine
+  # that had none) stays, with the recorded packages it needs.
+  mapfile -t protected < <(apt-get -s purge "${present[@]}" 2>&1 |
+    sed -n '/essential packages will be removed/,/^[0-9]* upgraded/{s/([^)]*)//g; s/^  //p}' | tr ' ' '\n' | grep -v '^$' || true)
+  if [ ${#protected[@]} -gt 0 ]; then
+    mapfile -t keep < <(apt-cache depends --recurse --installed --no-recommends --no-suggests --no-conflicts \
+      --no-breaks --no-replaces --no-enhances "${protected[@]}" | grep -v '^ ' | sort -u | grep -xF -f "$installed_record" || true)
+    mapfile -t present < <(printf '%s\n' "${present[@]}" | grep -vxF -f <(printf '%s\n' "${keep[@]}") || true)
+    left+=("packages apt protects, with what they need, which stay: ${keep[*]} (apt-get purge --allow-remove-essential them if the machine had no init system before)")
+  fi
   if [ ${#present[@]} -gt 0 ]; then
     # What apt would purge, compared with the record: a package beyond it is the user's.
     mapfile -t beyond < <(apt-get -s purge "${present[@]}" | awk '$1 == "Purg" { print $2 }' |
@@ -167,6 +178,8 @@ run rmdir /var/lib/cni/results /var/lib/cni 2>/dev/null || true
 for f in installed-packages upgraded-packages created-files; do
   [ -e "$CC_RECORD_DIR/$f" ] && run rm -f "$CC_RECORD_DIR/$f"
 done
+# What stayed stays recorded, for a later purge by hand.
+if [ ${#keep[@]} -gt 0 ] && [ "$dry_run" = false ]; then printf '%s\n' "${keep[@]}" >"$installed_record"; fi
 if [ -d "$CC_RECORD_DIR" ]; then run rmdir "$CC_RECORD_DIR" 2>/dev/null || left+=("$CC_RECORD_DIR (not empty)"); fi
 
 for l in "${left[@]}"; do say "left: $l"; done
