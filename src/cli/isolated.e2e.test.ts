@@ -105,6 +105,15 @@ for (const runtime of runtimesUnderTest()) {
       });
     });
 
+    it('doctor --isolated finds the copy ready, injectors and restart included, and removes it', async () => {
+      const run = await runCli(['doctor', '--isolated'], runtime.env);
+      expect(run.code, run.stdout + run.stderr).to.equal(0);
+      expect(run.stdout).to.match(/^ok {3}private instance of .*\(sha256 [0-9a-f]{12}\)/m);
+      expect(run.stdout).to.match(/^ok {3}slow runtime handler "conform-slow"/m);
+      expect(run.stdout).to.match(/^ok {3}restart command: .*restart-main\.js/m);
+      expect(run.stderr).to.match(/nothing of it is left on the host/);
+    });
+
     it('cleanup --isolated removes the copy a killed run left', async () => {
       const before = new Set(existsSync(BASE) ? readdirSync(BASE) : []);
       let kill: ((signal: NodeJS.Signals) => void) | undefined;
