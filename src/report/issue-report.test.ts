@@ -36,6 +36,19 @@ describe('the bug report for one failed check (--issue)', () => {
     expect(text).to.contain('https://github.com/containerd/containerd/issues/4604');
   });
 
+  it('says when the runtime crashed while the check ran', () => {
+    const crashed = {
+      ...c21,
+      runtimeCrashes: [
+        { check: 'TEAR-02', beside: ['TEAR-16'], evidence: 'Version got no answer within 5 s' },
+      ],
+    };
+    expect(issueReport(crashed, 'TEAR-16')).to.contain(
+      'The runtime crashed while this check ran:\n\n- runtime crash during TEAR-02 (beside TEAR-16): Version got no answer within 5 s',
+    );
+    expect(issueReport(crashed, 'TEAR-05')).not.to.contain('crashed');
+  });
+
   it('refuses a check that did not fail, or that the run did not have, with a sentence', () => {
     expect(() => issueReport(c21, 'IDEM-01')).to.throw(IssueReportError, 'IDEM-01 passed in this run');
     expect(() => issueReport(c21, 'NOPE-01')).to.throw(IssueReportError, 'NOPE-01 is not in this run');

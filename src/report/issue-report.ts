@@ -5,7 +5,7 @@
  * reader is a runtime maintainer on another machine, so nothing names this one: the private directory of
  * the runtime's socket becomes $RUNTIME_DIR, and the run id appears once. Pure: a result in, text out.
  */
-import type { CheckResult, RunOutcome, TimelineEntry } from '../harness/result.js';
+import { type CheckResult, describeCrash, type RunOutcome, type TimelineEntry } from '../harness/result.js';
 import { type RawSegment, splitTrials } from './html/sequence-model.js';
 import { formatMs } from './text.js';
 
@@ -46,6 +46,7 @@ export function issueReport(outcome: RunOutcome, id: string, catalogue?: CheckNe
     `Where it is written: ${r.contract}`,
     '',
     ...whatHappened(r, hide),
+    ...crashes(outcome, r.id, hide),
     '',
     ...reproduce(outcome, r, catalogue, hide),
   ];
@@ -117,6 +118,18 @@ function whatHappened(r: CheckResult, hide: (s: string) => string): string[] {
   if (steps.length > MAX_STEPS)
     out.push(`${MAX_STEPS + 1}. … ${steps.length - MAX_STEPS} more steps (results.json has them all)`);
   return out;
+}
+
+/** Crashes of the runtime the run saw while this check ran: a maintainer wants them beside the failure. */
+function crashes(outcome: RunOutcome, id: string, hide: (s: string) => string): string[] {
+  const seen = (outcome.runtimeCrashes ?? []).filter((c) => c.check === id || c.beside.includes(id));
+  if (seen.length === 0) return [];
+  return [
+    '',
+    'The runtime crashed while this check ran:',
+    '',
+    ...seen.map((c) => `- ${hide(describeCrash(c))}`),
+  ];
 }
 
 /** The trial that violated the contract, or the whole timeline for a check without trials. */

@@ -18,7 +18,10 @@ const NOT_RUN = '-';
 const MARK: Record<MatrixRow['state'], string> = { same: '', differs: '<>', disagrees: '!!' };
 
 export function matrixLines(m: Matrix): string[] {
-  const lines = m.columns.map((c) => `${c.label}: ${describeColumn(c)}`);
+  const lines = m.columns.flatMap((c) => [
+    `${c.label}: ${describeColumn(c)}`,
+    ...runNotes(c).map((n) => `   ${n}`),
+  ]);
   if (m.toolVersions.length > 1)
     lines.push(
       `note: runs of cri-conform ${m.toolVersions.join(', ')}: a check may mean different things in each, so their verdicts are not called disagreements`,
@@ -61,6 +64,16 @@ export function describeColumn(c: MatrixColumn): string {
     `${c.runtime}, NRI ${c.nriVersions.join('/')}, ${nodes.length === 1 ? 'node' : `${nodes.length} nodes:`} ` +
     `${nodeText}, ${when} UTC, cri-conform ${c.toolVersion}, ${c.verdicts.size} checks (${runs})`
   );
+}
+
+/** Runs of a column that did not start or stopped early: their verdicts are missing, not passing. */
+export function runNotes(c: MatrixColumn): string[] {
+  return c.runs.flatMap((r) => {
+    const o = r.outcome;
+    if (o.notStarted !== undefined) return [`${r.node}: the run did not start: ${o.notStarted}`];
+    if (o.interrupted) return [`${r.node}: the run was interrupted: ${o.interrupted}`];
+    return [];
+  });
 }
 
 function summary(m: Matrix): string[] {

@@ -72,6 +72,13 @@ describe('the matrix across runs', () => {
     expect(text).to.match(/^TEAR-16 +MUST +pass +- +FAIL +<>$/m);
   });
 
+  it('says which runs did not start, so their missing verdicts do not read as passes', () => {
+    const failed = { ...c17, results: [], notStarted: 'CRI socket unreachable' };
+    const m = buildMatrix([asMatrixRun(c21), asMatrixRun(failed, 'node-x')]);
+    expect(matrixLines(m).join('\n')).to.contain('   node-x: the run did not start: CRI socket unreachable');
+    expect(row(m, 'TEAR-16')?.cells).to.deep.equal(['failed', undefined]);
+  });
+
   it('gives a run the same column again when the same file is listed twice, and no disagreement', () => {
     const m = buildMatrix([asMatrixRun(c17), asMatrixRun(c17)]);
     expect(m.columns).to.have.length(1);

@@ -53,10 +53,10 @@ describe('the matrix across runs in headless Chromium', function () {
     expect(errors).to.deep.equal([]);
     const heads = await page.locator('th.col').evaluateAll((els) => els.map((e) => e.textContent));
     expect(heads).to.deep.equal([
-      'Acontainerd 1.7.24~ds1node-17cri-conform 0.1.0',
-      'Bcontainerd 2.1.9+unknown2 nodescri-conform 0.1.0',
-      'Ccontainerd 2.1.9+unknownnode-21ccri-conform 0.1.0',
-      'Dsynthetic-runtime 0.9.0synthetic-nodecri-conform 0.0.9',
+      'Acontainerd 1.7.24~ds1NRI v0.6.1node-172026-11-26cri-conform 0.1.0',
+      'Bcontainerd 2.1.9+unknownNRI v0.8.02 nodes2026-11-26cri-conform 0.1.0',
+      'Ccontainerd 2.1.9+unknownNRI v0.8.0node-21c2026-11-26cri-conform 0.1.0',
+      'Dsynthetic-runtime 0.9.0NRI absentsynthetic-node2026-11-26cri-conform 0.0.9',
     ]);
     expect(await page.locator('tr.row').count()).to.equal(matrix.rows.length);
   });

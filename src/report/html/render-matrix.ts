@@ -5,7 +5,7 @@
  * A column of many nodes shows the sections of its first run: the others have the same verdicts.
  */
 import type { Matrix, MatrixColumn, MatrixRow, MatrixRun } from '../matrix.js';
-import { describeColumn } from '../matrix-text.js';
+import { describeColumn, runNotes } from '../matrix-text.js';
 import { VERDICT_ORDER } from '../tally.js';
 import { renderCheck } from './check-section.js';
 import { esc } from './escape.js';
@@ -52,7 +52,14 @@ function notes(m: Matrix, extra: readonly string[]): string {
 
 function columnList(columns: readonly MatrixColumn[]): string {
   const items = columns
-    .map((c) => `<li><a href="#run-${c.label}"><b>${c.label}</b></a>: ${esc(describeColumn(c))}</li>`)
+    .map(
+      (c) =>
+        `<li><a href="#run-${c.label}"><b>${c.label}</b></a>: ${esc(describeColumn(c))}` +
+        runNotes(c)
+          .map((n) => `<br><span class="known">${esc(n)}</span>`)
+          .join('') +
+        '</li>',
+    )
     .join('');
   return `<ul class="columns">${items}</ul>`;
 }
@@ -82,7 +89,8 @@ function table(m: Matrix): string {
       .map(
         (c) =>
           `<th class="col" title="${esc(describeColumn(c))}"><a href="#run-${c.label}">${c.label}</a><br>` +
-          `${esc(c.runtime)}<br><span class="sub">${esc(nodesShort(c))}</span>` +
+          `${esc(c.runtime)}<br><span class="sub">NRI ${esc(c.nriVersions.join('/'))}</span>` +
+          `<br><span class="sub">${esc(nodesShort(c))}</span><br><span class="sub">${esc(dates(c))}</span>` +
           (m.toolVersions.length > 1
             ? `<br><span class="sub tool">cri-conform ${esc(c.toolVersion)}</span>`
             : '') +
@@ -92,6 +100,11 @@ function table(m: Matrix): string {
     '</tr>';
   const rows = m.rows.map((r) => row(r, m.columns)).join('');
   return `<div class="scroll"><table class="runs">${head}${rows}</table></div>`;
+}
+
+function dates(c: MatrixColumn): string {
+  const days = [...new Set(c.runs.map((r) => r.outcome.properties.startedAt.slice(0, 10)))].sort();
+  return days.length === 1 ? (days[0] ?? '') : `${days[0]} to ${days.at(-1)}`;
 }
 
 function nodesShort(c: MatrixColumn): string {
