@@ -208,7 +208,9 @@ claim_number() {
     ip link show dev "cc-br$n" >/dev/null 2>&1 && return 1
     if ip -4 route show to match "$CC_SUBNET_PREFIX.$n.1" 2>/dev/null | grep -qv '^default'; then return 1; fi
   fi
-  ln -s "$d" "$claim" 2>/dev/null || [ "$(readlink "$claim")" = "$d" ]
+  # containerd-down.sh removes the claims folder once it is empty: it may have gone since the mkdir above.
+  ln -s "$d" "$claim" 2>/dev/null || { mkdir -p "$CC_NET_CLAIMS" && ln -s "$d" "$claim" 2>/dev/null; } ||
+    [ "$(readlink "$claim")" = "$d" ]
 }
 
 choose_network() { # version dir -> writes DIR/network
