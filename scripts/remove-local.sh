@@ -6,7 +6,7 @@
 #
 #   1. every throwaway containerd under the state root (CRI_CONFORM_STATE, default /tmp/cri-conform) goes
 #      (scripts/containerd-down.sh), then the state root and the network claims folder
-#      (/run/cri-conform/networks) when no instance of another state root holds a claim;
+#      (/run/cri-conform/networks); it stops before anything when instances of another state root run;
 #   2. the packages install-deps.sh installed are purged: only those it recorded in
 #      /var/lib/cri-conform/installed-packages (the machine's own stay). When the purge would also take a
 #      package it did not install (one installed since that needs them), nothing is purged and it says which;
@@ -51,6 +51,16 @@ keep=()
 
 # --- 1. instances, state root, claims -------------------------------------------------------------------
 state_root=$(normalize_dir "$CC_STATE_ROOT")
+# Instances of other state roots run on the same packages: those go first, by their owners' hands.
+others=()
+for claim in "$CC_NET_CLAIMS"/*; do
+  owner=$(readlink "$claim" 2>/dev/null) || continue
+  [ "${owner%/*}" != "$state_root" ] && is_instance_dir "$owner" && others+=("$owner")
+done
+if [ ${#others[@]} -gt 0 ]; then
+  msg="throwaway containerds of other state roots still use the set-up: ${others[*]}; stop each (CRI_CONFORM_STATE=<its parent> scripts/containerd-down.sh --dir <it>), then run this again"
+  if [ "$dry_run" = true ]; then left+=("$msg"); else die "$msg"; fi
+fi
 for d in "$state_root"/*/; do
   d=${d%/}
   is_instance_dir "$d" || continue
@@ -60,14 +70,10 @@ done
 if [ -d "$state_root" ]; then
   if [ -z "$(ls -A "$state_root")" ]; then run rmdir "$state_root"; else left+=("$state_root (not empty: files not made by the set-up)"); fi
 fi
+# Claims whose instance is gone are stale.
 for claim in "$CC_NET_CLAIMS"/*; do
-  [ -L "$claim" ] || continue
-  owner=$(readlink "$claim")
-  if [ -e "$owner" ]; then
-    left+=("network claim $claim of $owner (another state root: CRI_CONFORM_STATE=${owner%/*} scripts/containerd-down.sh --dir $owner)")
-  else
-    run rm -f "$claim"
-  fi
+  owner=$(readlink "$claim" 2>/dev/null) || continue
+  is_instance_dir "$owner" || run rm -f "$claim"
 done
 if [ -d "$CC_NET_CLAIMS" ] && [ -z "$(ls -A "$CC_NET_CLAIMS")" ]; then run rmdir "$CC_NET_CLAIMS"; fi
 
