@@ -59,6 +59,8 @@ describe('disturbance: another client’s doing, told from the check’s own', (
     alone.objects.failed('PodSandboxStatus', POD, 'NOT_FOUND');
     expect(alone.seen).to.deep.equal([]);
     const beside = objectsWith(true);
+    beside.objects.failed('CreateContainer', POD, 'NOT_FOUND');
+    expect(beside.seen, 'a CreateContainer NOT_FOUND may be about its image').to.deep.equal([]);
     beside.objects.failed('ContainerStatus', { containerId: 'c1' }, 'NOT_FOUND');
     expect(beside.seen.map((d) => [d.object, d.action])).to.deep.equal([
       ['container workload of pod cc-unit-a', 'stopped or removed'],

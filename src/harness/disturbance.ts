@@ -36,6 +36,17 @@ const ENDING_METHODS: ReadonlySet<string> = new Set([
   'RemoveContainer',
 ]);
 
+/** Calls that name only an existing object: their NOT_FOUND means the object is gone. */
+const BY_ID_METHODS: ReadonlySet<string> = new Set([
+  'PodSandboxStatus',
+  'ContainerStatus',
+  'StartContainer',
+  'UpdateContainerResources',
+  'ContainerStats',
+  'PodSandboxStats',
+  'ExecSync',
+]);
+
 export interface CheckObjectsOptions {
   /** Another client is known to drive the runtime: state changes and NOT_FOUND count too. */
   besideAnotherClient: boolean;
@@ -82,7 +93,8 @@ export class CheckObjects {
 
   /** A NOT_FOUND for an object the check made and never ended: someone removed it. */
   failed(method: CriMethod, request: unknown, statusName: string): void {
-    if (!this.opts.besideAnotherClient || statusName !== 'NOT_FOUND' || ENDING_METHODS.has(method)) return;
+    // CreateContainer's NOT_FOUND may name its image; the calls that end an object say nothing of another.
+    if (!this.opts.besideAnotherClient || statusName !== 'NOT_FOUND' || !BY_ID_METHODS.has(method)) return;
     const id = idOf(request);
     if (id && this.isLive(id)) this.report(id, 'stopped or removed', `a NOT_FOUND from ${method}`);
   }
@@ -171,11 +183,20 @@ export class DisturbanceMonitor {
     return () => this.checks.delete(objects);
   }
 
-  /** One listing shown to `objects` now: a check's last look before it is judged. */
-  async checkNow(objects: CheckObjects): Promise<void> {
-    const askedAt = performance.now();
-    const listing = await this.list().catch(() => undefined);
-    if (listing) objects.listed(listing.pods, listing.containerIds, askedAt);
+  /**
+   * A check's last look before it is judged: one listing, or for `settleMs` when the check failed. A
+   * kubelet stops an orphan's containers first, with a 1 s grace, and its sandbox after that: a check can
+   * fail on a killed container while its sandbox still looks READY.
+   */
+  async lastLook(objects: CheckObjects, settleMs = 0): Promise<void> {
+    const endAt = performance.now() + settleMs;
+    for (;;) {
+      const askedAt = performance.now();
+      const listing = await this.list().catch(() => undefined);
+      if (listing) objects.listed(listing.pods, listing.containerIds, askedAt);
+      if (objects.disturbance || performance.now() >= endAt) return;
+      await new Promise((resolve) => setTimeout(resolve, LIST_EVERY_MS));
+    }
   }
 
   stop(): void {

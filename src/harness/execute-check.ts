@@ -14,6 +14,8 @@ import type { RunEnv } from './run-env.js';
 import { describeTally, type TrialTally } from './trials.js';
 
 const VERSION_PROBE_MS = 2_000;
+/** Beside a kubelet, how long a failed check watches its pods before its verdict (disturbance.ts). */
+const FAILED_SETTLE_MS = 2_500;
 
 /** Another client stopped or removed one of the check's objects (disturbance.ts). */
 export class DisturbedCheck extends Error {
@@ -55,7 +57,8 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
     env.signal.removeEventListener('abort', onRunAbort);
   }
   // A last look before the verdict: a pod stopped since the last listing made the ending what it was.
-  await env.disturbance?.checkNow(scope.objects);
+  const ended = verdict === 'failed' || verdict === 'error';
+  await env.disturbance?.lastLook(scope.objects, ended ? FAILED_SETTLE_MS : 0);
   unwatch?.();
   const disturbed = scope.objects.disturbance;
   if (env.disturbance && !disturbed)

@@ -31,6 +31,6 @@ describe("doctor's proof pod beside another client (fake CRI)", () => {
     const watch = new ProofPodWatch();
     const id = proofPod('r2');
     await watch.observe(fake.client).call('StopPodSandbox', { podSandboxId: id });
-    expect(await watch.disturbance(fake.client, 'r2', new Error('x'))).to.equal(undefined);
+    expect(await watch.disturbance(fake.client, 'r2', new Error('x'), 0)).to.equal(undefined);
   });
 });

@@ -9,6 +9,10 @@ import { CriCallError } from '../cri/errors.js';
 import { describeDisturbance } from './disturbance.js';
 import { RUN_LABEL } from './labels.js';
 
+/** The kubelet's 1 s grace for an orphan's containers, and its sandbox stop after it. */
+const SETTLE_MS = 2_500;
+const LOOK_EVERY_MS = 250;
+
 export class ProofPodWatch {
   private readonly ended = new Set<string>();
 
@@ -20,13 +24,29 @@ export class ProofPodWatch {
     });
   }
 
-  /** Why the proof failed if another client disturbed it, else undefined. */
-  async disturbance(client: CriClient, runId: string, failure: unknown): Promise<string | undefined> {
+  /**
+   * Why the proof failed if another client disturbed it, else undefined. A kubelet stops a pod's
+   * containers first, with a grace period, and the sandbox after: the proof may fail on a dead container
+   * while its sandbox is still READY, so the pod is watched for `settleMs` before the failure is the
+   * injector's.
+   */
+  async disturbance(
+    client: CriClient,
+    runId: string,
+    failure: unknown,
+    settleMs = SETTLE_MS,
+  ): Promise<string | undefined> {
+    const endAt = Date.now() + settleMs;
+    let stopped: { metadata: { name: string } } | undefined;
+    for (;;) {
+      const { items } = await client
+        .call('ListPodSandbox', { filter: { labelSelector: { [RUN_LABEL]: runId } } }, { deadlineMs: 5_000 })
+        .catch(() => ({ items: [] }));
+      stopped = items.find((p) => p.state !== 'SANDBOX_READY' && !this.ended.has(p.id));
+      if (stopped || Date.now() >= endAt) break;
+      await new Promise((resolve) => setTimeout(resolve, LOOK_EVERY_MS));
+    }
     const at = new Date();
-    const { items } = await client
-      .call('ListPodSandbox', { filter: { labelSelector: { [RUN_LABEL]: runId } } }, { deadlineMs: 5_000 })
-      .catch(() => ({ items: [] }));
-    const stopped = items.find((p) => p.state !== 'SANDBOX_READY' && !this.ended.has(p.id));
     if (stopped) {
       return describeDisturbance({
         object: `doctor's proof pod ${stopped.metadata.name}`,
