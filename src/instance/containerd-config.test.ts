@@ -22,6 +22,7 @@ version = 2
   [plugins."io.containerd.grpc.v1.cri"]
     restrict_oom_score_adj = false
     sandbox_image = "registry.k8s.io/pause:3.8"
+    stream_server_port = "10010"
 
     [plugins."io.containerd.grpc.v1.cri".cni]
       bin_dir = "/opt/cni/bin"
@@ -129,6 +130,7 @@ describe("the private instance's containerd config", () => {
 
     it("shares no port, cgroup or import with the node's daemon", () => {
       expect(doc.string(['metrics'], 'address')).to.equal('');
+      expect(doc.string(CRI17, 'stream_server_port')).to.equal('0');
       expect(doc.string(['cgroup'], 'path')).to.equal('');
       expect(doc.raw([], 'imports')).to.equal(undefined);
     });

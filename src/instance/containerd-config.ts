@@ -87,6 +87,10 @@ export function derivePrivateConfig(dump: string, layout: PrivateLayout): Derive
   // The node's daemon cgroup is the node's; the copy stays in the cgroup of whoever started it.
   setIfSet(['cgroup'], 'path', tomlString(''));
   set(OPT, 'path', tomlString(join(layout.dir, 'opt')));
+  // The streaming server (exec, attach) stays a grpc.v1.cri setting in 2.x too; a fixed port would collide.
+  const streaming = ['plugins', 'io.containerd.grpc.v1.cri'];
+  const port = doc.string(streaming, 'stream_server_port');
+  if (port !== undefined && port !== '0') set(streaming, 'stream_server_port', tomlString('0'));
   for (const name of doc.childNames(['plugins'])) {
     if (name.startsWith('io.containerd.snapshotter.v1.'))
       setIfSet(['plugins', name], 'root_path', tomlString(join(p.root, name)));
