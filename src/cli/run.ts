@@ -20,6 +20,9 @@ Examples:
   # everything that MUST hold, against the local containerd
   $ cri-conform run
 
+  # on a node with a kubelet: a private copy of the node's containerd, removed afterwards
+  $ cri-conform run --isolated --level all
+
   # a throwaway containerd set up by scripts/containerd-up.sh (it prints these exports)
   $ eval "$(sudo scripts/containerd-up.sh --version 1.7)" && cri-conform run --level all
 
