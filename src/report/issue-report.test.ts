@@ -36,6 +36,20 @@ describe('the bug report for one failed check (--issue)', () => {
     expect(text).to.contain('https://github.com/containerd/containerd/issues/4604');
   });
 
+  it("keeps the run's flags that change what a check does, quoted, and drops the rest whole", () => {
+    const flags =
+      '--level=all --restart-cmd=/opt/x/restart.sh /srv/instance --cache-ttl=5s --runtime-handler=odd name --junit=out/j.xml';
+    const text = issueReport(
+      { ...c21, properties: { ...c21.properties, flags } },
+      'TEAR-16',
+      needsOf('TEAR-16'),
+    );
+    const command = /```sh\n([^`]*)```/.exec(text)?.[1] ?? '';
+    expect(command).to.contain("--cache-ttl=5s \\\n  --runtime-handler='odd name'");
+    expect(command).to.contain("--restart-cmd 'systemctl restart containerd'");
+    expect(command).not.to.match(/srv|opt|junit|--level/);
+  });
+
   it('says when the runtime crashed while the check ran', () => {
     const crashed = {
       ...c21,

@@ -7,12 +7,11 @@
  */
 import { type CheckResult, describeCrash, type RunOutcome, type TimelineEntry } from '../harness/result.js';
 import { type RawSegment, splitTrials } from './html/sequence-model.js';
+import { anonymizer, privateRuntimeDir } from './machine-paths.js';
+import { type CheckNeeds, reproduce } from './reproduce-command.js';
 import { formatMs } from './text.js';
 
-/** What the catalogue says about the check, beyond its result: what it needs to run. */
-export interface CheckNeeds {
-  needs: readonly string[];
-}
+export type { CheckNeeds } from './reproduce-command.js';
 
 export class IssueReportError extends Error {
   readonly code = 'ERR_ISSUE_REPORT';
@@ -21,11 +20,6 @@ export class IssueReportError extends Error {
 
 const REPORTABLE = new Set(['failed', 'deviation', 'error']);
 const MAX_STEPS = 60;
-const DEFAULT_TRIALS = '5';
-const DEFAULT_NRI_SOCKET = '/var/run/nri/nri.sock';
-/** Run flags that do not change what a check does; the reproduce command leaves them out. */
-const REPORTING_FLAGS =
-  /^--(report-dir|report-prefix|junit|json|html|baseline|color|no-color|focus|skip|suite|level|trials|parallel|fail-fast|flake-attempts|run-timeout|expected-deviations|strict-deviations|config|runtime-endpoint|image-endpoint|nri-socket|restart-cmd|slow-runtime-dir|slow-cni-dir)(=|$)/;
 
 export function issueReport(outcome: RunOutcome, id: string, catalogue?: CheckNeeds): string {
   const r = outcome.results.find((x) => x.id === id);
@@ -48,7 +42,7 @@ export function issueReport(outcome: RunOutcome, id: string, catalogue?: CheckNe
     ...whatHappened(r, hide),
     ...crashes(outcome, r.id, hide),
     '',
-    ...reproduce(outcome, r, catalogue, hide),
+    ...reproduce(outcome, r, catalogue, hide, violatingSegment(r.timeline).title),
   ];
   if (r.knownIssue) {
     lines.push('', '## Known upstream issue', '', hide(r.knownIssue.reason), '');
@@ -133,7 +127,7 @@ function crashes(outcome: RunOutcome, id: string, hide: (s: string) => string): 
 }
 
 /** The trial that violated the contract, or the whole timeline for a check without trials. */
-function violatingSegment(timeline: readonly TimelineEntry[]): RawSegment {
+export function violatingSegment(timeline: readonly TimelineEntry[]): RawSegment {
   const segments = splitTrials(timeline);
   return segments.find((s) => s.violation !== undefined) ?? { title: '', entries: [...timeline] };
 }
@@ -156,80 +150,6 @@ function step(e: TimelineEntry, hide: (s: string) => string, repeatedMessage: bo
     case 'note':
       return `${at} ${hide(e.text)}`;
   }
-}
-
-function reproduce(
-  outcome: RunOutcome,
-  r: CheckResult,
-  catalogue: CheckNeeds | undefined,
-  hide: (s: string) => string,
-): string[] {
-  const p = outcome.properties;
-  const flags = p.flags.split(/\s+/).filter((f) => f !== '');
-  const trials = flags.find((f) => f.startsWith('--trials='))?.slice('--trials='.length) ?? DEFAULT_TRIALS;
-  const level = r.level === 'MUST' ? [] : [`--level ${r.level === 'SHOULD' ? 'should' : 'all'}`];
-  const needs = catalogue?.needs ?? [];
-  const args = [
-    `--focus '^${r.id}\\b'`,
-    `--trials ${trials}`,
-    ...level,
-    `--runtime-endpoint ${hide(p.endpoint)}`,
-    ...(needs.includes('nri') ? [`--nri-socket ${hide(p.nriSocket ?? DEFAULT_NRI_SOCKET)}`] : []),
-    ...(r.tags.includes('Restart') ? [`--restart-cmd '${restartCommand(p.runtimeName)}'`] : []),
-    ...flags.filter((f) => !REPORTING_FLAGS.test(f)).map(hide),
-  ];
-  const out = [
-    '## Reproduce',
-    '',
-    'With [cri-conform](https://www.npmjs.com/package/cri-conform) on the node, as root:',
-    '',
-  ];
-  out.push('```sh', `cri-conform run ${args.join(' \\\n  ')}`, '```');
-  const notes: string[] = [];
-  if (r.tags.includes('Restart'))
-    notes.push(
-      `A runtime that fails this check can stay wedged; the check then restarts it with \`--restart-cmd\` (any command that restarts ${p.runtimeName} and returns; this run used a script for its private instance).`,
-    );
-  if (needs.some((n) => n.startsWith('slow-') || n === 'creation-delay'))
-    notes.push(
-      'The check delays creation with a test runtime handler or CNI wrapper: add `--slow-runtime-handler`/`--slow-runtime-dir` or `--slow-cni-dir` as in the cri-conform README, "Injectors".',
-    );
-  const trial = violatingSegment(r.timeline).title;
-  if (r.trials && trial)
-    notes.push(
-      `It is a race: this run saw it in ${trial} (with \`--trials ${trials}\`); a larger \`--trials\` gives it more chances.`,
-    );
-  return notes.length > 0 ? [...out, '', ...notes.map((n) => `- ${n}`)] : out;
-}
-
-function restartCommand(runtimeName: string): string {
-  return `systemctl restart ${runtimeName === 'cri-o' ? 'crio' : runtimeName}`;
-}
-
-/** The cgroup filesystem seen through another mount of it (a chroot, an image build): the prefix is local. */
-const MOUNTED_CGROUP_FS = /(?<![\w.-])(?:\/[\w.-]+)+\/sys\/fs\/cgroup\//g;
-
-/**
- * Replaces what names this machine: the private directory of the runtime's socket ($RUNTIME_DIR), the
- * prefix of a cgroup filesystem mounted elsewhere, and every later mention of the run id, which the
- * environment table gives once.
- */
-function anonymizer(outcome: RunOutcome): (s: string) => string {
-  const dir = privateRuntimeDir(outcome.properties.endpoint);
-  const runId = outcome.properties.runId;
-  return (s) => {
-    let out = dir ? s.split(dir).join('$RUNTIME_DIR') : s;
-    if (runId) out = out.split(runId).join('<run id>');
-    return out.replace(MOUNTED_CGROUP_FS, '…/sys/fs/cgroup/');
-  };
-}
-
-/** The socket's directory unless it is a default one (/run/<name>, /var/run/<name>), which names no machine. */
-function privateRuntimeDir(endpoint: string): string | undefined {
-  const path = endpoint.replace(/^unix:\/\//, '');
-  if (!path.startsWith('/')) return undefined;
-  const dir = path.slice(0, path.lastIndexOf('/'));
-  return /^\/(var\/)?run\/[^/]+$/.test(dir) || dir === '' ? undefined : dir;
 }
 
 function cell(s: string): string {
