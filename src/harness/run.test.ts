@@ -84,6 +84,8 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
       ['UNIT-03', 'skipped'],
     ]);
     expect(outcome.properties.runtimeName).to.equal('fake');
+    expect(outcome.properties.kubelet, 'the report says whether a kubelet was seen').to.equal('none seen');
+    expect(renderJUnit(outcome)).to.include('<property name="kubelet" value="none seen"/>');
     expect(notes).to.include('final sweep removed 1 pods and 0 containers (left by the run)');
     expect(fake.pods.size).to.equal(0);
   });
