@@ -103,6 +103,9 @@ export function openCheckScope(
     await injectors.reset().catch((e: unknown) => problems.push(`injector reset: ${errorMessage(e)}`));
     if (!(await cri.settled(SETTLE_MS))) problems.push(`CRI calls still in flight after ${SETTLE_MS} ms`);
     const scope = { runId: env.runId, checkId: check.id, spareTrialsAfter };
+    // A last look before the check's own cleanup ends everything: a trial judged on a pod another client
+    // stopped a moment ago must not go unnoticed.
+    await env.disturbance?.lastLook(objects);
     objects.endingAll();
     const report = await removeLabelledUntilGone(client, scope, CLEANUP_MS);
     problems.push(...report.problems);

@@ -114,6 +114,24 @@ describe('disturbance: another client’s doing, told from the check’s own', (
       expect(after, 'the check ended before its pause did').to.deep.equal([]);
     });
 
+    it('takes a last look before the check’s own cleanup, so a pod stopped just before it is not missed', async () => {
+      const { env, monitor } = besideEnv();
+      const r = await executeCheck(
+        env,
+        testCheck(async (t: CheckContext) => {
+          const podId = await t.cri.runPod(t.make.pod('trial'));
+          const pod = fake.pods.get(podId);
+          if (pod) pod.state = 'SANDBOX_NOTREADY';
+          await t.cleanupNow();
+          t.expect(true, 'the trial was judged');
+        }),
+        10_000,
+      );
+      monitor.stop();
+      expect(r.verdict).to.equal('error');
+      expect(r.message).to.match(/^disturbed: pod cc-unit-01-trial-/);
+    });
+
     it('passes when the check stops and removes its own pod', async () => {
       const { env, monitor } = besideEnv();
       const r = await executeCheck(
