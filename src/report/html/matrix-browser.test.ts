@@ -91,6 +91,10 @@ describe('the matrix across runs in headless Chromium', function () {
       'RemovePodSandbox did not complete',
     );
     expect(page.url()).to.match(/#B-TEAR-16$/);
+    const whose = await page.evaluate(
+      "getComputedStyle(document.querySelector('#B-TEAR-16 > summary .id'), '::before').content",
+    );
+    expect(whose, "the column's letter before the ID").to.equal('"B · "');
   });
 
   it('filters to the rows where columns differ, and by verdict, without a reload', async () => {

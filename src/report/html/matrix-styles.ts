@@ -18,5 +18,7 @@ table.runs td.cell.disagree a::after { content: " !"; }
 table.runs tr.differs td.id .mark::before { content: "\\2260 "; color: var(--fail); }
 table.runs tr.disagrees td.id .mark::before { content: "! "; color: var(--dev); }
 table.runs tr.differs, table.runs tr.disagrees { box-shadow: inset 4px 0 0 var(--fail); }
+section.run details.check > summary { grid-template-columns: 112px 74px 86px 1fr 70px 60px; }
+section.run details.check > summary .id::before { content: var(--column) " \\00b7  "; color: #57606a; }
 section.run { margin: 18px 0; } section.run h3 { font-size: 15px; margin: 8px 0; }
 `;

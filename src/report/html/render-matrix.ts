@@ -154,7 +154,8 @@ function columnSection(c: MatrixColumn, rows: readonly MatrixRow[]): string {
     })
     .join('');
   return (
-    `<section class="run" id="run-${c.label}"><h3>${c.label}: ${esc(c.runtime)}</h3>` +
+    // The column's letter before each check ID, so a check opened from a cell says whose it is.
+    `<section class="run" id="run-${c.label}" style="--column: '${c.label}'"><h3>${c.label}: ${esc(c.runtime)}</h3>` +
     `<dl class="props">${props}</dl>${others}${checks}</section>`
   );
 }
