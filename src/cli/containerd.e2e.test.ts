@@ -1,16 +1,20 @@
 /**
  * End to end against real containerd (1.7 and 2.1 on CI): the shape of a run, not one runtime's verdicts.
  * Every selected check reaches a real verdict, nothing labelled is left, a run can be repeated, and SIGINT
- * mid-check cleans up and exits 2.
+ * mid-check cleans up and exits 2. The `--level all` run also refreshes the failure messages the bundled
+ * deviations are replayed against (fixtures/deviation-replay, deviation-replay.test.ts).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { readSample, recordRun, samplePath, writeSample } from '../harness/deviation-replay.js';
+import type { CheckResult } from '../harness/result.js';
 import { describeSkipped } from '../skip-reason.test.helper.js';
 import {
   labelledLeft,
   NO_RUNTIME_REASON,
+  ROOT,
   runCli,
   runtimesUnderTest,
   untilLabelledPod,
@@ -20,7 +24,29 @@ interface JsonResult {
   id: string;
   verdict: string;
   message: string | null;
+  detail: string | null;
   tags: string[];
+}
+
+interface JsonReport {
+  properties: { runtimeName: string; runtimeVersion: string; startedAt: string };
+  results: JsonResult[];
+}
+
+/** Keeps the sample of failure messages the bundled deviations are replayed against up to date. */
+function recordFailureMessages(report: JsonReport): void {
+  const { runtimeName, runtimeVersion, startedAt } = report.properties;
+  const path = samplePath(ROOT, runtimeName);
+  const results = report.results.map((r) => ({
+    id: r.id,
+    verdict: r.verdict as CheckResult['verdict'],
+    ...(r.message === null ? {} : { message: r.message }),
+    ...(r.detail === null ? {} : { detail: r.detail }),
+  }));
+  writeSample(
+    path,
+    recordRun(readSample(path), { runtime: runtimeName, version: runtimeVersion, at: startedAt }, results),
+  );
 }
 
 if (runtimesUnderTest().length === 0)
@@ -49,7 +75,8 @@ for (const runtime of runtimesUnderTest()) {
       const dir = reportDir();
       const run = await runCli(['run', '--level', 'all', '--trials', '2', '--report-dir', dir], runtime.env);
       expect(run.code, run.stderr).to.be.oneOf([0, 1]);
-      const report = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as { results: JsonResult[] };
+      const report = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as JsonReport;
+      recordFailureMessages(report);
       const toolErrors = report.results
         .filter((r) => r.verdict === 'error')
         .map((r) => `${r.id}: ${r.message}`);

@@ -5,12 +5,12 @@ import { normaliseEndpoint, resolveRunConfig, resolveSelection } from './resolve
 describe('resolveRunConfig', () => {
   const none = {};
 
-  it("defaults to containerd's socket, NRI at /var/run/nri, 5 trials, MUST level", () => {
+  it("defaults to containerd's socket, NRI at /var/run/nri, 20 trials, MUST level", () => {
     const c = resolveRunConfig({}, {}, none);
     expect(c.runtimeEndpoint).to.equal('unix:///run/containerd/containerd.sock');
     expect(c.imageEndpoint).to.equal(c.runtimeEndpoint);
     expect(c.nriSocket).to.equal('/var/run/nri/nri.sock');
-    expect(c.trials).to.equal(5);
+    expect(c.trials).to.equal(20);
     expect(c.level).to.equal('must');
     expect(c.nriRequestTimeoutMs).to.equal(2_000);
     expect(c.cacheTtlMs).to.equal(150_000);

@@ -88,7 +88,7 @@ export function resolveRunConfig(
     pull: oneOf<PullPolicy>(pick('pull') ?? 'missing', ['never', 'missing', 'always'], '--pull'),
     restartTimeoutMs: duration('restart-timeout', '60s'),
     cacheTtlMs: duration('cache-ttl', '150s'),
-    trials: count('trials', '5', 1),
+    trials: count('trials', '20', 1),
     parallel: count('parallel', '4', 1),
     checkTimeoutMs: parseDurationMs(
       typeof flags.timeout === 'string' ? flags.timeout : (fileString(file, 'check-timeout') ?? '5m'),

@@ -29,8 +29,8 @@ Examples:
   # only the NRI hook-ordering suite, failing if NRI is not enabled
   $ cri-conform run --suite hooks --require-nri --nri-socket /var/run/nri/nri.sock
 
-  # one check by ID, five times as many race trials, JUnit for CI
-  $ cri-conform run --focus '^IDEM-01 ' --trials 25 --junit out/junit.xml
+  # one check by ID, twice as many race trials, JUnit for CI
+  $ cri-conform run --focus '^IDEM-01 ' --trials 40 --junit out/junit.xml
 
 Exit codes: 0 every selected check passed (or is an expected deviation), 1 a check failed,
 2 bad usage, the runtime could not be reached or set up, or the run was interrupted.`;

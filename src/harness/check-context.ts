@@ -1,6 +1,7 @@
 /** Builds the `t` a check runs with, and tears down everything the check made when it ends. */
 import { Assertions } from './assertions.js';
 import type { Check } from './check.js';
+import { CheckPaths } from './check-paths.js';
 import { removeLabelledUntilGone } from './cleanup.js';
 import { createConfigFactory, podNamePrefix } from './config-factory.js';
 import type { CheckContext, HostProbe } from './context.js';
@@ -27,6 +28,8 @@ export interface CheckScope {
   assertions: Assertions;
   /** The trials' tally, live while they run; undefined when the check runs none. */
   trials(): TrialTally | undefined;
+  /** The check's paths and the known deviations they showed. */
+  paths: CheckPaths;
   /** Releases hooks, disconnects plugins, resets injectors, removes every labelled object of the check. */
   teardown(): Promise<string[]>;
   /** What the check made and asked to end, and whether another client stopped or removed any of it. */
@@ -92,6 +95,12 @@ export function openCheckScope(
       : undefined;
   const injectors = new CheckInjectors(env.injectors, check.needs, podNamePrefix(check.id), check.uses);
   let tally: TrialTally | undefined;
+  const paths = new CheckPaths(
+    (message) => env.knownDeviation?.(check.id, message) ?? false,
+    (text) => timeline.note(text),
+  );
+  /** The trial running now, for the paths it takes (undefined outside t.trials). */
+  let trialNow: number | undefined;
 
   /**
    * The one cleanup sequence, between trials and at the end: returns what it could not clean. Between
@@ -170,6 +179,7 @@ export function openCheckScope(
       await runTrials(
         async (n) => {
           current = n;
+          trialNow = n;
           timeline.note(`trial ${n} of ${planned}`);
           // Without `build` there is nothing to build: P is undefined.
           await scenario(n, (await builds.setupFor(n)) as Parameters<typeof scenario>[1]);
@@ -178,12 +188,15 @@ export function openCheckScope(
           between: () => cleanupNow(current),
           onTrial: (n, outcome) => timeline.note(`trial ${n}: ${outcome}`),
           assertions: () => assertions.count,
+          passedOver: () => paths.passedOver,
           signal,
         },
         tally,
       );
-      assertTrials(tally);
+      trialNow = undefined;
+      assertTrials(tally, paths.deviated ? paths.describe(planned) : undefined);
     },
+    path: (name, scenario) => paths.run(name, scenario, trialNow),
     cleanupNow: () => cleanupNow(),
     shared: async <T>(key: string, produce: () => Promise<T>): Promise<T> => {
       if (!env.shared) return produce();
@@ -205,7 +218,8 @@ export function openCheckScope(
     require(cond: boolean, message: string): asserts cond {
       assertions.require(cond, message);
     },
-    variant: (name, scenario) => assertions.variant(name, scenario),
+    // A known deviation in one variant leaves the others to run, as on any path.
+    variant: (name, scenario) => assertions.variant(name, () => paths.run(name, scenario, trialNow)),
   };
 
   const teardown = async (): Promise<string[]> => {
@@ -213,5 +227,5 @@ export function openCheckScope(
     await injectors.release().catch((e: unknown) => problems.push(`injector release: ${errorMessage(e)}`));
     return problems;
   };
-  return { t, timeline, observations, assertions, trials: () => tally, teardown, objects };
+  return { t, timeline, observations, assertions, trials: () => tally, paths, teardown, objects };
 }

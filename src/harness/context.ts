@@ -353,9 +353,18 @@ export interface CheckContext {
   /** A precondition of the scenario (an injector held, a marker appeared): false is an ERROR, not a FAIL. */
   require(cond: boolean, message: string): asserts cond;
   /**
+   * One path of the check's scenario ("sandbox: NRI Run hook", "container half"). A violation on it that
+   * an expected deviation (bundled or given) names for this check does not end the check: the path is not
+   * run again (in later trials it returns at once), the check goes on with its other paths, and ends as
+   * that known failure unless another path fails; any other violation fails the check as usual. A
+   * scenario that returns 'not run' could not bring the runtime onto the path (the check records why).
+   */
+  path(name: string, scenario: () => Promise<void | 'not run'>): Promise<void>;
+  /**
    * One variant of the check ("unknown runtime handler", "NRI hook error"). A variant that calls t.skip
    * is recorded as skipped and the check goes on; one that ends without an assertion is an ERROR; a check
-   * whose variants all skipped is a SKIP with their reasons.
+   * whose variants all skipped is a SKIP with their reasons. A known deviation in one is handled as on a
+   * path (t.path): the other variants still run.
    */
   variant(name: string, scenario: () => Promise<void>): Promise<void>;
 }

@@ -44,6 +44,18 @@ function matching(
     : entries.find((d) => concerns(d, r.id, runtime) && d.message.test(text));
 }
 
+/**
+ * Whether an entry of either set names a violation of a check on this runtime, while the check runs: such
+ * a violation decides only the path it showed on (check-paths.ts).
+ */
+export function knownDeviationTest(
+  sets: DeviationSets,
+  runtime: RuntimeIdentity,
+): (checkId: string, message: string) => boolean {
+  const entries = [...sets.expected, ...sets.bundled];
+  return (id, message) => entries.some((d) => concerns(d, id, runtime) && d.message.test(message));
+}
+
 const knownIssueOf = (d: Deviation) => ({ reason: d.reason, links: [...d.links] });
 
 export function applyDeviations(

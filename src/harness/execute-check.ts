@@ -7,11 +7,12 @@ import { CriCallError } from '../cri/errors.js';
 import { classifyThrown } from './assertions.js';
 import { type Check, displayName } from './check.js';
 import { openCheckScope } from './check-context.js';
+import type { CheckPaths } from './check-paths.js';
 import { type Disturbance, describeDisturbance } from './disturbance.js';
 import { errorMessage, isAssertion, SetupError, SkipSignal, WaitTimeout } from './errors.js';
 import type { CheckResult, Verdict } from './result.js';
 import type { RunEnv } from './run-env.js';
-import { describeTally, type TrialTally } from './trials.js';
+import { describeStrength, describeTally, type TrialTally } from './trials.js';
 
 const VERSION_PROBE_MS = 2_000;
 /** Beside a kubelet, how long a failed check watches its pods before its verdict (disturbance.ts). */
@@ -50,8 +51,17 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
     const ending = scope.assertions.judgeQuietEnding(check.level, Object.keys(scope.observations).length);
     verdict = ending.verdict;
     if ('message' in ending) message = ending.message;
+    const tally = scope.trials();
+    if (verdict === 'passed' && scope.paths.deviated) {
+      verdict = 'failed';
+      message = scope.paths.describe();
+    } else if (verdict === 'passed' && tally) message = describeStrength(tally.run, scope.paths.held());
   } catch (e) {
-    ({ verdict, message, detail } = classify(e, controller.signal, scope.trials()));
+    ({ verdict, message, detail } = classify(e, controller.signal, scope.trials(), scope.paths));
+    // Another failure outranks the known deviations, which stay on record beside it.
+    const known = scope.paths.deviated ? scope.paths.describe(scope.trials()?.planned) : undefined;
+    if (isAssertion(e) && known !== undefined && message !== known)
+      scope.observations['known deviation'] = known;
   } finally {
     deadline.clear();
     env.signal.removeEventListener('abort', onRunAbort);
@@ -153,12 +163,19 @@ function classify(
   e: unknown,
   signal: AbortSignal,
   tally: TrialTally | undefined,
+  paths: CheckPaths,
 ): { verdict: Verdict; message?: string; detail?: string } {
-  // A violation an earlier trial found stands, whatever ended the check afterwards.
+  // A violation an earlier trial found stands, whatever ended the check afterwards; so does a known one.
   if (tally && tally.violated > 0 && !isAssertion(e)) {
     return {
       verdict: 'failed',
       message: `${describeTally(tally)}; then: ${errorMessage(signal.reason ?? e)}`,
+    };
+  }
+  if (paths.deviated && !isAssertion(e)) {
+    return {
+      verdict: 'failed',
+      message: `${paths.describe(tally?.planned)}; then: ${errorMessage(signal.reason ?? e)}`,
     };
   }
   if (signal.aborted && !(e instanceof SkipSignal)) {

@@ -170,8 +170,12 @@ export async function startFakeRuntime(): Promise<FakeRuntime> {
 }
 
 /** The environment a check runs in against the fake runtime. */
-export function fakeEnv(client: CriClient, opts: { trials?: number; signal?: AbortSignal } = {}): RunEnv {
+export function fakeEnv(
+  client: CriClient,
+  opts: { trials?: number; signal?: AbortSignal; knownDeviation?: RunEnv['knownDeviation'] } = {},
+): RunEnv {
   return {
+    ...(opts.knownDeviation ? { knownDeviation: opts.knownDeviation } : {}),
     runId: 'unit-run',
     client,
     sequence: new Sequence(),

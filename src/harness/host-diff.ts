@@ -9,7 +9,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { HostLeak } from './host-findings.js';
 import { shortId } from './ids.js';
-import { exists, inodeOf, listPids, parseCgroupMounts, readProc } from './proc.js';
+import {
+  type CgroupMount,
+  cgroupName,
+  exists,
+  hostCgroupMounts,
+  inodeOf,
+  listPids,
+  parseCgroupMounts,
+  readProc,
+} from './proc.js';
 
 const NETNS_DIRS = ['/run/netns', '/var/run/netns'];
 /** containerd nests pod cgroups two or three levels down (k8s.io/<id>, kubepods/.../<id>). */
@@ -22,6 +31,8 @@ export interface HostBaseline {
   netns: Map<string, number>;
   /** Mount points. */
   mounts: Set<string>;
+  /** Cgroup directories a few levels down the host's hierarchies. */
+  cgroups: Set<string>;
 }
 
 export interface TrialClues {
@@ -39,7 +50,8 @@ export function takeBaseline(): HostBaseline {
     const p = readProc(pid);
     if (p) processes.add(`${pid}:${p.startTime}`);
   }
-  return { processes, netns: listNetns(), mounts: new Set(mountPoints()) };
+  const cgroups = new Set(walkCgroups(hostCgroups(), () => false, true));
+  return { processes, netns: listNetns(), mounts: new Set(mountPoints()), cgroups };
 }
 
 /** Net namespaces of the trial's ids' processes that are alive now (path -> owner id), for later blame. */
@@ -69,18 +81,24 @@ export function newSince(baseline: HostBaseline, evidence: TrialClues): HostLeak
       leaks.push({
         kind: 'process',
         what: `pid ${pid} (${p.cmdline.slice(0, 80)}) of ${shortId(id)} is alive`,
+        object: `pid ${pid}`,
       });
   }
-  for (const dir of cgroupDirsNaming(ids)) leaks.push({ kind: 'cgroup', what: `${dir} exists` });
+  const cgroupMounts = hostCgroups();
+  for (const dir of cgroupDirsNaming(ids, cgroupMounts)) {
+    if (!baseline.cgroups.has(dir))
+      leaks.push({ kind: 'cgroup', what: dir, object: cgroupName(dir, cgroupMounts) });
+  }
   for (const m of mountPoints()) {
     const id = baseline.mounts.has(m) ? undefined : mentions(m);
-    if (id) leaks.push({ kind: 'mount', what: `${m} is mounted` });
+    if (id) leaks.push({ kind: 'mount', what: `${m} is mounted`, object: m });
   }
   const owners = evidence.netnsOwners ?? new Map<string, string>();
   for (const [path, inode] of listNetns()) {
     if (baseline.netns.get(path) === inode) continue;
     const owner = owners.get(path);
-    if (owner) leaks.push({ kind: 'netns', what: `${path} (of ${shortId(owner)}) still exists` });
+    if (owner)
+      leaks.push({ kind: 'netns', what: `${path} (of ${shortId(owner)}) still exists`, object: path });
   }
   return leaks;
 }
@@ -115,13 +133,21 @@ function mountPoints(): string[] {
     .filter(Boolean);
 }
 
-/** Cgroup directories (any hierarchy, a few levels down) whose name contains one of the ids. */
-function cgroupDirsNaming(ids: readonly string[]): string[] {
-  if (ids.length === 0) return [];
+/** The cgroup hierarchies as the host itself mounts them (one mount each). */
+function hostCgroups(): CgroupMount[] {
+  return hostCgroupMounts(parseCgroupMounts(readFileSync('/proc/self/mountinfo', 'utf8')));
+}
+
+/**
+ * Cgroup directories a few levels down every hierarchy. The walk keeps a directory whose name `stops` it
+ * and does not go below it; with `all`, it keeps every directory it passes too.
+ */
+function walkCgroups(
+  mounts: readonly CgroupMount[],
+  stops: (name: string) => boolean,
+  all = false,
+): string[] {
   const found: string[] = [];
-  const roots = new Set(
-    parseCgroupMounts(readFileSync('/proc/self/mountinfo', 'utf8')).map((m) => m.mountPoint),
-  );
   const walk = (dir: string, depth: number) => {
     let entries: import('node:fs').Dirent[] = [];
     try {
@@ -132,11 +158,16 @@ function cgroupDirsNaming(ids: readonly string[]): string[] {
     for (const e of entries) {
       if (!e.isDirectory()) continue;
       const path = `${dir}/${e.name}`;
-      if (ids.some((id) => e.name.includes(id))) {
-        if (exists(path)) found.push(path);
-      } else if (depth > 1) walk(path, depth - 1);
+      if (all || stops(e.name)) found.push(path);
+      if (!stops(e.name) && depth > 1) walk(path, depth - 1);
     }
   };
-  for (const root of roots) walk(root, CGROUP_SCAN_DEPTH);
+  for (const root of new Set(mounts.map((m) => m.mountPoint))) walk(root, CGROUP_SCAN_DEPTH);
   return found;
+}
+
+/** Cgroup directories (any hierarchy, a few levels down) whose name contains one of the ids. */
+function cgroupDirsNaming(ids: readonly string[], mounts: readonly CgroupMount[]): string[] {
+  if (ids.length === 0) return [];
+  return walkCgroups(mounts, (name) => ids.some((id) => name.includes(id))).filter(exists);
 }

@@ -11,9 +11,30 @@ export interface PodHostSnapshot {
 export interface HostLeak {
   kind: 'process' | 'cgroup' | 'netns' | 'mount' | 'runtime-record';
   what: string;
+  /**
+   * The object itself ("pid 12", a cgroup's path below its hierarchy, a netns file): one object found by
+   * two probes, or in several cgroup hierarchies, is reported once. Absent, `what` names it.
+   */
+  object?: string;
 }
 
-/** "process: pid 12 (...) is still alive; netns: ..." ('' when nothing leaked). */
+/**
+ * "process: pid 12 (...) is still alive; cgroup: k8s.io/<id> exists in 10 hierarchies; ..." ('' when
+ * nothing leaked). Each object once: a cgroup is one line however many controller hierarchies hold it.
+ */
 export function describeLeaks(leaks: readonly HostLeak[]): string {
-  return leaks.map((l) => `${l.kind}: ${l.what}`).join('; ');
+  const objects = new Map<string, { leak: HostLeak; places: Set<string> }>();
+  for (const leak of leaks) {
+    const key = `${leak.kind}\0${leak.object ?? leak.what}`;
+    const seen = objects.get(key) ?? { leak, places: new Set<string>() };
+    seen.places.add(leak.what);
+    objects.set(key, seen);
+  }
+  return [...objects.values()]
+    .map(({ leak, places }) =>
+      leak.kind === 'cgroup' && leak.object !== undefined
+        ? `cgroup: ${leak.object} exists in ${places.size === 1 ? 'one hierarchy' : `${places.size} hierarchies`}`
+        : `${leak.kind}: ${leak.what}`,
+    )
+    .join('; ');
 }

@@ -18,7 +18,9 @@ import type { HostLeak, PodHostSnapshot } from './host-findings.js';
 import { shortId } from './ids.js';
 import {
   cgroupDir,
+  cgroupName,
   exists,
+  hostCgroupMounts,
   inodeOf,
   isNsfs,
   listPids,
@@ -46,7 +48,7 @@ export class NodeHostProbe implements HostProbe {
         `no process of pod ${shortId(podId)} is visible on this host: run cri-conform on the runtime's node as root, or pass --node-probes off`,
       );
     }
-    const mounts = parseCgroupMounts(readFileSync('/proc/self/mountinfo', 'utf8'));
+    const mounts = hostCgroupMounts(parseCgroupMounts(readFileSync('/proc/self/mountinfo', 'utf8')));
     const cgroupDirs = new Set<string>();
     for (const p of processes) {
       for (const line of readProc(p.pid)?.cgroups ?? []) {
@@ -108,7 +110,9 @@ export class NodeHostProbe implements HostProbe {
       const ids = [...new Set([...evidence.ids, ...records.map((r) => r.id)])];
       const leaks = [
         ...newSince(baseline, { ...evidence, ids }),
-        ...records.map((r): HostLeak => ({ kind: 'runtime-record', what: r.what })),
+        ...records.map(
+          (r): HostLeak => ({ kind: 'runtime-record', what: r.what, object: `container ${r.id}` }),
+        ),
       ];
       if (leaks.length === 0 || Date.now() >= endAt) return leaks;
       await sleep(REAP_POLL_MS);
@@ -145,6 +149,7 @@ export class NodeHostProbe implements HostProbe {
           (t): HostLeak => ({
             kind: 'runtime-record',
             what: `containerd task ${shortId(t.containerId)} (pid ${t.pid}) is still there`,
+            object: `task ${t.containerId}`,
           }),
         ),
       ...records.containers
@@ -153,6 +158,7 @@ export class NodeHostProbe implements HostProbe {
           (c): HostLeak => ({
             kind: 'runtime-record',
             what: `containerd container ${shortId(c.id)} is still there`,
+            object: `container ${c.id}`,
           }),
         ),
     ];
@@ -166,7 +172,8 @@ function findLeaks(s: PodHostSnapshot): HostLeak[] {
     const now = readProc(p.pid);
     if (now && now.startTime === p.startTime && now.state !== 'Z') {
       seen.add(p.pid);
-      leaks.push({ kind: 'process', what: `pid ${p.pid} (${p.cmdline.slice(0, 80)}) is still alive` });
+      const what = `pid ${p.pid} (${p.cmdline.slice(0, 80)}) is still alive`;
+      leaks.push({ kind: 'process', what, object: `pid ${p.pid}` });
     }
   }
   for (const p of livingProcessesOf(s.ids)) {
@@ -174,13 +181,17 @@ function findLeaks(s: PodHostSnapshot): HostLeak[] {
       leaks.push({
         kind: 'process',
         what: `pid ${p.pid} (${p.cmdline.slice(0, 80)}) still references the pod`,
+        object: `pid ${p.pid}`,
       });
   }
+  const mounts = parseCgroupMounts(readFileSync('/proc/self/mountinfo', 'utf8'));
   for (const dir of s.cgroupDirs)
-    if (exists(dir)) leaks.push({ kind: 'cgroup', what: `${dir} still exists` });
-  if (s.netnsPath && exists(s.netnsPath)) leaks.push({ kind: 'netns', what: `${s.netnsPath} still exists` });
+    if (exists(dir)) leaks.push({ kind: 'cgroup', what: dir, object: cgroupName(dir, mounts) });
+  if (s.netnsPath && exists(s.netnsPath)) {
+    leaks.push({ kind: 'netns', what: `${s.netnsPath} still exists`, object: s.netnsPath });
+  }
   for (const m of mountsMentioning(readFileSync('/proc/self/mountinfo', 'utf8'), s.ids)) {
-    leaks.push({ kind: 'mount', what: `${m} is still mounted` });
+    leaks.push({ kind: 'mount', what: `${m} is still mounted`, object: m });
   }
   return leaks;
 }

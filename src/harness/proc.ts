@@ -38,6 +38,8 @@ export function listPids(root = '/proc'): number[] {
 }
 
 export interface CgroupMount {
+  /** major:minor of the hierarchy's superblock: every mount of one hierarchy has the same. */
+  device: string;
   mountPoint: string;
   root: string;
   /** v1: the controllers and name= options of the hierarchy; v2: empty. */
@@ -53,18 +55,46 @@ export function parseCgroupMounts(mountinfo: string): CgroupMount[] {
     if (!left || !right) continue;
     const f = left.split(' ');
     const [fsType, , superOpts = ''] = right.split(' ');
+    const device = f[2] ?? '';
     const root = f[3];
     const mountPoint = f[4];
     if (!root || !mountPoint) continue;
-    if (fsType === 'cgroup2') mounts.push({ mountPoint, root, controllers: [], version: 2 });
+    if (fsType === 'cgroup2') mounts.push({ device, mountPoint, root, controllers: [], version: 2 });
     if (fsType === 'cgroup') {
       const controllers = superOpts
         .split(',')
         .filter((o) => o !== 'rw' && o !== 'ro' && !o.startsWith('release_agent'));
-      mounts.push({ mountPoint, root, controllers, version: 1 });
+      mounts.push({ device, mountPoint, root, controllers, version: 1 });
     }
   }
   return mounts;
+}
+
+/** Where the host itself mounts its cgroup hierarchies. */
+const HOST_CGROUP_ROOT = '/sys/fs/cgroup';
+
+/**
+ * One mount per hierarchy: the host's own under /sys/fs/cgroup, else the first. A chroot or a container
+ * root on the host that bind-mounts the cgroup tree again shows every cgroup a second time; a leak is one
+ * leak, wherever else it is visible.
+ */
+export function hostCgroupMounts(mounts: readonly CgroupMount[]): CgroupMount[] {
+  const byDevice = new Map<string, CgroupMount>();
+  const own = (m: CgroupMount) =>
+    m.mountPoint === HOST_CGROUP_ROOT || m.mountPoint.startsWith(`${HOST_CGROUP_ROOT}/`);
+  for (const m of mounts) {
+    const chosen = byDevice.get(m.device);
+    if (!chosen || (own(m) && !own(chosen))) byDevice.set(m.device, m);
+  }
+  return [...byDevice.values()];
+}
+
+/** A cgroup directory's path below its hierarchy's mount ("k8s.io/<id>"), the same in every hierarchy. */
+export function cgroupName(dir: string, mounts: readonly CgroupMount[]): string {
+  const mount = mounts
+    .filter((m) => dir.startsWith(`${m.mountPoint}/`))
+    .sort((a, b) => b.mountPoint.length - a.mountPoint.length)[0];
+  return mount ? dir.slice(mount.mountPoint.length + 1) : dir;
 }
 
 /** Maps a /proc/PID/cgroup line to its directory on this host, or undefined when no hierarchy matches. */

@@ -8,7 +8,7 @@ import { CriCallError } from '../cri/errors.js';
 import { type Check, displayName } from './check.js';
 import { type CleanupReport, removeLabelledUntilGone } from './cleanup.js';
 import { loadBundledDeviations, loadDeviations } from './deviation-file.js';
-import { applyDeviations, type DeviationSets, staleDeviations } from './deviations.js';
+import { applyDeviations, type DeviationSets, knownDeviationTest, staleDeviations } from './deviations.js';
 import { DisturbanceMonitor } from './disturbance.js';
 import { connectRuntime } from './environment.js';
 import { executeCheck, identityOf } from './execute-check.js';
@@ -52,6 +52,7 @@ export async function runConformance(
   const client = await connectRuntime(config);
   try {
     const prepared = await prepare(config, checks, client, signal, toolVersion, hooks);
+    prepared.env.knownDeviation = knownDeviationTest(deviations, prepared.runtime);
     listener.onStart(checks.length, prepared.properties);
     const { kubelet } = prepared.properties;
     if (kubelet?.startsWith('seen'))

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { CheckContext } from './context.js';
 import { executeCheck } from './execute-check.js';
 import { type FakeRuntime, fakeEnv, startFakeRuntime, testCheck } from './fake-runtime.test.helper.js';
-import { plannedTrials } from './trials.js';
+import { describeStrength, detectableRate, plannedTrials } from './trials.js';
 
 describe('trials keep what they found (fake CRI)', () => {
   let fake: FakeRuntime;
@@ -41,6 +41,14 @@ describe('trials keep what they found (fake CRI)', () => {
     );
     expect(r.trials).to.deep.equal({ run: 1, violated: 1 });
     expect(fake.pods.size).to.equal(0);
+  });
+
+  it('says in a PASS what the trials could have seen', async () => {
+    const r = await runTrials(['hold', 'hold', 'hold']);
+    expect(r.verdict).to.equal('passed');
+    expect(r.message).to.equal(
+      'not seen in 3 trials; a race that shows in at least 64% of trials would have shown with 95% confidence',
+    );
   });
 
   it('fails when a violation comes after an error: the error does not end the trials', async () => {
@@ -149,5 +157,36 @@ describe('plannedTrials', () => {
     expect(plannedTrials(3, 6 / 5)).to.equal(4);
     expect(plannedTrials(1, 1 / 5)).to.equal(1);
     expect(plannedTrials(5, 2)).to.equal(10);
+  });
+});
+
+describe('the strength of a PASS', () => {
+  it('is 1 - 0.05^(1/N): 19 trials are the fewest that see a race in 15% of trials', () => {
+    expect(detectableRate(19)).to.be.at.most(0.15);
+    expect(detectableRate(18)).to.be.above(0.15);
+    expect(detectableRate(1)).to.be.closeTo(0.95, 1e-9);
+  });
+
+  it('states the default 20 trials as 14%, rounding up so it never claims more than the trials saw', () => {
+    expect(describeStrength(20)).to.equal(
+      'not seen in 20 trials; a race that shows in at least 14% of trials would have shown with 95% confidence',
+    );
+  });
+
+  it('counts per path for a check with paths, from the path that ran least', () => {
+    const even = new Map([
+      ['sandbox: NRI Run hook', 20],
+      ['container: NRI Run hook', 20],
+    ]);
+    expect(describeStrength(40, even)).to.equal(
+      "not seen in 40 trials, 20 on each of its 2 paths (sandbox: NRI Run hook, container: NRI Run hook); a race that shows in at least 14% of a path's trials would have shown with 95% confidence",
+    );
+    const uneven = new Map([
+      ['a', 7],
+      ['b', 6],
+    ]);
+    expect(describeStrength(13, uneven)).to.equal(
+      "not seen in 13 trials, at least 6 on each of its 2 paths (a, b); a race that shows in at least 40% of a path's trials would have shown with 95% confidence",
+    );
   });
 });

@@ -25,6 +25,8 @@ export interface TrialHooks {
   onTrial: (trial: number, outcome: string) => void;
   /** How many contract assertions the check has made so far (a trial that adds none tested nothing). */
   assertions: () => number;
+  /** How many path runs were left out because a known deviation decided their path (check-paths.ts). */
+  passedOver: () => number;
   signal: AbortSignal;
 }
 
@@ -52,10 +54,13 @@ export async function runTrials(
   const decided = () => tally.skipped !== undefined || tally.violated > 0;
   for (let trial = 1; trial <= tally.planned && !decided(); trial++) {
     const before = hooks.assertions();
+    const passedOver = hooks.passedOver();
     try {
       await scenario(trial);
-      if (hooks.assertions() === before) throw new SetupError('asserted nothing');
-      hooks.onTrial(trial, 'held');
+      if (hooks.assertions() === before) {
+        if (hooks.passedOver() === passedOver) throw new SetupError('asserted nothing');
+        hooks.onTrial(trial, 'not run: a known deviation decided its paths');
+      } else hooks.onTrial(trial, 'held');
     } catch (e) {
       if (hooks.signal.aborted) throw e;
       record(tally, trial, e);
@@ -105,13 +110,42 @@ export function describeTally(tally: TrialTally): string {
   }`;
 }
 
-/** Ends the trials as the check's verdict: a violation fails; else an error errs; else a skip skips. */
-export function assertTrials(tally: TrialTally): void {
+/**
+ * Ends the trials as the check's verdict: a violation fails; else a known deviation fails with its own
+ * message (`known`, from check-paths.ts); else an error errs; else a skip skips.
+ */
+export function assertTrials(tally: TrialTally, known?: string): void {
   if (tally.violated > 0) throw new ContractViolation(describeTally(tally));
+  if (known !== undefined) throw new ContractViolation(known);
   if (tally.errors.length > 0) {
     throw new SetupError(
       `${tally.errors.length} of ${tally.run} trials could not decide; first: ${tally.errors[0]}`,
     );
   }
   if (tally.skipped) throw new SkipSignal(tally.skipped);
+}
+
+/** The rate of a race that N clean trials would have caught with 95% confidence: 1 - 0.05^(1/N). */
+export function detectableRate(trials: number): number {
+  return 1 - 0.05 ** (1 / trials);
+}
+
+/** As a whole percentage, rounded up: the claim never overstates what the trials could see. */
+function percent(rate: number): string {
+  return `${Math.ceil(rate * 100 - 1e-9)}%`;
+}
+
+/**
+ * What a PASS of a trials check is worth: "not seen in 20 trials; a race that shows in at least 14% of
+ * trials would have shown with 95% confidence". With paths (check-paths.ts), the figure is per path, from
+ * the path that ran least: a race that shows on one path only gets no help from the others' trials.
+ */
+export function describeStrength(trials: number, paths: ReadonlyMap<string, number> = new Map()): string {
+  if (paths.size < 2) {
+    return `not seen in ${trials} trials; a race that shows in at least ${percent(detectableRate(trials))} of trials would have shown with 95% confidence`;
+  }
+  const counts = [...paths.values()];
+  const least = Math.min(...counts);
+  const each = counts.every((n) => n === least) ? `${least}` : `at least ${least}`;
+  return `not seen in ${trials} trials, ${each} on each of its ${paths.size} paths (${[...paths.keys()].join(', ')}); a race that shows in at least ${percent(detectableRate(least))} of a path's trials would have shown with 95% confidence`;
 }

@@ -9,6 +9,7 @@ import {
   type CheckContext,
   describeLeaks,
   type HostBaseline,
+  type HostLeak,
   RUN_LABEL,
 } from '../../src/harness/face.js';
 
@@ -58,14 +59,18 @@ export class TrialEvidence {
 
   /** What of the trial is left on the host and in the runtime's records, as one line ('' when nothing). */
   async leftovers(): Promise<string> {
+    return describeLeaks(await this.leaks());
+  }
+
+  /** What of the trial is left, one finding each (to merge with another probe's before describing). */
+  async leaks(): Promise<HostLeak[]> {
     await this.look();
-    const leaks = await this.t.host.newLeftovers(this.baseline, {
+    return this.t.host.newLeftovers(this.baseline, {
       ids: [...this.ids],
       netnsOwners: this.owners,
       known: this.known,
       labels: runLabels(this.t),
     });
-    return describeLeaks(leaks);
   }
 }
 

@@ -9,7 +9,7 @@ export const check = defineCheck({
   needs: ['creation-delay'],
   uses: ['slow-runtime', 'slow-cni'],
   // Three paths with both injectors.
-  trials: { scale: 9 / 5, why: TRIALS_WHY },
+  trials: { scale: 3, why: TRIALS_WHY },
   title:
     "Once a request that timed out in the runtime's create or in network setup has converged and its pod is removed, the host holds nothing of the abandoned attempt",
   contract:

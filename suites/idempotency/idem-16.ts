@@ -9,7 +9,7 @@ export const check = defineCheck({
   needs: ['nri', 'stalls-hooks'],
   uses: ['slow-runtime', 'slow-cni'],
   // Two paths: the RunPodSandbox and the CreateContainer hook.
-  trials: { scale: 6 / 5, why: TRIALS_WHY },
+  trials: { scale: 2, why: TRIALS_WHY },
   title:
     'Once a request that timed out in an NRI Run hook has converged and its pod is removed, the host holds nothing of the abandoned attempt',
   contract:

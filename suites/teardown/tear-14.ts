@@ -1,8 +1,14 @@
-import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
+import {
+  type CheckContext,
+  defineCheck,
+  describeLeaks,
+  shortId,
+  type TestPlugin,
+} from '../../src/harness/face.js';
 import { tryHoldDuring } from '../common/holds.js';
 import { describeReply } from '../common/replies.js';
 import { TrialEvidence } from '../common/trial-leftovers.js';
-import { finishTeardown, leftoversOf } from './leaks.js';
+import { finishTeardown } from './leaks.js';
 
 /** Plugin 10 must see a creation hook before plugin 20 fails it; HOOK-07 is the check for that order. */
 const OUT_OF_ORDER =
@@ -43,6 +49,77 @@ async function cniFailure(t: CheckContext, trial: number): Promise<void> {
   );
 }
 
+interface Plugins {
+  holder: TestPlugin;
+  refuser: TestPlugin;
+}
+
+/** Plugin 20 fails RunPodSandbox while plugin 10 holds it: the failed sandbox must leave nothing. */
+async function refusedSandbox(t: CheckContext, trial: number, { holder, refuser }: Plugins): Promise<void> {
+  // Each path has its own baseline: what an earlier path left is no leak of this one.
+  const seen = await TrialEvidence.start(t);
+  const podConfig = t.make.pod(`tear-14-${trial}-refused`);
+  const podName = podConfig.metadata.name;
+  refuser.fault({ match: { event: 'RunPodSandbox', podName }, action: REFUSE });
+  const run = await tryHoldDuring(t, holder, 'RunPodSandbox', { podName }, () => t.cri.tryRunPod(podConfig));
+  if ('unreached' in run) t.skip(OUT_OF_ORDER);
+  const podSnapshot = await t.host.snapshot(run.held.pod.id);
+  seen.add(run.held.pod.id);
+  await seen.look();
+  run.hold.release();
+  const ran = await run.reply;
+  if (ran.ok) {
+    ignoredError(t, trial, 'RunPodSandbox');
+    // Gone before the next path, whose leak probe would otherwise find this live pod.
+    const removed = await finishTeardown(t, ran.value);
+    t.expect(removed === '', `removing the pod the runtime made despite the plugin error failed: ${removed}`);
+    return;
+  }
+  const listed = await t.cri.listPods({ name: podName });
+  t.expect(
+    listed.length === 0,
+    `the failed sandbox is still listed: ${listed.map((p) => `${shortId(p.id)}/${p.state}`).join(', ')}`,
+  );
+  // Both looks wait out slow reaping before they call a process a leak: wait once, not twice.
+  const [snapshotLeaks, trialLeaks] = await Promise.all([t.host.leftovers(podSnapshot), seen.leaks()]);
+  const podLeaks = describeLeaks([...snapshotLeaks, ...trialLeaks]);
+  t.expect(podLeaks === '', `after RunPodSandbox failed in a plugin, the host still holds ${podLeaks}`);
+}
+
+/** Plugin 20 fails CreateContainer while plugin 10 holds it: once its pod is removed, nothing is left. */
+async function refusedContainer(t: CheckContext, trial: number, { holder, refuser }: Plugins): Promise<void> {
+  const seen = await TrialEvidence.start(t);
+  const hostConfig = t.make.pod(`tear-14-${trial}-host`);
+  const podId = await t.cri.runPod(hostConfig);
+  refuser.fault({ match: { event: 'CreateContainer', podId }, action: REFUSE });
+  const config = t.make.container('refused');
+  const create = await tryHoldDuring(t, holder, 'CreateContainer', { podId }, () =>
+    t.cri.tryCall('CreateContainer', { podSandboxId: podId, config, sandboxConfig: hostConfig }),
+  );
+  if ('unreached' in create) t.skip(OUT_OF_ORDER);
+  const ctrId = create.held.container?.id ?? '';
+  const ctrSnapshot = await t.host.snapshot(podId, ctrId === '' ? [] : [ctrId]);
+  seen.add(podId, ctrId);
+  create.hold.release();
+  const created = await create.reply;
+  if (created.ok) ignoredError(t, trial, 'CreateContainer');
+  else {
+    const ctrs = await t.cri.listContainers({ podId });
+    t.expect(
+      ctrs.length === 0,
+      `the failed container is still listed: ${ctrs.map((c) => `${c.name}/${c.state}`).join(', ')}`,
+    );
+  }
+  const failed = await finishTeardown(t, podId);
+  t.expect(failed === '', `removing the pod of the failed container failed: ${failed}`);
+  const [snapshotLeaks, trialLeaks] = await Promise.all([t.host.leftovers(ctrSnapshot), seen.leaks()]);
+  const ctrLeaks = describeLeaks([...snapshotLeaks, ...trialLeaks]);
+  t.expect(
+    ctrLeaks === '',
+    `after CreateContainer ${created.ok ? 'went through' : 'failed in a plugin'} and its pod was removed, the host still holds ${ctrLeaks}`,
+  );
+}
+
 export const check = defineCheck({
   id: 'TEAR-14',
   level: 'MUST',
@@ -50,7 +127,10 @@ export const check = defineCheck({
   // exclusive: the CNI failure is global, and would fail any pod another check made meanwhile.
   needs: ['nri', 'exclusive', 'stalls-hooks'],
   uses: ['slow-cni'],
-  trials: true,
+  trials: {
+    scale: 2,
+    why: '--trials of plugin errors (each with a sandbox and a container path) and --trials of CNI failures, taken in turns where the run offers the slow CNI',
+  },
   title:
     "A sandbox or container whose creation failed (a plugin error on its Run hook, a CNI failure) leaves nothing behind: not in CRI, not on the host, not in the runtime's own records",
   contract:
@@ -60,75 +140,15 @@ export const check = defineCheck({
     const cni = t.inject.offers('slow-cni');
     if (cni !== undefined) t.observe('CNI failure variant', `not run: ${cni}`);
     await t.trials(async (trial) => {
-      if (cni === undefined && trial % 2 === 0) return cniFailure(t, trial);
-      const seen = await TrialEvidence.start(t);
+      if (cni === undefined && trial % 2 === 0) {
+        return t.path('sandbox: CNI failure', () => cniFailure(t, trial));
+      }
       // Plugin 10 holds the hook long enough to snapshot the half-made object; plugin 20 then fails it.
       const holder = await t.nri.plugin({ index: '10', events: ['RunPodSandbox', 'CreateContainer'] });
       const refuser = await t.nri.plugin({ index: '20', events: ['RunPodSandbox', 'CreateContainer'] });
-
-      const podConfig = t.make.pod(`tear-14-${trial}-refused`);
-      const podName = podConfig.metadata.name;
-      refuser.fault({ match: { event: 'RunPodSandbox', podName }, action: REFUSE });
-      const run = await tryHoldDuring(t, holder, 'RunPodSandbox', { podName }, () =>
-        t.cri.tryRunPod(podConfig),
-      );
-      if ('unreached' in run) t.skip(OUT_OF_ORDER);
-      const podSnapshot = await t.host.snapshot(run.held.pod.id);
-      seen.add(run.held.pod.id);
-      await seen.look();
-      run.hold.release();
-      const ran = await run.reply;
-      if (ran.ok) {
-        ignoredError(t, trial, 'RunPodSandbox');
-        // Gone before the next variant, whose leak probe would otherwise find this live pod.
-        const removed = await finishTeardown(t, ran.value);
-        t.expect(
-          removed === '',
-          `removing the pod the runtime made despite the plugin error failed: ${removed}`,
-        );
-      } else {
-        const listed = await t.cri.listPods({ name: podName });
-        t.expect(
-          listed.length === 0,
-          `the failed sandbox is still listed: ${listed.map((p) => `${shortId(p.id)}/${p.state}`).join(', ')}`,
-        );
-        // Both looks wait out slow reaping before they call a process a leak: wait once, not twice.
-        const podLeaks = (await Promise.all([leftoversOf(t, podSnapshot), seen.leftovers()]))
-          .filter(Boolean)
-          .join('; ');
-        t.expect(podLeaks === '', `after RunPodSandbox failed in a plugin, the host still holds ${podLeaks}`);
-      }
-
-      const hostConfig = t.make.pod(`tear-14-${trial}-host`);
-      const podId = await t.cri.runPod(hostConfig);
-      refuser.fault({ match: { event: 'CreateContainer', podId }, action: REFUSE });
-      const config = t.make.container('refused');
-      const create = await tryHoldDuring(t, holder, 'CreateContainer', { podId }, () =>
-        t.cri.tryCall('CreateContainer', { podSandboxId: podId, config, sandboxConfig: hostConfig }),
-      );
-      if ('unreached' in create) t.skip(OUT_OF_ORDER);
-      const ctrId = create.held.container?.id ?? '';
-      const ctrSnapshot = await t.host.snapshot(podId, ctrId === '' ? [] : [ctrId]);
-      seen.add(podId, ctrId);
-      create.hold.release();
-      const created = await create.reply;
-      if (created.ok) ignoredError(t, trial, 'CreateContainer');
-      else {
-        const ctrs = await t.cri.listContainers({ podId });
-        t.expect(
-          ctrs.length === 0,
-          `the failed container is still listed: ${ctrs.map((c) => `${c.name}/${c.state}`).join(', ')}`,
-        );
-      }
-      const failed = await finishTeardown(t, podId);
-      t.expect(failed === '', `removing the pod of the failed container failed: ${failed}`);
-      const ctrLeaks = (await Promise.all([leftoversOf(t, ctrSnapshot), seen.leftovers()]))
-        .filter(Boolean)
-        .join('; ');
-      t.expect(
-        ctrLeaks === '',
-        `after CreateContainer ${created.ok ? 'went through' : 'failed in a plugin'} and its pod was removed, the host still holds ${ctrLeaks}`,
-      );
+      const plugins = { holder, refuser };
+      await t.path('sandbox: plugin error', () => refusedSandbox(t, trial, plugins));
+      await t.path('container: plugin error', () => refusedContainer(t, trial, plugins));
     });
   },
 });

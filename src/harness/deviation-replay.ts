@@ -1,0 +1,120 @@
+/**
+ * Replays expected-deviation entries against the messages checks wrote on a real runtime. An entry whose
+ * check's failure message changed matches nothing and hides the known issue's link from every run; an
+ * entry whose pattern also fits another check's message would give a new bug a known issue's name. Both
+ * fail the build (deviation-replay.test.ts). The sample is recorded by the real-containerd e2e test.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Deviation } from './deviation-file.js';
+import type { CheckResult } from './result.js';
+
+/** The failure messages of one run, by check. */
+export interface RecordedRun {
+  runtime: string;
+  version: string;
+  recordedAt: string;
+  messages: Record<string, string[]>;
+}
+
+export interface ReplaySample {
+  about: string;
+  runs: RecordedRun[];
+}
+
+/** Where the sample lives: fixtures/deviation-replay/<runtime>.json. */
+export function samplePath(root: string, runtime: string): string {
+  return join(root, 'fixtures', 'deviation-replay', `${runtime.toLowerCase()}.json`);
+}
+
+const ABOUT =
+  'Failure messages checks wrote on real runtimes, one record per minor version, refreshed by the real-containerd e2e test (a check that did not fail keeps its earlier messages). deviation-replay.test.ts replays the bundled deviations against them.';
+
+export function readSample(path: string): ReplaySample {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as ReplaySample;
+  } catch {
+    return { about: ABOUT, runs: [] };
+  }
+}
+
+/** "2.1" of "2.1.9": one record per minor version, so a patch release replaces the one before it. */
+function minor(version: string): string {
+  return /^v?(\d+\.\d+)/.exec(version)?.[1] ?? version;
+}
+
+/** The text an entry is matched against: a failure's message, or the failure a deviation stands for. */
+function failureText(r: Pick<CheckResult, 'verdict' | 'message' | 'detail'>): string | undefined {
+  if (r.verdict === 'failed') return r.message ?? '';
+  if (r.verdict === 'deviation') return r.detail ?? '';
+  return undefined;
+}
+
+/**
+ * The sample with this run's failures in it: every check that failed here gets its messages replaced, and
+ * a check that passed or skipped keeps what it wrote before (a race check does not fail every run).
+ */
+export function recordRun(
+  sample: ReplaySample,
+  run: { runtime: string; version: string; at: string },
+  results: readonly Pick<CheckResult, 'id' | 'verdict' | 'message' | 'detail'>[],
+): ReplaySample {
+  const key = (r: { runtime: string; version: string }) => `${r.runtime.toLowerCase()} ${minor(r.version)}`;
+  const earlier = sample.runs.find((r) => key(r) === key(run));
+  const messages: Record<string, string[]> = { ...(earlier?.messages ?? {}) };
+  const fresh = new Map<string, string[]>();
+  for (const r of results) {
+    const text = failureText(r);
+    if (text !== undefined) fresh.set(r.id, [...(fresh.get(r.id) ?? []), text]);
+  }
+  for (const [id, texts] of fresh) messages[id] = texts;
+  const sorted = Object.fromEntries(Object.entries(messages).sort(([a], [b]) => a.localeCompare(b)));
+  const recorded: RecordedRun = {
+    runtime: run.runtime,
+    version: run.version,
+    recordedAt: run.at,
+    messages: sorted,
+  };
+  const others = sample.runs.filter((r) => key(r) !== key(run));
+  return { about: ABOUT, runs: [...others, recorded].sort((a, b) => key(a).localeCompare(key(b))) };
+}
+
+export function writeSample(path: string, sample: ReplaySample): void {
+  writeFileSync(path, `${JSON.stringify(sample, null, 2)}\n`);
+}
+
+/**
+ * What is wrong with the entries against the sample, one line each: an entry no recorded run of its
+ * runtime and versions can replay, one that matches none of its check's messages (dead), and one that
+ * matches another check's message (over-broad).
+ */
+export function replayDeviations(entries: readonly Deviation[], sample: ReplaySample): string[] {
+  const problems: string[] = [];
+  for (const d of entries) {
+    const runs = sample.runs.filter((r) => r.runtime.toLowerCase() === d.runtime.toLowerCase());
+    const concerned = runs.filter((r) => d.versions.test(r.version));
+    const name = `${d.id} (${d.where}, ${d.versions.text})`;
+    if (concerned.length === 0) {
+      problems.push(`${name}: no recorded run of ${d.runtime} in its versions to replay it against`);
+      continue;
+    }
+    const own = concerned.flatMap((r) => r.messages[d.id] ?? []);
+    if (!own.some((m) => d.message.test(m))) {
+      const versions = concerned.map((r) => r.version).join(', ');
+      problems.push(
+        `${name}: dead: /${d.message.source}/ matches none of the ${own.length} recorded ${d.id} messages on ${d.runtime} ${versions}`,
+      );
+    }
+    for (const r of runs) {
+      for (const [id, texts] of Object.entries(r.messages)) {
+        const hit = id === d.id ? undefined : texts.find((m) => d.message.test(m));
+        if (hit !== undefined) {
+          problems.push(
+            `${name}: over-broad: also matches ${id}'s message on ${r.version}: ${hit.slice(0, 200)}`,
+          );
+        }
+      }
+    }
+  }
+  return problems;
+}
