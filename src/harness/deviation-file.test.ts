@@ -71,15 +71,24 @@ describe('the expected-deviations file', () => {
     );
   });
 
-  it('ships a containerd file whose every entry is valid and bounded to the versions it was seen on', () => {
+  it('ships a containerd file whose entries follow their bugs: open while unfixed, ending at the fixing release', () => {
     const bundled = loadBundledDeviations();
-    expect(bundled.map((d) => d.id)).to.include('TEAR-05');
     for (const d of bundled) {
       expect(d.runtime, d.where).to.equal('containerd');
       const seenOn = ['1.7.24~ds1', '2.1.9+unknown'].filter((v) => d.versions.test(v));
       expect(seenOn, d.where).not.to.be.empty;
-      expect(d.versions.test('3.0.0'), d.where).to.equal(false);
-      expect(d.versions.test('2.2.6'), d.where).to.equal(false);
+    }
+    const range = (id: string) => bundled.find((d) => d.id === id)?.versions;
+    // containerd 2.2.7 built from its tag still fails these for the same causes.
+    for (const id of ['IDEM-05', 'TEAR-05', 'TEAR-08', 'TEAR-16']) {
+      expect(range(id)?.test('2.2.7'), id).to.equal(true);
+      expect(range(id)?.test('3.0.0'), id).to.equal(true);
+    }
+    // 2.2.6 carries the sandbox shutdown on Run hook failures (containerd#13644) and the ready check in
+    // CreateContainer (containerd#13669).
+    for (const id of ['TEAR-14', 'IDEM-16', 'HOOK-11']) {
+      expect(range(id)?.test('2.2.5'), id).to.equal(true);
+      expect(range(id)?.test('2.2.6'), id).to.equal(false);
     }
   });
 
