@@ -31,7 +31,7 @@ export class CheckPaths {
    * Runs one path of the check, unless a known deviation already decided it. A scenario that returns
    * 'not run' could not bring the runtime onto the path (the check records why): no run of it.
    */
-  async run(name: string, scenario: () => Promise<void | 'not run'>, trial?: number): Promise<void> {
+  async run(name: string, scenario: () => Promise<unknown>, trial?: number): Promise<void> {
     const record = this.paths.get(name) ?? { held: 0 };
     this.paths.set(name, record);
     if (record.deviation) {

@@ -359,7 +359,7 @@ export interface CheckContext {
    * that known failure unless another path fails; any other violation fails the check as usual. A
    * scenario that returns 'not run' could not bring the runtime onto the path (the check records why).
    */
-  path(name: string, scenario: () => Promise<void | 'not run'>): Promise<void>;
+  path(name: string, scenario: () => Promise<unknown>): Promise<void>;
   /**
    * One variant of the check ("unknown runtime handler", "NRI hook error"). A variant that calls t.skip
    * is recorded as skipped and the check goes on; one that ends without an assertion is an ERROR; a check
