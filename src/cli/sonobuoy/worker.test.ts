@@ -84,6 +84,8 @@ describe('cri-conform run --sonobuoy (a Sonobuoy worker against the reference ru
 
     expect(readFileSync(join(results, 'done'), 'utf8')).to.equal(results);
     expect(existsSync(join(results, 'results.json')), 'results.json beside the JUnit').to.equal(true);
+    const json = JSON.parse(readFileSync(join(results, 'results.json'), 'utf8'));
+    expect(json.properties.node, 'the node, not the pod, in results.json').to.equal('node-7');
     expect(existsSync(join(results, 'report.html')), 'the HTML report beside the JUnit').to.equal(true);
     const junit = readFileSync(join(results, 'junit.xml'), 'utf8');
     const cases = junit.match(/<testcase /g) ?? [];

@@ -39,7 +39,9 @@ export async function runSonobuoyWorker(flags: WorkerFlags, io: Io): Promise<num
   try {
     poster = new ProgressPoster({ port: progressPortFrom(io.env), onProblem: log });
     const config = await workerRunConfig(flags, io, worker, log);
-    const outcome = await runFleetChecks(config, flags.color, io, poster, log);
+    const ran = await runFleetChecks(config, flags.color, io, poster, log);
+    // The pod's own host name is its pod name: results.json and the HTML report name the node instead.
+    const outcome = { ...ran, properties: { ...ran.properties, node: worker.nodeName } };
     const [{ renderJUnit }, { renderJson }, { renderHtml }] = await Promise.all([
       import('../../report/junit.js'),
       import('../../report/json.js'),
