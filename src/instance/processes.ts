@@ -32,6 +32,22 @@ export function pidsMentioning(text: string): number[] {
   return pids;
 }
 
+/** Live processes whose command line `matches`, and their children (a wrapper's `sleep`). */
+export function pidsWithArgs(matches: (argv: readonly string[]) => boolean): number[] {
+  const found = new Set<number>();
+  const parents = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    if (pid === process.pid || !alive(pid)) continue;
+    parents.set(pid, Number(statFields(pid)?.[1] ?? 0));
+    const argv = cmdlineOf(pid);
+    if (argv && matches(argv)) found.add(pid);
+  }
+  for (const [pid, parent] of parents) if (found.has(parent)) found.add(pid);
+  return [...found];
+}
+
 function statFields(pid: number): string[] | undefined {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');

@@ -14,7 +14,7 @@ import { layoutPaths } from './containerd-config.js';
 import { runningDaemon, signalAndWait, stopDaemon } from './daemon.js';
 import type { InstanceFile } from './instance-file.js';
 import { releaseNetwork } from './network.js';
-import { alive, pidsMentioning } from './processes.js';
+import { alive, pidsMentioning, pidsWithArgs } from './processes.js';
 
 const exec = promisify(execFile);
 const CGROUP_ROOT = '/sys/fs/cgroup';
@@ -25,8 +25,7 @@ export async function removeInstance(dir: string, info: InstanceFile): Promise<s
   if (runningDaemon(dir) !== undefined) await removePodsThroughCri(`unix://${p.socket}`);
   const named = namedInState(dir);
   await stopDaemon(dir);
-  // Shims (their command line names the socket) and wrappers in the middle of a delay name the dir.
-  for (const pid of pidsMentioning(`${dir}/`)) await signalAndWait(pid, 'SIGKILL', 5_000);
+  for (const pid of instanceProcesses(dir)) await signalAndWait(pid, 'SIGKILL', 5_000);
   await deleteRuncContainers(p.runcRoot, info.runcBinary);
   for (const ns of named.netns) await deleteNetns(ns);
   await unmountUnder(dir);
@@ -58,6 +57,19 @@ export async function remains(
   const cgroups = named.ids.length > 0 ? cgroupDirs(named.ids) : [];
   if (cgroups.length > 0) problems.push(`cgroups still there: ${cgroups.slice(0, 3).join(' ')}`);
   return problems;
+}
+
+/**
+ * The instance's shims (`-address <its socket>`) and the wrappers in the middle of a delay (their script
+ * is one of its files), with their children; nothing else, even if it names the directory.
+ */
+export function instanceProcesses(dir: string): number[] {
+  const p = layoutPaths(dir);
+  const wrappers = new Set([join(p.slowRuntime, 'runc-slow'), join(p.cniBin, 'conform-bridge')]);
+  return pidsWithArgs(
+    (argv) =>
+      argv.some((a, i) => a === '-address' && argv[i + 1] === p.socket) || argv.some((a) => wrappers.has(a)),
+  );
 }
 
 async function removePodsThroughCri(endpoint: string): Promise<void> {
