@@ -11,7 +11,7 @@ import { errorMessage } from './errors.js';
 import { imagePresent, pullImage } from './images.js';
 import type { KubeletEvidence } from './kubelet-detect.js';
 import type { Finding, ReadinessPurpose } from './readiness-types.js';
-import { describeIdentity, runtimeIdentity } from './runtime-identity.js';
+import { describeSocket, servingSocket } from './runtime-identity.js';
 import type { RunConfig } from './settings.js';
 
 export interface RuntimeStatus {
@@ -99,13 +99,13 @@ export async function restartFinding(
   config: Pick<RunConfig, 'restartCmd' | 'runtimeEndpoint'>,
 ): Promise<Finding> {
   if (!config.restartCmd) return warn('restart command', '[Restart] checks will skip: pass --restart-cmd');
-  const serving = await runtimeIdentity(config.runtimeEndpoint);
+  const serving = await servingSocket(config.runtimeEndpoint);
   return 'unknown' in serving
     ? warn(
         `restart command: ${config.restartCmd}`,
         `a restart cannot be shown here (${serving.unknown}), so [Restart] checks will ERROR`,
       )
-    : ok(`restart command: ${config.restartCmd} (the runtime is now ${describeIdentity(serving)})`);
+    : ok(`restart command: ${config.restartCmd} (the runtime serves on ${describeSocket(serving)})`);
 }
 
 /** The ways out, in one line: the run stops with it (exit 2) unless --beside-kubelet is given. */

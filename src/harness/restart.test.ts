@@ -11,7 +11,7 @@ import { CriClient } from '../cri/client.js';
 import type { CheckContext } from './context.js';
 import { executeCheck } from './execute-check.js';
 import { type FakeRuntime, fakeEnv, startFakeRuntime, testCheck } from './fake-runtime.test.helper.js';
-import { changed, type RuntimeIdentity, runtimeIdentity } from './runtime-identity.js';
+import { secondsSinceBoot, servingSocket, socketHolders } from './runtime-identity.js';
 
 const restarting = testCheck(
   async (t: CheckContext) => {
@@ -39,7 +39,7 @@ describe('--restart-cmd: the runtime process must change', () => {
       expect(r.verdict).to.equal('error');
       expect(r.message).to.match(
         new RegExp(
-          `^--restart-cmd exited 0 but the runtime did not restart: ${fake.endpoint} was served by pid ${process.pid}, socket inode \\d+ and is still pid ${process.pid}, socket inode \\d+ once it answered again; .*not systemctl --no-block`,
+          `^--restart-cmd exited 0 but the runtime did not restart: once it answered again, ${fake.endpoint} is still served by socket inode \\d+, held by pid ${process.pid}, which started before the command; .*not systemctl --no-block`,
         ),
       );
       expect(r.detail, 'a known error, no stack').to.equal(undefined);
@@ -71,47 +71,48 @@ describe('--restart-cmd: the runtime process must change', () => {
     }
   });
 
-  describe('runtimeIdentity reads the host tables', () => {
+  describe('the host tables that show which process serves the socket', () => {
     const proc = mkdtempSync(join(tmpdir(), 'cc-proc-'));
     after(() => rmSync(proc, { recursive: true, force: true }));
-    /** A /proc with one listener on `path` (inode 4711) held by pid 812, and a connected socket by pid 9. */
-    const table = (path: string, inode = '4711') => {
+    /**
+     * A /proc with one listener on `path` (inode 4711) held by pid 812, started 120 s after boot (12000
+     * ticks), and a connected socket of the same path held by pid 9.
+     */
+    const table = (path: string) => {
       mkdirSync(join(proc, 'net'), { recursive: true });
       writeFileSync(
         join(proc, 'net/unix'),
         [
           'Num       RefCount Protocol Flags    Type St Inode Path',
-          `0000000000000000: 00000002 00000000 00010000 0001 01 ${inode} ${path}`,
+          `0000000000000000: 00000002 00000000 00010000 0001 01 4711 ${path}`,
           `0000000000000000: 00000003 00000000 00000000 0001 03 5000 ${path}`,
         ].join('\n'),
       );
+      writeFileSync(join(proc, 'uptime'), '300.50 1000.00\n');
       for (const [pid, target] of [
-        ['812', `socket:[${inode}]`],
+        ['812', 'socket:[4711]'],
         ['9', 'socket:[5000]'],
       ] as const) {
         rmSync(join(proc, pid), { recursive: true, force: true });
         mkdirSync(join(proc, pid, 'fd'), { recursive: true });
         symlinkSync(target, join(proc, pid, 'fd', '3'));
+        const rest = Array.from({ length: 30 }, (_, i) => (i === 18 ? '12000' : '0')).join(' ');
+        writeFileSync(join(proc, pid, 'stat'), `${pid} (containerd (x)) S ${rest}\n`);
       }
     };
 
-    const known = (id: RuntimeIdentity | { unknown: string }): RuntimeIdentity => {
-      if ('unknown' in id) throw new Error(id.unknown);
-      return id;
-    };
-
-    it('finds the listening socket of the path and the process that holds it', async () => {
+    it('finds the listening socket of the path, and the process holding it with its start time', async () => {
       table('/run/x/containerd.sock');
-      const id = await runtimeIdentity('unix:///run/x/containerd.sock', { proc });
-      expect(id).to.deep.equal({ inodes: ['4711'], pids: [812] });
-      table('/run/x/containerd.sock', '4712');
-      const after = await runtimeIdentity('/run/x/containerd.sock', { proc });
-      expect(changed(known(id), known(after))).to.equal(true);
+      const socket = await servingSocket('unix:///run/x/containerd.sock', proc);
+      expect(socket).to.deep.equal({ inodes: ['4711'] });
+      if ('unknown' in socket) return;
+      expect(await socketHolders(socket, proc)).to.deep.equal([{ pid: 812, startedSec: 120 }]);
+      expect(await secondsSinceBoot(proc)).to.equal(300.5);
     });
 
     it('says why when nothing listens on the path', async () => {
       table('/run/other.sock');
-      expect(await runtimeIdentity('unix:///run/x/containerd.sock', { proc })).to.deep.equal({
+      expect(await servingSocket('unix:///run/x/containerd.sock', proc)).to.deep.equal({
         unknown: `no process listens on /run/x/containerd.sock in ${proc}/net/unix`,
       });
     });

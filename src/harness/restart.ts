@@ -7,7 +7,14 @@
 import { spawn } from 'node:child_process';
 import type { CriClient } from '../cri/client.js';
 import { errorMessage, SetupError } from './errors.js';
-import { changed, describeIdentity, runtimeIdentity } from './runtime-identity.js';
+import {
+  describeSocket,
+  type ServingSocket,
+  sameSocket,
+  secondsSinceBoot,
+  servingSocket,
+  socketHolders,
+} from './runtime-identity.js';
 import { notYet, poll } from './waits.js';
 
 export interface RestartSpec {
@@ -25,12 +32,13 @@ export async function restartRuntime(
   signal: AbortSignal,
 ): Promise<number> {
   const started = Date.now();
-  const before = await runtimeIdentity(restart.endpoint);
+  const before = await servingSocket(restart.endpoint);
   if ('unknown' in before) {
     throw new SetupError(
       `cannot tell whether --restart-cmd restarts the runtime (${before.unknown}), so no restart could be shown`,
     );
   }
+  const commandAtSec = await secondsSinceBoot();
   await runShell(restart.command, restart.timeoutMs, signal);
   await poll(
     async () => {
@@ -49,15 +57,35 @@ export async function restartRuntime(
       signal,
     },
   );
-  const after = await runtimeIdentity(restart.endpoint);
-  if ('unknown' in after || !changed(before, after)) {
-    const now = 'unknown' in after ? after.unknown : `still ${describeIdentity(after)}`;
+  const notShown = await unshownRestart(restart.endpoint, before, commandAtSec);
+  if (notShown) {
     throw new SetupError(
-      `--restart-cmd exited 0 but the runtime did not restart: ${restart.endpoint} was served by ${describeIdentity(before)} and is ${now} once it answered again; the command must restart the runtime and return when it is back (not systemctl --no-block)`,
+      `--restart-cmd exited 0 but the runtime did not restart: once it answered again, ${restart.endpoint} ${notShown}; the command must restart the runtime and return when it is back (not systemctl --no-block)`,
     );
   }
   await restart.onRestarted?.();
   return Date.now() - started;
+}
+
+/**
+ * Why the restart is not shown, or undefined when it is: a new socket serves the runtime, or (a socket the
+ * service manager keeps) every process holding it started after the command did.
+ */
+async function unshownRestart(
+  endpoint: string,
+  before: ServingSocket,
+  commandAtSec: number | undefined,
+): Promise<string | undefined> {
+  const after = await servingSocket(endpoint);
+  if ('unknown' in after) return `was served by ${describeSocket(before)} and now ${after.unknown}`;
+  if (!sameSocket(before, after)) return undefined;
+  const holders = await socketHolders(after);
+  const runtime = holders.filter((h) => h.pid !== 1);
+  const fresh =
+    commandAtSec !== undefined && runtime.length > 0 && runtime.every((h) => h.startedSec >= commandAtSec);
+  if (fresh) return undefined;
+  const old = runtime.map((h) => `pid ${h.pid}`).join(', ');
+  return `is still served by ${describeSocket(after)}${old ? `, held by ${old}, which started before the command` : ''}`;
 }
 
 function runShell(command: string, timeoutMs: number, signal: AbortSignal): Promise<void> {

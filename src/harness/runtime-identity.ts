@@ -1,33 +1,38 @@
 /**
- * Which runtime process serves the CRI socket, from the host's own tables: the listening unix socket bound
- * to the endpoint's path (/proc/net/unix gives its inode) and the processes that hold it open (a
- * `socket:[<inode>]` link in /proc/<pid>/fd). A restarted runtime binds a new socket, so the inode changes
- * even where the process cannot be seen (another user's process without root); where a service manager
- * holds the socket across restarts (socket activation), the holders change instead.
+ * Which runtime process serves the CRI socket, from the host's own tables. The listening unix socket bound
+ * to the endpoint's path (/proc/net/unix gives its inode) is cheap to read and changes when a runtime
+ * restarts, since the new process binds a new socket. Where a service manager holds the socket across
+ * restarts (socket activation), the processes holding it (a `socket:[<inode>]` link in /proc/<pid>/fd) and
+ * their start times tell instead; finding them reads every process's fds, so it is done only then.
  */
 import { readdir, readFile, readlink, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseEndpoint } from '../cri/endpoint.js';
 
-export interface RuntimeIdentity {
-  /** Inodes of the listening sockets bound to the endpoint's path (normally one). */
+/** The listening sockets bound to the endpoint's path (normally one), by inode. */
+export interface ServingSocket {
   inodes: string[];
-  /** Processes holding one of them open, as far as this user may look. */
-  pids: number[];
+}
+
+export interface SocketHolder {
+  pid: number;
+  /** When the process started, in seconds since boot (/proc/<pid>/stat). */
+  startedSec: number;
 }
 
 /** __SO_ACCEPTCON in /proc/net/unix's Flags column: the socket listens. */
 const ACCEPTING = 0x10000;
+/** USER_HZ, the unit of /proc/<pid>/stat's start time: 100 on every Linux architecture cri-conform runs on. */
+const TICKS_PER_SECOND = 100;
 
 /**
- * The identity of whatever serves `endpoint`, or why it cannot be known here (not a unix socket, or no
- * listener bound to it on this host's network namespace).
+ * The socket that serves `endpoint`, or why it cannot be known here (not a unix socket, or no listener
+ * bound to it in this host's network namespace).
  */
-export async function runtimeIdentity(
+export async function servingSocket(
   endpoint: string,
-  opts: { proc?: string; holders?: boolean } = {},
-): Promise<RuntimeIdentity | { unknown: string }> {
-  const proc = opts.proc ?? '/proc';
+  proc = '/proc',
+): Promise<ServingSocket | { unknown: string }> {
   const path = parseEndpoint(endpoint).socketPath;
   if (path === undefined) return { unknown: `${endpoint} is not a unix socket of this host` };
   const table = await readFile(join(proc, 'net/unix'), 'utf8').catch(() => undefined);
@@ -36,22 +41,40 @@ export async function runtimeIdentity(
   const paths = new Set([path, await realpath(path).catch(() => path)]);
   const inodes = listeners(table, paths);
   if (inodes.length === 0) return { unknown: `no process listens on ${path} in ${proc}/net/unix` };
-  // Finding the holders reads every process's fds (about 0.1 s on a busy node), so a frequent look skips it.
-  if (opts.holders === false) return { inodes, pids: [] };
-  return { inodes, pids: await holders(proc, new Set(inodes.map((i) => `socket:[${i}]`))) };
+  return { inodes };
 }
 
-/** Whether `after` is served by another socket or other processes than `before`. */
-export function changed(before: RuntimeIdentity, after: RuntimeIdentity): boolean {
-  const same = (a: readonly (string | number)[], b: readonly (string | number)[]) =>
-    a.length === b.length && a.every((x) => b.includes(x));
-  return !same(before.inodes, after.inodes) || !same(before.pids, after.pids);
+export function sameSocket(a: ServingSocket, b: ServingSocket): boolean {
+  return a.inodes.length === b.inodes.length && a.inodes.every((i) => b.inodes.includes(i));
 }
 
-/** "pid 812, socket inode 40219": for messages. */
-export function describeIdentity(id: RuntimeIdentity): string {
-  const pids = id.pids.length > 0 ? `pid ${id.pids.join(', ')}, ` : '';
-  return `${pids}socket inode ${id.inodes.join(', ')}`;
+/** The processes holding the socket open, as far as this user may look, oldest first. */
+export async function socketHolders(socket: ServingSocket, proc = '/proc'): Promise<SocketHolder[]> {
+  const links = new Set(socket.inodes.map((i) => `socket:[${i}]`));
+  const pids = (await readdir(proc).catch(() => [] as string[])).filter((d) => /^\d+$/.test(d));
+  const found: SocketHolder[] = [];
+  // One process at a time: thousands of links at once would queue every other file call of this process.
+  for (const pid of pids) {
+    const fdDir = join(proc, pid, 'fd');
+    const fds = await readdir(fdDir).catch(() => [] as string[]);
+    const targets = await Promise.all(fds.map((fd) => readlink(join(fdDir, fd)).catch(() => '')));
+    if (!targets.some((t) => links.has(t))) continue;
+    const startedSec = await startOf(proc, pid);
+    if (startedSec !== undefined) found.push({ pid: Number(pid), startedSec });
+  }
+  return found.sort((a, b) => a.startedSec - b.startedSec);
+}
+
+/** Seconds since boot now: the clock of SocketHolder.startedSec. */
+export async function secondsSinceBoot(proc = '/proc'): Promise<number | undefined> {
+  const text = await readFile(join(proc, 'uptime'), 'utf8').catch(() => '');
+  const seconds = Number.parseFloat(text.split(' ')[0] ?? '');
+  return Number.isFinite(seconds) ? seconds : undefined;
+}
+
+/** "socket inode 40219": for messages. */
+export function describeSocket(socket: ServingSocket): string {
+  return `socket inode ${socket.inodes.join(', ')}`;
 }
 
 function listeners(table: string, paths: ReadonlySet<string>): string[] {
@@ -64,17 +87,10 @@ function listeners(table: string, paths: ReadonlySet<string>): string[] {
     .map((f) => f[6] ?? '');
 }
 
-async function holders(proc: string, links: ReadonlySet<string>): Promise<number[]> {
-  const pids = (await readdir(proc).catch(() => [] as string[])).filter((d) => /^\d+$/.test(d));
-  const found = await Promise.all(
-    pids.map(async (pid) => {
-      const fdDir = join(proc, pid, 'fd');
-      const fds = await readdir(fdDir).catch(() => [] as string[]);
-      for (const fd of fds) {
-        if (links.has(await readlink(join(fdDir, fd)).catch(() => ''))) return Number(pid);
-      }
-      return undefined;
-    }),
-  );
-  return found.filter((p): p is number => p !== undefined).sort((a, b) => a - b);
+async function startOf(proc: string, pid: string): Promise<number | undefined> {
+  const stat = await readFile(join(proc, pid, 'stat'), 'utf8').catch(() => '');
+  // The command name (field 2) may hold spaces and parentheses: count fields after its closing one.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[19]);
+  return Number.isFinite(ticks) && stat !== '' ? ticks / TICKS_PER_SECOND : undefined;
 }

@@ -7,7 +7,7 @@
  */
 import type { CriClient } from '../cri/client.js';
 import type { RuntimeCrash } from './result.js';
-import { runtimeIdentity } from './runtime-identity.js';
+import { servingSocket } from './runtime-identity.js';
 
 const VERSION_PROBE_MS = 2_000;
 
@@ -73,7 +73,7 @@ export class RuntimeWatch {
   }
 
   private async look(): Promise<string | undefined> {
-    const id = await runtimeIdentity(this.endpoint, { holders: false });
-    return 'unknown' in id ? undefined : id.inodes.join(',');
+    const socket = await servingSocket(this.endpoint);
+    return 'unknown' in socket ? undefined : socket.inodes.join(',');
   }
 }
