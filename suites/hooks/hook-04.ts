@@ -32,7 +32,7 @@ export const check = defineCheck({
       `RunPodSandbox#${held.seq} for a pod with its own network named no network namespace (namespaces without type "network")`,
     );
     // Probed while the hook is still held: that is the moment the contract speaks of.
-    expectNetnsAt(t, netns, `RunPodSandbox#${held.seq}`, 'while the hook ran');
+    const untested = [expectNetnsAt(t, netns, `RunPodSandbox#${held.seq}`, 'while the hook ran')];
     hold.release();
     const done = await reply;
     t.expect(done.ok, `after release RunPodSandbox failed: ${describeReply(done)}`);
@@ -45,18 +45,33 @@ export const check = defineCheck({
       unknown.length === 0,
       `RunPodSandbox#${held.seq} named IPs ${held.pod.ips.join(', ')}, but PodSandboxStatus reports ${statusIps.join(', ')}`,
     );
-    if (statusIps.length === 0) return;
-
-    const carries = await podEventsCarryIps(t, plugin, done.value);
+    const carries = statusIps.length === 0 ? 'no' : await podEventsCarryIps(t, plugin, done.value);
     t.observe('pod-events-carry-ips', carries);
-    if (carries === 'no') return;
-    const missing = statusIps.filter((ip) => !held.pod.ips.includes(ip));
-    t.expect(
-      missing.length === 0,
-      `RunPodSandbox#${held.seq} carried IPs [${held.pod.ips.join(', ')}], but PodSandboxStatus reports ${statusIps.join(', ')} and this runtime's pod events carry IPs (${carries}): the hook ran before CNI set the network up`,
-    );
+    if (statusIps.length === 0)
+      untested.push('PodSandboxStatus reports no pod IP, so whether CNI ran before the hook cannot be seen');
+    else if (carries === 'no')
+      untested.push(
+        `this runtime's pod events carry no IPs (NRI ${plugin.runtime.nriVersion}; its pods' Stop events carry none either), so whether CNI ran before the hook cannot be seen`,
+      );
+    else expectIpsInEvent(t, held, statusIps, carries);
+    const reasons = untested.filter(Boolean);
+    // A PASS would claim the network was checked at hook time; the part that held is in the timeline.
+    if (reasons.length > 0) t.skip(`the main point could not be tested: ${reasons.join('; ')}`);
   },
 });
+
+function expectIpsInEvent(
+  t: CheckContext,
+  held: NriEventRecord,
+  statusIps: readonly string[],
+  carries: string,
+): void {
+  const missing = statusIps.filter((ip) => !held.pod.ips.includes(ip));
+  t.expect(
+    missing.length === 0,
+    `RunPodSandbox#${held.seq} carried IPs [${held.pod.ips.join(', ')}], but PodSandboxStatus reports ${statusIps.join(', ')} and this runtime's pod events carry IPs (${carries}): the hook ran before CNI set the network up`,
+  );
+}
 
 function ipsOf(status: PodSandboxStatus): string[] {
   const ips = [status.network?.ip ?? '', ...(status.network?.additionalIps ?? []).map((a) => a.ip)];

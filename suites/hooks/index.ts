@@ -12,6 +12,7 @@ import * as hook09 from './hook-09.js';
 import * as hook10 from './hook-10.js';
 import * as hook11 from './hook-11.js';
 import * as hook12 from './hook-12.js';
+import * as hook13 from './hook-13.js';
 
 export const checks = inSuite('hooks', [
   hook01.check,
@@ -26,4 +27,5 @@ export const checks = inSuite('hooks', [
   hook10.check,
   hook11.check,
   hook12.check,
+  hook13.check,
 ]);

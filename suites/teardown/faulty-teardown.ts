@@ -1,8 +1,9 @@
 /**
  * The shared scenario of the teardown suite: one pod with a running container, a plugin at index 10 that
- * misbehaves (error, hang or crash) on chosen teardown events of that pod only, optionally a well-behaved
- * witness plugin at index 20, and the teardown calls made one by one. It records each call's reply, how
- * often the fault acted, and what the pod and container look like afterwards; the checks assert on that.
+ * misbehaves (error, hang or crash) on chosen teardown events of that pod only (from its first such step
+ * on, every time the runtime sends one of them), optionally a well-behaved witness plugin at index 20, and
+ * the teardown calls made one by one. It records each call's reply, how often the fault acted, and what
+ * the pod and container look like afterwards (by their status calls); the checks assert on that.
  * After a hang or a crash the runtime has dropped plugin 10, and the same plugin registers again for the
  * next step; where the runtime refuses that, a fresh plugin takes its place (rejoin.ts, TEAR-07's contract).
  */
@@ -11,7 +12,6 @@ import type {
   CallResult,
   CheckContext,
   FaultAction,
-  FaultHandle,
   NriEventName,
   PodSandboxConfig,
   TestPlugin,
@@ -40,7 +40,10 @@ export interface FaultyTeardownSpec {
   steps: readonly TeardownEvent[];
   /** Also register plugin 20, which only records. */
   witness?: boolean;
-  /** Repeat a call once when it fails (what the kubelet would do next). */
+  /**
+   * Repeat a call once when it fails (what the kubelet would do next), with plugin 10 misbehaving as
+   * before: a retry that succeeds only because the runtime dropped the plugin would prove nothing.
+   */
   retryOnError?: boolean;
 }
 
@@ -55,7 +58,7 @@ export interface StepOutcome {
   retry?: CallResult<unknown>;
   /** How often plugin 10's fault acted on this step's event (0: the runtime never delivered it). */
   faultHits: number;
-  /** From the lists right after the step: a CRI state name, or 'gone'. */
+  /** From the status calls right after the step: a CRI state name, or 'GONE' (NOT_FOUND). */
   podState: string;
   containerState: string;
   /** After plugin 10's hang or crash on this step: how the same plugin came back. */
@@ -87,34 +90,47 @@ export async function tearDownWithFaultyPlugin<T = undefined>(
   const steps: StepOutcome[] = [];
   /** Whether plugin 10 is now the same plugin, registered again after a drop (a fresh one is not). */
   let cameBack = false;
-  for (const event of spec.steps) {
-    const target = event.endsWith('Container') ? { containerId } : { podId };
-    let fault: FaultHandle | undefined;
-    if (spec.faultOn.includes(event)) {
-      t.step(`plugin 10 will ${spec.action.kind} on ${event}`);
-      fault = faulty.fault({ match: { ...target, event }, action: spec.action });
-    }
+  /**
+   * One call with plugin 10's fault armed on its event, and still on the faulty events of earlier steps:
+   * a broken plugin stays broken, so a runtime that sends an earlier hook again (its work was skipped)
+   * meets the fault again. After a hang or crash, plugin 10 comes back.
+   */
+  const attempt = async (event: TeardownEvent, what: string) => {
+    const armed = spec.steps
+      .slice(0, spec.steps.indexOf(event) + 1)
+      .filter((e) => spec.faultOn.includes(e))
+      .map((e) => {
+        const target = e.endsWith('Container') ? { containerId } : { podId };
+        return { event: e, fault: faulty.fault({ match: { ...target, event: e }, action: spec.action }) };
+      });
     const reply = await teardownCall(t, event, { podId, containerId });
-    const retry =
-      !reply.ok && spec.retryOnError ? await teardownCall(t, event, { podId, containerId }) : undefined;
-    const faultHits = fault?.hits ?? 0;
-    fault?.remove();
+    const hits = armed.find((a) => a.event === event)?.fault.hits ?? 0;
+    const allHits = armed.reduce((n, a) => n + a.fault.hits, 0);
+    for (const a of armed) a.fault.remove();
     let rejoin: Rejoin | undefined;
-    if (fault && (spec.action.kind === 'hang' || spec.action.kind === 'crash')) {
+    if (armed.length > 0 && (spec.action.kind === 'hang' || spec.action.kind === 'crash')) {
       const replace = () => freshPlugin(t, '10');
-      const what = `its ${spec.action.kind} on ${event}`;
       // A fault that never acted dropped nothing: a plugin this process closed would test no re-registration.
-      if (faultHits === 0) faulty = await replace();
+      if (allHits === 0) faulty = await replace();
       else ({ plugin: faulty, rejoin } = await rejoinOrReplace(t, faulty, what, replace));
       cameBack = rejoin?.refused === '';
     }
+    return { reply, hits, rejoin };
+  };
+  for (const event of spec.steps) {
+    if (spec.faultOn.includes(event)) t.step(`plugin 10 will ${spec.action.kind} on ${event}`);
+    const first = await attempt(event, `its ${spec.action.kind} on ${event}`);
+    const retry =
+      !first.reply.ok && spec.retryOnError
+        ? (await attempt(event, `its ${spec.action.kind} on the retry of ${event}`)).reply
+        : undefined;
     steps.push({
       event,
-      reply,
+      reply: first.reply,
       ...(retry ? { retry } : {}),
-      faultHits,
+      faultHits: first.hits,
       ...(await statesOf(t, { podId, containerId })),
-      ...(rejoin ? { rejoin } : {}),
+      ...(first.rejoin ? { rejoin: first.rejoin } : {}),
     });
   }
   const newPod = cameBack ? await probeWithNewPod(t, faulty, `${spec.name}-after`) : undefined;
@@ -162,9 +178,9 @@ async function statesOf(
   t: CheckContext,
   pod: LivePod,
 ): Promise<{ podState: string; containerState: string }> {
-  const podState = (await t.cri.listPods()).find((p) => p.id === pod.podId)?.state ?? 'gone';
-  const containerState =
-    (await t.cri.listContainers({ podId: pod.podId })).find((c) => c.id === pod.containerId)?.state ?? 'gone';
+  // Only NOT_FOUND says an object is gone: a runtime may stop listing an object it still keeps.
+  const podState = await t.cri.podStateOrGone(pod.podId);
+  const containerState = await t.cri.containerStateOrGone(pod.containerId);
   return { podState, containerState };
 }
 
@@ -182,6 +198,37 @@ export function expectRetryClears(t: CheckContext, s: StepOutcome): void {
     s.reply.ok || s.retry?.ok === true,
     `with plugin 10 failing its ${s.event} hook, ${describeStep(s)}: the error persists on an immediate identical retry`,
   );
+}
+
+/** The state each teardown call leaves its object in, by the object it is for. */
+const END_STATE: Record<TeardownEvent, { of: 'pod' | 'container'; state: string }> = {
+  StopContainer: { of: 'container', state: 'CONTAINER_EXITED' },
+  RemoveContainer: { of: 'container', state: 'GONE' },
+  StopPodSandbox: { of: 'pod', state: 'SANDBOX_NOTREADY' },
+  RemovePodSandbox: { of: 'pod', state: 'GONE' },
+};
+
+/**
+ * What TEAR-04 and TEAR-06 ask of every call whose hook plugin 10 hung or crashed in: OK, or an error
+ * that the identical retry clears, and its object in the state the call is for. A runtime that takes the
+ * plugin's failure as its own (errors at once and skips the stop) keeps the pod Terminating. Returns
+ * one failure message per step that falls short.
+ */
+export function unfinishedSteps(spec: FaultyTeardownSpec, steps: readonly StepOutcome[]): string[] {
+  return steps
+    .filter((s) => spec.faultOn.includes(s.event))
+    .flatMap((s) => {
+      const end = END_STATE[s.event];
+      const state = end.of === 'pod' ? s.podState : s.containerState;
+      const problems = [
+        s.reply.ok || s.retry?.ok === true ? '' : 'the error persists on an identical retry',
+        state === end.state ? '' : `the ${end.of} is ${state}, not ${end.state}`,
+      ].filter(Boolean);
+      if (problems.length === 0) return [];
+      return [
+        `with plugin 10 answering with ${spec.action.kind}, ${describeStep(s)}: ${problems.join('; ')}`,
+      ];
+    });
 }
 
 /** Steps whose event plugin 10 was set to fail but never received: the scenario could not test them. */

@@ -5,16 +5,23 @@
 import { type CheckContext, describeLeaks, type PodHostSnapshot } from '../../src/harness/face.js';
 import { describeReply } from '../common/replies.js';
 
-/** Stops and removes a pod whatever state a scenario left it in; returns what went wrong, or ''. */
-export async function finishTeardown(t: CheckContext, podId: string): Promise<string> {
-  const stop = await t.cri.tryCall('StopPodSandbox', { podSandboxId: podId });
-  const remove = await t.cri.tryCall('RemovePodSandbox', { podSandboxId: podId });
-  return [
-    stop.ok ? '' : `StopPodSandbox ${describeReply(stop)}`,
-    remove.ok ? '' : `RemovePodSandbox ${describeReply(remove)}`,
-  ]
-    .filter(Boolean)
-    .join('; ');
+/**
+ * Stops and removes a pod whatever state a scenario left it in, leaving out the calls in `sent` (a
+ * scenario's own calls: sending one again would let a second try hide what the first left); returns what
+ * went wrong, or ''.
+ */
+export async function finishTeardown(
+  t: CheckContext,
+  podId: string,
+  sent: readonly string[] = [],
+): Promise<string> {
+  const problems: string[] = [];
+  for (const method of ['StopPodSandbox', 'RemovePodSandbox'] as const) {
+    if (sent.includes(method)) continue;
+    const reply = await t.cri.tryCall(method, { podSandboxId: podId });
+    if (!reply.ok) problems.push(`${method} ${describeReply(reply)}`);
+  }
+  return problems.join('; ');
 }
 
 /** What the host still holds of a snapshot, as "process: pid 12 (...) is still alive; netns: ...", or ''. */

@@ -30,8 +30,9 @@ export interface RecordedTeardown {
   /** What the witness (plugin 20) missed, '' when nothing; undefined for a scenario without a witness. */
   witnessGap?: string;
   /**
-   * After the scenario, StopPodSandbox and RemovePodSandbox, then what the host still holds of the live
-   * pod's snapshot: '' when nothing; undefined when the host could not be probed (see probeSkipped).
+   * After the scenario, the StopPodSandbox and RemovePodSandbox it did not send itself (never one again),
+   * then what the host still holds of the live pod's snapshot: '' when nothing; undefined when the host
+   * could not be probed (see probeSkipped).
    */
   leftovers?: string;
   /** Why the host was not probed: the skip reason TEAR-13 gives. */
@@ -53,7 +54,9 @@ export function recordedTeardown(t: CheckContext, spec: FaultyTeardownSpec): Pro
     const gap = spec.witness ? await witnessGap(t, spec, outcome) : undefined;
     let leftovers: string | undefined;
     if (live) {
-      const failed = await finishTeardown(t, podId);
+      // Before any call is sent again: a runtime that skipped the work on the faulty call and does it on a
+      // second, fault-free one still leaves the pod behind for the first.
+      const failed = await finishTeardown(t, podId, spec.steps);
       leftovers = [failed && `teardown failed: ${failed}`, await leftoversOf(t, live)]
         .filter(Boolean)
         .join('; ');

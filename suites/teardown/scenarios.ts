@@ -47,8 +47,9 @@ export const LOWER_PLUGIN_REFUSES: FaultyTeardownSpec = {
 
 /**
  * TEAR-04, TEAR-06 and TEAR-07: plugin 10 hangs in every teardown hook; each call returns within the bound
- * (TEAR-04), plugin 20 still gets each event (TEAR-06), and plugin 10 registers again after each (TEAR-07).
- * A witness after the hanging plugin leaves TEAR-04's bound as it was: the hang comes first.
+ * and is OK or cleared by its retry, leaving its object stopped or gone (TEAR-04), plugin 20 still gets
+ * each event (TEAR-06), and plugin 10 registers again after each (TEAR-07). A witness after the hanging
+ * plugin leaves TEAR-04's bound as it was: the hang comes first.
  */
 export const LOWER_PLUGIN_HANGS: FaultyTeardownSpec = {
   name: 'lower-hangs',
@@ -56,6 +57,7 @@ export const LOWER_PLUGIN_HANGS: FaultyTeardownSpec = {
   faultOn: TEARDOWN_EVENTS,
   steps: TEARDOWN_EVENTS,
   witness: true,
+  retryOnError: true,
 };
 
 /** TEAR-06 and TEAR-07: plugin 10 crashes in every teardown hook; plugin 20 must still get each. */
@@ -65,6 +67,7 @@ export const LOWER_PLUGIN_CRASHES: FaultyTeardownSpec = {
   faultOn: TEARDOWN_EVENTS,
   steps: TEARDOWN_EVENTS,
   witness: true,
+  retryOnError: true,
 };
 
 /** The scenarios whose host leftovers TEAR-13 judges, by the check that owns each. */

@@ -9,7 +9,7 @@ export const check = defineCheck({
   level: 'MUST',
   needs: ['nri'],
   title:
-    'A plugin error on RemovePodSandbox does not block removal: the call is OK or a retry clears its error, the sandbox is gone and its name reusable',
+    'A plugin error on RemovePodSandbox does not block removal: the call is OK or a retry clears its error, the sandbox is gone (NOT_FOUND) and its name reusable',
   contract:
     'NRI pod-sandbox lifecycle contract (containerd/nri PR 286): plugin errors must not block teardown; cri-api v0.32.3 api.proto RemovePodSandbox "removes the sandbox"',
   async run(t: CheckContext) {
@@ -19,8 +19,8 @@ export const check = defineCheck({
     t.observe('remove-reply', describeStep(remove));
     expectRetryClears(t, remove);
     t.expect(
-      remove.podState === 'gone',
-      `with plugin 10 failing its RemovePodSandbox hook, sandbox ${shortId(podId)} is still listed (${remove.podState}) after ${describeStep(remove)}`,
+      remove.podState === 'GONE',
+      `with plugin 10 failing its RemovePodSandbox hook, PodSandboxStatus(${shortId(podId)}) still answers ${remove.podState} after ${describeStep(remove)}`,
     );
     t.step('run a pod with the identical metadata: the name must be free');
     const again = await t.cri.tryRunPod(podConfig);

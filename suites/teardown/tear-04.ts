@@ -1,5 +1,5 @@
 import { type CheckContext, defineCheck } from '../../src/harness/face.js';
-import { expectFaultsReached, overBound } from './faulty-teardown.js';
+import { expectFaultsReached, overBound, unfinishedSteps } from './faulty-teardown.js';
 import { recordedTeardown } from './recorded-teardown.js';
 import { LOWER_PLUGIN_HANGS } from './scenarios.js';
 
@@ -8,13 +8,17 @@ export const check = defineCheck({
   level: 'MUST',
   needs: ['nri', 'stalls-hooks'],
   title:
-    "A plugin that hangs in a teardown hook delays StopContainer, RemoveContainer, StopPodSandbox and RemovePodSandbox by at most the runtime's plugin request timeout plus a margin",
+    "A plugin that hangs in a teardown hook delays StopContainer, RemoveContainer, StopPodSandbox and RemovePodSandbox by at most the runtime's plugin request timeout plus a margin, and each still does its work: OK or cleared by a retry, the object stopped or gone",
   contract:
     'containerd/nri pkg/adaptation: every plugin request runs under the plugin request timeout, and a timed-out plugin is closed and skipped; NRI lifecycle contract (PR 286): teardown is never blocked by a plugin',
   async run(t: CheckContext) {
     const { steps } = await recordedTeardown(t, LOWER_PLUGIN_HANGS);
+    // The calls' own failures first: a runtime that failed a call may never send the later hooks at all.
+    const problems = [
+      overBound(t, LOWER_PLUGIN_HANGS, steps),
+      ...unfinishedSteps(LOWER_PLUGIN_HANGS, steps),
+    ].filter(Boolean);
+    t.expect(problems.length === 0, problems.join('; '));
     expectFaultsReached(t, LOWER_PLUGIN_HANGS, steps);
-    const slow = overBound(t, LOWER_PLUGIN_HANGS, steps);
-    t.expect(slow === '', slow);
   },
 });

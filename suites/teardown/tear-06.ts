@@ -1,5 +1,5 @@
 import { type CheckContext, defineCheck } from '../../src/harness/face.js';
-import { expectFaultsReached, overBound } from './faulty-teardown.js';
+import { expectFaultsReached, overBound, unfinishedSteps } from './faulty-teardown.js';
 import { recordedTeardown } from './recorded-teardown.js';
 import { LOWER_PLUGIN_CRASHES, LOWER_PLUGIN_HANGS } from './scenarios.js';
 
@@ -8,7 +8,7 @@ export const check = defineCheck({
   level: 'MUST',
   needs: ['nri', 'stalls-hooks'],
   title:
-    'When plugin 10 hangs or crashes in a teardown hook, plugin 20 still receives the event and the CRI call returns within the plugin request timeout plus a margin',
+    'When plugin 10 hangs or crashes in a teardown hook, plugin 20 still receives the event and the CRI call returns within the plugin request timeout plus a margin, OK or cleared by a retry, with its object stopped or gone',
   contract:
     'NRI pod-sandbox lifecycle contract (containerd/nri PR 286), multi-plugin delivery; containerd/nri pkg/adaptation: a timed-out or closed plugin is dropped and the event goes on to the next plugin',
   async run(t: CheckContext) {
@@ -18,9 +18,11 @@ export const check = defineCheck({
       if (i > 0) await t.cleanupNow();
       t.step(`plugin 10 answers every teardown event with ${spec.action.kind}`);
       const { steps, witnessGap } = await recordedTeardown(t, spec);
+      // The calls' own failures first: a runtime that failed a call may never send the later hooks at all.
+      const failed = [overBound(t, spec, steps), ...unfinishedSteps(spec, steps)].filter(Boolean);
+      problems.push(...failed);
+      if (failed.length > 0) continue;
       expectFaultsReached(t, spec, steps);
-      const slow = overBound(t, spec, steps);
-      if (slow !== '') problems.push(slow);
       if (witnessGap !== '') problems.push(witnessGap ?? `scenario ${spec.name} had no witness plugin`);
     }
     t.expect(problems.length === 0, problems.join('; '));

@@ -1,7 +1,14 @@
-import { type CheckContext, defineCheck, errorMessage } from '../../src/harness/face.js';
-import { tryHoldDuring } from '../common/holds.js';
+import {
+  type CallResult,
+  type CheckContext,
+  defineCheck,
+  errorMessage,
+  type TestPlugin,
+} from '../../src/harness/face.js';
+import { receivedBy } from '../common/events.js';
+import { type HeldCall, tryHoldDuring, type Unreached } from '../common/holds.js';
 import { describeReply } from '../common/replies.js';
-import { teardownBoundMs } from '../common/timing.js';
+import { quietWindowMs, teardownBoundMs } from '../common/timing.js';
 
 export const check = defineCheck({
   id: 'TEAR-16',
@@ -15,35 +22,30 @@ export const check = defineCheck({
     'NRI lifecycle contract (PR 286): a plugin never blocks teardown; containerd/nri adaptation: a registering plugin is synchronized, then gets events; kubelet: a deleted pod whose RemovePodSandbox never returns stays Terminating',
   async run(t: CheckContext) {
     const hookMs = Math.floor(t.settings.nriRequestTimeoutMs / 2);
-    const holder = await t.nri.plugin({ index: '10', events: ['StopPodSandbox'] });
-    const podConfig = t.make.pod('tear-16');
-    const podId = await t.cri.runPod(podConfig);
-    await t.cri.startContainer(await t.cri.createContainer(podId, t.make.container('workload'), podConfig));
-
-    t.step(
-      `RemovePodSandbox of the running pod, with its StopPodSandbox hook held ${hookMs} ms by plugin 10`,
-    );
-    const held = await tryHoldDuring(
-      t,
-      holder,
-      'StopPodSandbox',
-      { podId },
-      () =>
-        // Any answer later than the bound fails the check, so the call need not wait longer.
-        t.cri.tryCall('RemovePodSandbox', { podSandboxId: podId }, { deadlineMs: teardownBoundMs(t) }),
-      { kind: 'delay', ms: hookMs },
-    );
-    if ('unreached' in held)
+    const holder = await t.nri.plugin({ index: '10', events: ['StopPodSandbox', 'RemovePodSandbox'] });
+    let held = await removalHeldIn(t, holder, 'StopPodSandbox', 'tear-16', hookMs);
+    if ('unreached' in held.call) {
+      // CRI-O's removal stops the pod without its Stop hook: its Remove hook is the one inside the removal.
+      const sent = await receivedBy(holder, { podId: held.podId }, ['RemovePodSandbox'], quietWindowMs(t));
+      t.require(
+        sent.some((e) => e.event === 'RemovePodSandbox'),
+        `RemovePodSandbox answered (${describeReply(held.call.unreached)}) before plugin 10 got any hook of the pod: the check tested nothing`,
+      );
+      t.observe('held-hook', 'RemovePodSandbox (the removal sent no StopPodSandbox hook)');
+      held = await removalHeldIn(t, holder, 'RemovePodSandbox', 'tear-16-remove', hookMs);
+    } else t.observe('held-hook', 'StopPodSandbox');
+    const { call } = held;
+    if ('unreached' in call)
       t.require(
         false,
-        `RemovePodSandbox answered (${describeReply(held.unreached)}) before its StopPodSandbox hook ran: the check tested nothing`,
+        `RemovePodSandbox answered (${describeReply(call.unreached)}) before its hooks ran: the check tested nothing`,
       );
 
     t.step('plugin 20 registers while the removal waits in that hook');
     const registration = t.nri
       .plugin({ index: '20', events: ['RunPodSandbox'] })
       .then(() => undefined, errorMessage);
-    const [reply, notRegistered] = await Promise.all([held.reply, registration]);
+    const [reply, notRegistered] = await Promise.all([call.reply, registration]);
     if (!reply.ok || notRegistered !== undefined) {
       t.step('restart the runtime first: a runtime deadlocked here stays so until it restarts');
       t.observe('restart took ms', await t.restartRuntime());
@@ -62,3 +64,22 @@ export const check = defineCheck({
     );
   },
 });
+
+/**
+ * A fresh pod with a running container, removed with its `hook` delayed `hookMs` at `holder`. The call has
+ * a deadline of the bound: any later answer fails the check, so it need not wait longer.
+ */
+async function removalHeldIn(
+  t: CheckContext,
+  holder: TestPlugin,
+  hook: 'StopPodSandbox' | 'RemovePodSandbox',
+  name: string,
+  hookMs: number,
+): Promise<{ podId: string; call: HeldCall<unknown> | Unreached<unknown> }> {
+  const { podId } = await t.cri.runPodWithContainer(name);
+  t.step(`RemovePodSandbox of the running pod, with its ${hook} hook held ${hookMs} ms by plugin 10`);
+  const remove = (): Promise<CallResult<unknown>> =>
+    t.cri.tryCall('RemovePodSandbox', { podSandboxId: podId }, { deadlineMs: teardownBoundMs(t) });
+  const call = await tryHoldDuring(t, holder, hook, { podId }, remove, { kind: 'delay', ms: hookMs });
+  return { podId, call };
+}
