@@ -13,7 +13,6 @@ export const check = defineCheck({
     'NRI lifecycle contract (containerd/nri PR 286): teardown events are notifications that plugins cannot veto; cri-api v0.32.3 api.proto StopContainer "stops a running container", RemoveContainer "removes the container"',
   async run(t: CheckContext) {
     const { steps, containerId } = await recordedTeardown(t, CONTAINER_TEARDOWN_REFUSED);
-    expectFaultsReached(t, CONTAINER_TEARDOWN_REFUSED, steps);
     const stop = stepOf(t, steps, 'StopContainer');
     const remove = stepOf(t, steps, 'RemoveContainer');
     t.observe('stop-reply', describeStep(stop));
@@ -29,5 +28,8 @@ export const check = defineCheck({
       remove.containerState === 'GONE',
       `with plugin 10 failing its RemoveContainer hook, ContainerStatus(${id}) still answers ${remove.containerState} after ${describeStep(remove)}`,
     );
+    // Last: a runtime whose failed StopContainer sends its hook again in RemoveContainer meets plugin 10's
+    // error there first and may never send RemoveContainer's, and that failure is found above.
+    expectFaultsReached(t, CONTAINER_TEARDOWN_REFUSED, steps);
   },
 });

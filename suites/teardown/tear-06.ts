@@ -20,8 +20,7 @@ export const check = defineCheck({
       const { steps, witnessGap } = await recordedTeardown(t, spec);
       // The calls' own failures first: a runtime that failed a call may never send the later hooks at all.
       const failed = [overBound(t, spec, steps), ...unfinishedSteps(spec, steps)].filter(Boolean);
-      problems.push(...failed);
-      if (failed.length > 0) continue;
+      t.expect(failed.length === 0, failed.join('; '));
       expectFaultsReached(t, spec, steps);
       if (witnessGap !== '') problems.push(witnessGap ?? `scenario ${spec.name} had no witness plugin`);
     }
