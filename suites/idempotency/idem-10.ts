@@ -1,6 +1,5 @@
 import {
   type CheckContext,
-  type CreationDelay,
   defineCheck,
   type RetryAttempt,
   type SlowRuntime,
@@ -9,7 +8,7 @@ import {
 import { DELAY_MS } from '../common/timing.js';
 import { claimAndRemove, claimContainerAndRemove, removeQuietly } from './claim.js';
 import { timeOutContainerOnSlowHandler, variantNotRun } from './container-scenarios.js';
-import { evidence, kubeletRetry, timeOutRunPod } from './scenarios.js';
+import { evidence, idsBuiltBy, kubeletRetry, timeOutRunPod } from './scenarios.js';
 
 const VARIANT = 'cri-conform.io/variant';
 
@@ -57,17 +56,6 @@ function refusedKeepsContract(
     attempts.length > 0 && attempts.every((a) => a.code !== 'OK'),
     `the different ${call} got neither an object nor a refusal: ${line}`,
   );
-}
-
-/**
- * The ids the delay logged since now, oldest first: the slow runtime handler logs each create, the slow
- * CNI each ADD (with the sandbox id), so the first is what the timed-out request built.
- */
-function idsBuiltBy(t: CheckContext, delay: CreationDelay): () => Promise<string[]> {
-  if (delay.createdIds) return delay.createdIds;
-  t.require(t.inject.offers('slow-cni') === undefined, `the ${delay.name} logs no ids`);
-  const cni = t.inject.slowCni();
-  return async () => [...(await cni.added()).values()];
 }
 
 /** The sandbox variant. */

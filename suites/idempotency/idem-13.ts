@@ -1,7 +1,7 @@
 import { type CheckContext, defineCheck } from '../../src/harness/face.js';
 import { expectOnePod } from '../common/census.js';
 import { DELAY_MS } from '../common/timing.js';
-import { retryRunPod, timeOutRunPod } from './scenarios.js';
+import { idsBuiltBy, retryRunPod, timeOutRunPod } from './scenarios.js';
 
 export const check = defineCheck({
   id: 'IDEM-13',
@@ -15,7 +15,15 @@ export const check = defineCheck({
   async run(t: CheckContext) {
     t.step('time out a RunPodSandbox, restart the runtime, then retry it');
     // The timed-out build is left to finish: the restart then meets whatever the runtime keeps of it.
-    const timedOut = await timeOutRunPod(t, 'idem-13', t.inject.creationDelay());
+    const delay = t.inject.creationDelay();
+    const built = idsBuiltBy(t, delay);
+    const timedOut = await timeOutRunPod(t, 'idem-13', delay);
+    // Without a build of the timed-out request on the runtime, the restart meets nothing and one sandbox
+    // after the retries proves nothing: the build must be seen before the restart.
+    await t.poll(async () => (await built())[0], {
+      withinMs: DELAY_MS + t.settings.marginMs,
+      what: `the ${delay.name} to log the sandbox the timed-out request built, so that the restart meets it`,
+    });
     await t.pause(
       DELAY_MS,
       'let the timed-out build finish, so the runtime holds its result when it restarts',

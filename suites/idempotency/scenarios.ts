@@ -11,6 +11,7 @@ import {
   type CallOpts,
   type CallResult,
   type CheckContext,
+  type CreationDelay,
   describeAttempts,
   type PodSandboxConfig,
   type RetryOutcome,
@@ -267,4 +268,15 @@ export function expectReused(
       .map(shortId)
       .join(', ')}) for one logical request instead of reusing the first (${line})`,
   );
+}
+
+/**
+ * The ids the delay logged since now, oldest first: the slow runtime handler logs each create, the slow
+ * CNI each ADD (with the sandbox id), so the first is what the timed-out request built.
+ */
+export function idsBuiltBy(t: CheckContext, delay: CreationDelay): () => Promise<string[]> {
+  if (delay.createdIds) return delay.createdIds;
+  t.require(t.inject.offers('slow-cni') === undefined, `the ${delay.name} logs no ids`);
+  const cni = t.inject.slowCni();
+  return async () => [...(await cni.added()).values()];
 }
