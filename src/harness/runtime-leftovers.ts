@@ -6,7 +6,7 @@
  */
 import { errorMessage } from './errors.js';
 import { RUN_LABEL } from './labels.js';
-import { poll } from './waits.js';
+import { notYet, poll } from './waits.js';
 
 export interface RuntimeLeftover {
   id: string;
@@ -85,7 +85,7 @@ export async function removeRuntimeLeftovers(
           await poll(
             async () => {
               const task = (await session.list())?.tasks.find((t) => t.containerId === leftover.id);
-              return task === undefined || task.status === 'STOPPED';
+              return task === undefined || task.status === 'STOPPED' || notYet(`task ${task.status}`);
             },
             {
               withinMs: opts.withinMs,
@@ -101,7 +101,8 @@ export async function removeRuntimeLeftovers(
                 await session.deleteTask(leftover.id).catch(ignoreGone);
                 return true;
               } catch (e) {
-                if (e instanceof ContainerdNativeError && /ttrpc: closed/.test(e.details)) return false;
+                if (e instanceof ContainerdNativeError && /ttrpc: closed/.test(e.details))
+                  return notYet(`delete failed: ${e.details}`);
                 throw e;
               }
             },
