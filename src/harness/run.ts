@@ -218,8 +218,9 @@ async function sweep(
     );
   }
   for (const p of swept.problems) listener.onNote(`final sweep: ${p}`);
-  // Only once the run's containers are gone: the runtime writes their logs there until then.
-  const logs = swept.problems.length === 0 ? removeRunLogs(runId) : undefined;
+  // After the sweep, whatever it left: a container still running writes on into unlinked files, and the
+  // directory is the run's alone.
+  const logs = removeRunLogs(runId);
   if (logs) listener.onNote(`final sweep: ${logs}`);
   const leftovers = await runtimeLeftovers(config.runtimeEndpoint, runId);
   if (leftovers.length > 0) listener.onNote(describeLeftovers(config.runtimeEndpoint, leftovers));
