@@ -18,12 +18,6 @@ const VERSION_PROBE_MS = 2_000;
 /** Beside a kubelet, how long a failed check watches its pods before its verdict (disturbance.ts). */
 const FAILED_SETTLE_MS = 2_500;
 
-/** Another client stopped or removed one of the check's objects (disturbance.ts). */
-export class DisturbedCheck extends Error {
-  readonly code = 'ERR_CHECK_DISTURBED';
-  override readonly name = 'DisturbedCheck';
-}
-
 export class CheckTimeout extends Error {
   readonly code = 'ERR_CHECK_TIMEOUT';
   override readonly name = 'CheckTimeout';
@@ -36,8 +30,9 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
   setMaxListeners(0, controller.signal);
   const onRunAbort = () => controller.abort(env.signal.reason);
   env.signal.addEventListener('abort', onRunAbort, { once: true });
-  // Another client's doing makes whatever the check would conclude meaningless: it ends at once.
-  const onDisturbed = (d: Disturbance) => controller.abort(new DisturbedCheck(describeDisturbance(d)));
+  // Another client's doing makes whatever the check concludes meaningless, but the check runs on to its
+  // end: cancelling its calls in flight would leave the runtime building what no cleanup then sees.
+  const onDisturbed = (d: Disturbance) => scope.timeline.note(describeDisturbance(d));
   const scope = openCheckScope(env, check, controller.signal, onDisturbed);
   const unwatch = env.disturbance?.watch(scope.objects);
   const deadline = checkDeadline(controller, checkTimeoutMs, () => scope.timeline.requiredWaitMs);
@@ -75,7 +70,6 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
     scope.timeline.note(`no other client stopped or removed the check's objects up to ${wallClock()}`);
   if (disturbed) {
     const what = describeDisturbance(disturbed);
-    scope.timeline.note(what);
     scope.observations.disturbed = what;
     message = verdict === 'failed' ? `${what}; it had found: ${message ?? ''}` : what;
     verdict = 'error';
