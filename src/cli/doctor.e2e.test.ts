@@ -36,8 +36,29 @@ for (const runtime of runtimesUnderTest()) {
       try {
         const run = await runCli(['doctor', '--focus', '^IDEM-01 '], runtime.env);
         expect(run.code, run.stdout + run.stderr).to.equal(2);
+        // "claims" is named only when the call beat the delay: a loaded node may be slower than it anyway.
         expect(run.stdout).to.match(
-          /^FAIL slow runtime handler "conform-slow" .* does not work\n {7}-> the slow runtime handler lacks claims: CreateContainer \+ StartContainer took \d+ ms with pods\/cc-doctor-\/delay-ms 500; the key column in created\.log .*needed by IDEM-01$/m,
+          /^FAIL slow runtime handler "conform-slow" .* does not work\n {7}-> the slow runtime handler lacks (claims: CreateContainer \+ StartContainer took \d+ ms with pods\/cc-doctor-\/delay-ms 500; )?the key column in created\.log .*needed by IDEM-01$/m,
+        );
+      } finally {
+        writeFileSync(wrapper, shipped);
+      }
+      expect(await labelledLeft(endpoint)).to.deep.equal({ pods: [], containers: [] });
+    });
+
+    it('fails a CNI wrapper written to the old description (shared delay-ms, no key, no del.log, no fail), naming what it lacks', async () => {
+      const wrapper = join(runtime.env.CRI_CONFORM_SLOW_CNI_DIR ?? '', '..', 'cni-bin', 'conform-bridge');
+      const shipped = readFileSync(wrapper, 'utf8');
+      const realPlugin = /^real_plugin='(.*)'$/m.exec(shipped)?.[1];
+      expect(realPlugin, `the installed ${wrapper} names its real plugin`).to.be.a('string');
+      writeFileSync(wrapper, oldCniWrapper(realPlugin ?? ''));
+      try {
+        const run = await runCli(['doctor', '--focus', '^IDEM-01 '], runtime.env);
+        expect(run.code, run.stdout + run.stderr).to.equal(2);
+        // "claims" is named only when the call beat the delay: a loaded node may be slower than it anyway.
+        expect(run.stdout).to.match(/^ok {3}slow runtime handler "conform-slow" .* works/m);
+        expect(run.stdout).to.match(
+          /^FAIL slow CNI wrapper .* does not work\n {7}-> the slow CNI wrapper lacks (claims: RunPodSandbox took \d+ ms with pods\/cc-doctor-\/delay-ms 500; )?the key column in added\.log .*; del\.log: .*; fail: RunPodSandbox succeeded while pods\/cc-doctor-\/fail existed .*needed by IDEM-01$/m,
         );
       } finally {
         writeFileSync(wrapper, shipped);
@@ -83,5 +104,19 @@ case " $* " in
     [ "$ms" -gt 0 ] && sleep "$((ms / 1000))" ;;
 esac
 exec '${realRunc}' "$@"
+`;
+}
+
+/** A CNI wrapper as the README once described it: on ADD it logs "<id> <netns>" and sleeps the shared delay-ms. */
+function oldCniWrapper(realPlugin: string): string {
+  return `#!/bin/sh
+control=\${0%/*}/../slow-cni
+if [ "\${CNI_COMMAND:-}" = ADD ]; then
+  printf '%s %s\\n' "\${CNI_CONTAINERID:-}" "\${CNI_NETNS:-}" >>"$control/added.log"
+  ms=$(cat "$control/delay-ms" 2>/dev/null)
+  case $ms in ''|*[!0-9]*) ms=0 ;; esac
+  [ "$ms" -gt 0 ] && sleep "$((ms / 1000))"
+fi
+exec '${realPlugin}' "$@"
 `;
 }
