@@ -108,7 +108,8 @@ export async function tearDownWithFaultyPlugin<T = undefined>(
     const allHits = armed.reduce((n, a) => n + a.fault.hits, 0);
     for (const a of armed) a.fault.remove();
     let rejoin: Rejoin | undefined;
-    if (armed.length > 0 && (spec.action.kind === 'hang' || spec.action.kind === 'crash')) {
+    const ownFault = spec.faultOn.includes(event);
+    if ((spec.action.kind === 'hang' || spec.action.kind === 'crash') && (ownFault || allHits > 0)) {
       const replace = () => freshPlugin(t, '10');
       // A fault that never acted dropped nothing: a plugin this process closed would test no re-registration.
       if (allHits === 0) faulty = await replace();
