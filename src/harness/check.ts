@@ -22,9 +22,9 @@ export interface CheckSpec {
   contract: string;
   /**
    * The scenario is race-prone: run it --trials times; any violating trial fails the check. A scale runs
-   * it that many times --trials (rounded; trials.ts plannedTrials), for a race that a broken runtime shows
-   * in only a minority of attempts, or for trials spread over several cases (`why` says which, so the
-   * extra time is explained where it is spent).
+   * it that many times --trials (rounded; trials.ts plannedTrials): the number of paths the trials are
+   * spread over, so that each path gets --trials of them, or more for a race that a broken runtime shows
+   * in only a few attempts (`why` says which, so the extra time is explained where it is spent).
    */
   trials?: boolean | { scale: number; why: string };
   /**

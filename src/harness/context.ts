@@ -318,9 +318,11 @@ export interface CheckContext {
   /** A visible pause where a race window truly needs one; shows in the timeline with its reason. */
   pause(ms: number, why: string): Promise<void>;
   /**
-   * Runs the scenario up to --trials times (fresh objects each time). The first violating trial ends the
-   * trials and fails the check with "violated in trial k of N" and its message, whatever earlier trials
-   * did; a trial that errors is an ERROR only when none violated; a skip stops the trials.
+   * Runs the scenario up to --trials times its scale (fresh objects each time). The first violating trial
+   * ends the trials and fails the check with "violated in trial k of N" and its message, whatever earlier
+   * trials did; a trial that errors is an ERROR only when none violated; a skip stops the trials. A known
+   * deviation on a path (t.path) ends only that path. A PASS states what the trials could have seen, per
+   * path where the check has paths (trials.ts describeStrength).
    *
    * With `build`, a trial's objects that no race depends on are built by it, with a factory whose objects
    * belong to that trial (`last` says whether it is the last trial planned), and handed to the scenario as
