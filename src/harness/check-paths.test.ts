@@ -45,6 +45,7 @@ describe('a known deviation decides its path only (fake CRI)', () => {
     expect(r.message).to.equal(
       'known deviation, each path not run again (other paths: "container" held in 2 runs): path "sandbox" in trial 1 of 4: a leaked shim',
     );
+    expect(r.trials).to.deep.equal({ run: 4, violated: 1 });
     expect(
       r.timeline.some(
         (e) => e.kind === 'note' && e.text === 'trial 3: not run: a known deviation decided its paths',

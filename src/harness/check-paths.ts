@@ -7,6 +7,9 @@
  */
 import { errorMessage, isAssertion } from './errors.js';
 
+/** The observation that keeps a check's known deviations when another failure decided its verdict. */
+export const KNOWN_DEVIATION_OBSERVATION = 'known deviation';
+
 /** Whether an entry of the bundled or the given deviations matches this violation of the check. */
 export type KnownDeviationTest = (message: string) => boolean;
 
@@ -49,9 +52,14 @@ export class CheckPaths {
     }
   }
 
+  /** How many paths showed a known deviation (each in one run: it is not run again). */
+  get deviations(): number {
+    return [...this.paths.values()].filter((p) => p.deviation !== undefined).length;
+  }
+
   /** Whether any path showed a known deviation. */
   get deviated(): boolean {
-    return [...this.paths.values()].some((p) => p.deviation !== undefined);
+    return this.deviations > 0;
   }
 
   /** How many times each path ran and held (paths with a known deviation, or never run, left out). */

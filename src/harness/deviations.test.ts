@@ -137,6 +137,13 @@ describe('stale expected deviations', () => {
     expect(line).to.match(/^TEAR-05 .*its failure does not match/);
   });
 
+  it('are none when the known deviation showed on its path beside another failure of the check', () => {
+    const failed = result('TEAR-05', 'failed', 'violated in trial 2 of 20: plugin 30 got nothing');
+    const r = { ...failed, observations: { 'known deviation': `known deviation, ...: ${TEAR05_FAILURE}` } };
+    expect(stale(r)).to.deep.equal([]);
+    expect(applyDeviations(r, sets(FILE), CONTAINERD_17).verdict).to.equal('failed');
+  });
+
   it('leave out entries whose check did not reach a verdict, or that concern another runtime or version', () => {
     expect(stale(result('TEAR-05', 'skipped', 'needs NRI'))).to.deep.equal([]);
     expect(stale(result('TEAR-05', 'error', 'setup failed'))).to.deep.equal([]);

@@ -5,6 +5,7 @@
  * failure (the check passed, or failed differently) are stale, and the run reports them. Failures that
  * match an entry of the bundled files keep their verdict but carry the known issue's reason and links.
  */
+import { KNOWN_DEVIATION_OBSERVATION } from './check-paths.js';
 import type { Deviation } from './deviation-file.js';
 import type { CheckResult } from './result.js';
 
@@ -110,13 +111,9 @@ export function staleDeviations(
     if (!concerns(d, d.id, runtime)) continue;
     const ran = results.filter((r) => r.id === d.id && ['passed', 'failed', 'deviation'].includes(r.verdict));
     if (ran.length === 0) continue;
-    if (
-      ran.some((r) => {
-        const text = failureText(r);
-        return text !== undefined && d.message.test(text);
-      })
-    )
-      continue;
+    // A known deviation beside another failure still showed: the entry is live, the check failed anew.
+    const shown = (r: CheckResult) => [failureText(r), r.observations[KNOWN_DEVIATION_OBSERVATION]];
+    if (ran.some((r) => shown(r).some((text) => text !== undefined && d.message.test(text)))) continue;
     const what = ran.some((r) => r.verdict === 'passed')
       ? 'the check passed'
       : `its failure does not match /${d.message.source}/`;

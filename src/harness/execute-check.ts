@@ -7,7 +7,7 @@ import { CriCallError } from '../cri/errors.js';
 import { classifyThrown } from './assertions.js';
 import { type Check, displayName } from './check.js';
 import { openCheckScope } from './check-context.js';
-import type { CheckPaths } from './check-paths.js';
+import { type CheckPaths, KNOWN_DEVIATION_OBSERVATION } from './check-paths.js';
 import { type Disturbance, describeDisturbance } from './disturbance.js';
 import { errorMessage, isAssertion, SetupError, SkipSignal, WaitTimeout } from './errors.js';
 import type { CheckResult, Verdict } from './result.js';
@@ -56,7 +56,7 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
     // Another failure outranks the known deviations, which stay on record beside it.
     const known = scope.paths.deviated ? scope.paths.describe(scope.trials()?.planned) : undefined;
     if (isAssertion(e) && known !== undefined && message !== known)
-      scope.observations['known deviation'] = known;
+      scope.observations[KNOWN_DEVIATION_OBSERVATION] = known;
   } finally {
     deadline.clear();
     env.signal.removeEventListener('abort', onRunAbort);
@@ -96,7 +96,8 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
     ...(message !== undefined ? { message } : {}),
     ...(detail !== undefined ? { detail } : {}),
     observations: scope.observations,
-    ...(tally ? { trials: { run: tally.run, violated: tally.violated } } : {}),
+    // A known deviation is a violation too: it only does not end the other paths.
+    ...(tally ? { trials: { run: tally.run, violated: tally.violated + scope.paths.deviations } } : {}),
     timeline: scope.timeline.entries,
     requiredWaitMs: Math.round(scope.timeline.requiredWaitMs),
   };
