@@ -81,6 +81,9 @@ describe('cri-conform run --sonobuoy (a Sonobuoy worker against the reference ru
     expect(run.code, run.stderr).to.equal(0);
     expect(run.stderr).to.match(/picked containerd at host \/run\/containerd\/containerd\.sock/);
     expect(run.stderr).to.match(/picked NRI at host \/var\/run\/nri\/nri\.sock/);
+    expect(run.stderr, 'a fleet run shares the runtime with the kubelet that started its pod').to.match(
+      /running beside it, so a check whose pods it stops ends in ERROR "disturbed"/,
+    );
 
     expect(readFileSync(join(results, 'done'), 'utf8')).to.equal(results);
     expect(existsSync(join(results, 'results.json')), 'results.json beside the JUnit').to.equal(true);

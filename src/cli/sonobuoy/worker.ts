@@ -92,6 +92,14 @@ async function workerRunConfig(
     merged.nodeProbes = 'off';
     log('host probes are off in a pod, so [Node] checks skip (CRI_CONFORM_NODE_PROBES=on to try them)');
   }
+  if (merged.besideKubelet === undefined) {
+    // The kubelet that started this pod drives the runtime, so a run that refused to share it would run
+    // nothing; a private instance inside the pod (--isolated) is not there yet.
+    merged.besideKubelet = true;
+    log(
+      'the kubelet that started this pod drives the runtime: running beside it, so a check whose pods it stops ends in ERROR "disturbed", and checks that restart the runtime or stall its hooks skip',
+    );
+  }
   const file = readConfigFile(configPath ?? CRICTL_CONFIG, configPath !== undefined);
   const config = resolveRunConfig(merged, io.env, file);
   const named = {
