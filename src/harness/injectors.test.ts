@@ -43,6 +43,8 @@ describe('check injectors', () => {
     const inject = new CheckInjectors(dirs(), [], 'cc-x-', ['slow-cni']);
     expect(inject.offers('slow-cni')).to.equal(undefined);
     expect(() => inject.offers('slow-runtime')).to.throw(/add 'slow-runtime' to its uses/);
+    const delays = new CheckInjectors(dirs(), ['creation-delay'], 'cc-x-');
+    expect(delays.offers('slow-cni'), 'a creation-delay check may take either').to.equal(undefined);
   });
 
   it('counts only the CNI DELs of its own pods logged after the check took the injector', async () => {

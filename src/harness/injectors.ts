@@ -90,7 +90,9 @@ export class CheckInjectors implements Injectors {
   }
 
   offers(need: OfferedInjector): string | undefined {
-    if (!this.uses.includes(need) && !this.declared.includes(need)) {
+    // A check that needs a creation delay may take either injector (readiness counts it a user of both).
+    const declared = this.declared.includes(need) || this.declared.includes('creation-delay');
+    if (!this.uses.includes(need) && !declared) {
       throw new Error(
         `the check asks t.inject.offers('${need}') without declaring it: add '${need}' to its uses, so doctor knows it`,
       );
