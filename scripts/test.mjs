@@ -69,4 +69,21 @@ runner.on('end', () => {
   removeScratch();
   process.stdout.write(`\n${line}\n`);
   process.exitCode = failed > 0 || passed === 0 ? 1 : 0;
+  // mocha waits for the event loop to drain; a test that leaves a socket or timer open would keep CI
+  // waiting until its time limit. Name what is still open, so it can be closed where it was opened, and end.
+  setTimeout(() => {
+    process.stdout.write(`still open ${LINGER_MS} ms after the tests ended: ${openHandles()}\n`);
+    process.exit();
+  }, LINGER_MS).unref();
 });
+
+const LINGER_MS = 5_000;
+
+function openHandles() {
+  const described = process._getActiveHandles().map((h) => {
+    const kind = h?.constructor?.name ?? typeof h;
+    const where = h?._pipeName ?? h?.remoteAddress ?? h?.spawnfile ?? '';
+    return where ? `${kind} ${where}` : kind;
+  });
+  return described.join(', ') || process.getActiveResourcesInfo().join(', ');
+}
