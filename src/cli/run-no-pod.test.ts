@@ -28,34 +28,51 @@ describe('run on a runtime that cannot run a pod', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('says first that the runtime cannot run a pod, with its error, and exits 2', async () => {
-    writeFileSync(join(dir, 'created.log'), '');
-    let output = '';
-    const io: Io = {
-      out: (t) => {
-        output += t;
-      },
-      err: (t) => {
-        output += t;
-      },
+  function ioWith(env: Record<string, string>, sink: { text: string }): Io {
+    const write = (t: string) => {
+      sink.text += t;
+    };
+    return {
+      out: write,
+      err: write,
       isTTY: false,
       env: {
         CONTAINER_RUNTIME_ENDPOINT: fake.endpoint,
-        CRI_CONFORM_SLOW_RUNTIME_HANDLER: 'conform-slow',
-        CRI_CONFORM_SLOW_RUNTIME_DIR: dir,
         CRI_CONFORM_NRI_SOCKET: join(dir, 'no-nri.sock'),
+        ...env,
       },
       signal: new AbortController().signal,
     };
-    const argv = ['node', 'cri-conform', 'run', '--config', '/dev/null', '--node-probes', 'off'];
-    const code = await main([...argv, '--focus', '^IDEM-01 ', '--report-dir', join(dir, 'reports')], io);
-    expect(code, output).to.equal(2);
-    const lines = output.trim().split('\n');
-    expect(lines[0]).to.match(
-      /^cri-conform: the runtime cannot run a pod: RunPodSandbox with the default handler failed: RunPodSandbox: UNKNOWN \(2\) after \d+\/\d+ ms: (.*) \(the runtime's log says more; no check can run until a plain pod starts\)$/,
+  }
+  const argv = ['node', 'cri-conform', 'run', '--config', '/dev/null', '--node-probes', 'off'];
+  const NO_POD =
+    /^cri-conform: the runtime cannot run a pod: RunPodSandbox with the default handler failed: RunPodSandbox: UNKNOWN \(2\) after \d+\/\d+ ms: (.*) \(the runtime's log says more; no check can run until a plain pod starts\)$/;
+
+  it('says first that the runtime cannot run a pod, with its error, and exits 2', async () => {
+    writeFileSync(join(dir, 'created.log'), '');
+    const output = { text: '' };
+    const io = ioWith(
+      { CRI_CONFORM_SLOW_RUNTIME_HANDLER: 'conform-slow', CRI_CONFORM_SLOW_RUNTIME_DIR: dir },
+      output,
     );
+    const code = await main([...argv, '--focus', '^IDEM-01 ', '--report-dir', join(dir, 'reports')], io);
+    expect(code, output.text).to.equal(2);
+    const lines = output.text.trim().split('\n');
+    expect(lines[0]).to.match(NO_POD);
     expect(lines[0]).to.include(RUNC_ERROR);
     expect(lines[1]).to.match(/^reports: /);
-    expect(output).to.not.include('does not work');
+    expect(output.text).to.not.include('does not work');
+  });
+
+  it('says it too where no injector is configured, before any check errs on it', async () => {
+    const output = { text: '' };
+    const code = await main(
+      [...argv, '--focus', '^NAME-01 ', '--report-dir', join(dir, 'reports-plain')],
+      ioWith({}, output),
+    );
+    expect(code, output.text).to.equal(2);
+    const lines = output.text.trim().split('\n');
+    expect(lines[0]).to.match(NO_POD);
+    expect(lines[0]).to.include(RUNC_ERROR);
   });
 });
