@@ -60,7 +60,11 @@ export function openCheckScope(
   onDisturbed: (d: Disturbance) => void = () => {},
 ): CheckScope {
   const timeline = new Timeline(env.sequence);
-  const objects = new CheckObjects({ besideAnotherClient: env.disturbance !== undefined, onDisturbed });
+  const objects = new CheckObjects({
+    besideAnotherClient: env.disturbance !== undefined,
+    checkId: check.id,
+    onDisturbed,
+  });
   const observations: Record<string, string> = {};
   const assertions: Assertions = new Assertions();
   const make = createConfigFactory(env.runId, check.id, env.settings.testImage);
@@ -117,6 +121,7 @@ export function openCheckScope(
     await env.disturbance?.lastLook(objects);
     objects.endingAll();
     const report = await removeLabelledUntilGone(client, scope, CLEANUP_MS);
+    objects.sweepDone();
     problems.push(...report.problems);
     return problems;
   };

@@ -3,7 +3,7 @@ import type { CheckContext } from './context.js';
 import { CheckObjects, type Disturbance, DisturbanceMonitor, describeDisturbance } from './disturbance.js';
 import { executeCheck } from './execute-check.js';
 import { type FakeRuntime, fakeEnv, startFakeRuntime, testCheck } from './fake-runtime.test.helper.js';
-import { RUN_LABEL } from './labels.js';
+import { CHECK_LABEL, RUN_LABEL } from './labels.js';
 
 const POD = { podSandboxId: 'p1' };
 const nriEvent = (
@@ -67,12 +67,74 @@ describe('disturbance: another client’s doing, told from the check’s own', (
     ]);
   });
 
+  it('takes a container of the check that exited without a stop of its own as stopped, beside another client', () => {
+    const { objects, seen } = objectsWith(true);
+    const pods = [{ id: 'p1', state: 'SANDBOX_READY' }];
+    objects.listed(pods, new Set(['c1']), performance.now() + 1, new Set(['c1']));
+    expect(seen.map((d) => [d.object, d.action])).to.deep.equal([
+      ['container workload of pod cc-unit-a', 'stopped'],
+    ]);
+    const own = objectsWith(true);
+    own.objects.sending('StopContainer', { containerId: 'c1' });
+    own.objects.listed(pods, new Set(['c1']), performance.now() + 1, new Set(['c1']));
+    expect(own.seen, 'its own StopContainer').to.deep.equal([]);
+  });
+
   it('judges only objects the check knew before the listing was asked for', () => {
     const { objects, seen } = objectsWith(true);
     objects.listed([], new Set(), 0);
     expect(seen).to.deep.equal([]);
     objects.listed([{ id: 'p1', state: 'SANDBOX_NOTREADY' }], new Set(['c1']), performance.now() + 1);
     expect(seen.map((d) => [d.action, d.seenBy])).to.deep.equal([['stopped', 'ListPodSandbox']]);
+  });
+
+  describe('a pod of the check that no reply named (the build of a timed-out call)', () => {
+    const labelled = (id: string, state: string) => ({
+      id,
+      state,
+      labels: { [CHECK_LABEL]: 'UNIT-01' },
+      metadata: { name: `cc-unit-01-${id}` },
+    });
+    const withCheckId = () => {
+      const seen: Disturbance[] = [];
+      const objects = new CheckObjects({
+        besideAnotherClient: true,
+        checkId: 'UNIT-01',
+        onDisturbed: (d) => seen.push(d),
+      });
+      return { objects, seen };
+    };
+
+    it('is the check’s own once listed READY, so its stop by another client is a disturbance', () => {
+      const { objects, seen } = withCheckId();
+      objects.listed([labelled('t1', 'SANDBOX_READY'), { id: 'x', state: 'SANDBOX_READY' }], new Set(), 1);
+      expect(seen, 'seen first, judged by the next listing').to.deep.equal([]);
+      objects.listed([labelled('t1', 'SANDBOX_NOTREADY')], new Set(), 2);
+      expect(seen.map((d) => [d.object, d.action])).to.deep.equal([['pod cc-unit-01-t1', 'stopped']]);
+    });
+
+    it('is not adopted during or before the check’s own sweep, which removes it', () => {
+      const { objects, seen } = withCheckId();
+      objects.endingAll();
+      objects.listed([labelled('t1', 'SANDBOX_READY')], new Set(), performance.now());
+      const askedBeforeTheSweepEnded = performance.now();
+      objects.sweepDone();
+      objects.listed([labelled('t1', 'SANDBOX_READY')], new Set(), askedBeforeTheSweepEnded);
+      objects.listed([], new Set(), performance.now() + 1);
+      expect(seen).to.deep.equal([]);
+    });
+
+    it('is not adopted without another client: the runtime may end its own timed-out builds', () => {
+      const seen: Disturbance[] = [];
+      const objects = new CheckObjects({
+        besideAnotherClient: false,
+        checkId: 'UNIT-01',
+        onDisturbed: (d) => seen.push(d),
+      });
+      objects.listed([labelled('t1', 'SANDBOX_READY')], new Set(), 1);
+      objects.nriEvent(nriEvent('StopPodSandbox', 't1'));
+      expect(seen).to.deep.equal([]);
+    });
   });
 
   describe('a check beside another client (fake CRI)', () => {
@@ -86,6 +148,9 @@ describe('disturbance: another client’s doing, told from the check’s own', (
       const monitor = new DisturbanceMonitor(async () => ({
         pods: [...fake.pods.values()].filter((p) => p.labels[RUN_LABEL] === 'unit-run'),
         containerIds: new Set(fake.containers.keys()),
+        exitedContainerIds: new Set(
+          [...fake.containers.values()].filter((c) => c.state === 'CONTAINER_EXITED').map((c) => c.id),
+        ),
       }));
       return { env: { ...fakeEnv(fake.client), disturbance: monitor }, monitor };
     };

@@ -9,10 +9,23 @@
  *   asked to end can only come from another client's call (always on: it cannot mistake the runtime for one);
  * - beside a known other client (--beside-kubelet), also a listing that shows such a pod no longer READY or
  *   gone, and a NOT_FOUND for such an object. Without one these could be the runtime's own doing, which is
- *   for the check to judge, so they count only when someone else is known to be there.
+ *   for the check to judge, so they count only when someone else is known to be there. There a READY pod
+ *   that carries the check's label counts as the check's own even when no reply named it: a timed-out
+ *   RunPodSandbox builds a pod whose id the check never learns, and a kubelet stops that one too. The
+ *   price: a runtime that stops or removes such a build by itself is taken for the other client, which
+ *   costs only a verdict (ERROR), never a wrong one.
  */
 import type { CriMethod } from '../cri/types.js';
 import type { NriEventRecord } from '../nri/types.js';
+import { CHECK_LABEL } from './labels.js';
+
+/** A pod as the run-wide listing shows it (the CRI's PodSandbox, or as much of it as a test gives). */
+export interface ListedPod {
+  id: string;
+  state: string;
+  labels?: Record<string, string>;
+  metadata?: { name?: string };
+}
 
 export interface Disturbance {
   /** "pod cc-idem-01-a-1f2e3d4c" or "container workload (in pod ...)". */
@@ -50,6 +63,8 @@ const BY_ID_METHODS: ReadonlySet<string> = new Set([
 export interface CheckObjectsOptions {
   /** Another client is known to drive the runtime: state changes and NOT_FOUND count too. */
   besideAnotherClient: boolean;
+  /** The check's id, as its objects' check label carries it: listed pods with it are the check's. */
+  checkId?: string;
   onDisturbed: (d: Disturbance) => void;
 }
 
@@ -59,6 +74,9 @@ export class CheckObjects {
   private readonly containers = new Map<string, { name: string; podId: string; learnedAt: number }>();
   private readonly ended = new Set<string>();
   private found: Disturbance | undefined;
+  /** While the check's own cleanup sweeps its label, and until a listing asked after it: no adopting. */
+  private sweepingSince: number | undefined;
+  private sweptAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly opts: CheckObjectsOptions) {}
 
@@ -76,6 +94,13 @@ export class CheckObjects {
   /** The check's cleanup is about to end everything it made so far. */
   endingAll(): void {
     for (const id of [...this.pods.keys(), ...this.containers.keys()]) this.ended.add(id);
+    this.sweepingSince = performance.now();
+  }
+
+  /** The cleanup's sweep is over: pods listed from now on with the check's label are new ones. */
+  sweepDone(): void {
+    this.sweepingSince = undefined;
+    this.sweptAt = performance.now();
   }
 
   replied(method: CriMethod, request: unknown, reply: unknown): void {
@@ -118,12 +143,14 @@ export class CheckObjects {
    * made while it was on its way would look gone.
    */
   listed(
-    pods: readonly { id: string; state: string }[],
+    pods: readonly ListedPod[],
     containerIds: ReadonlySet<string>,
     askedAt: number,
+    exitedContainerIds: ReadonlySet<string> = new Set(),
   ): void {
     if (!this.opts.besideAnotherClient) return;
     const states = new Map(pods.map((p) => [p.id, p.state]));
+    this.adoptUnnamed(pods, askedAt);
     for (const [id, pod] of this.pods) {
       if (pod.learnedAt >= askedAt || !this.isLive(id)) continue;
       const state = states.get(id);
@@ -131,8 +158,26 @@ export class CheckObjects {
       else if (state !== 'SANDBOX_READY') this.report(id, 'stopped', 'ListPodSandbox');
     }
     for (const [id, c] of this.containers)
-      if (c.learnedAt < askedAt && this.isLive(id) && !containerIds.has(id))
-        this.report(id, 'removed', 'ListContainers');
+      if (c.learnedAt < askedAt && this.isLive(id)) {
+        // A kubelet stops an orphan's containers first (1 s grace) and its sandbox later: the check may end
+        // the sandbox itself in between, so the exited container is the only sign.
+        if (!containerIds.has(id)) this.report(id, 'removed', 'ListContainers');
+        else if (exitedContainerIds.has(id)) this.report(id, 'stopped', 'ListContainers');
+      }
+  }
+
+  /**
+   * READY pods with the check's label that no reply named (a timed-out build): the check's own from this
+   * listing on, judged by the next one. Never during or before the check's own sweep, which removes them.
+   */
+  private adoptUnnamed(pods: readonly ListedPod[], askedAt: number): void {
+    const { checkId } = this.opts;
+    if (!checkId || this.sweepingSince !== undefined || askedAt <= this.sweptAt) return;
+    for (const p of pods) {
+      const mine = p.labels?.[CHECK_LABEL] === checkId;
+      if (mine && p.state === 'SANDBOX_READY' && !this.pods.has(p.id) && !this.ended.has(p.id))
+        this.pods.set(p.id, { name: p.metadata?.name ?? p.id, learnedAt: askedAt });
+    }
   }
 
   /** Made by the check, and neither it nor (for a container) its pod asked to end. */
@@ -172,8 +217,9 @@ export class DisturbanceMonitor {
 
   constructor(
     private readonly list: () => Promise<{
-      pods: { id: string; state: string }[];
+      pods: ListedPod[];
       containerIds: Set<string>;
+      exitedContainerIds: Set<string>;
     }>,
   ) {}
 
@@ -193,7 +239,7 @@ export class DisturbanceMonitor {
     for (;;) {
       const askedAt = performance.now();
       const listing = await this.list().catch(() => undefined);
-      if (listing) objects.listed(listing.pods, listing.containerIds, askedAt);
+      if (listing) objects.listed(listing.pods, listing.containerIds, askedAt, listing.exitedContainerIds);
       if (objects.disturbance || performance.now() >= endAt) return;
       await new Promise((resolve) => setTimeout(resolve, LIST_EVERY_MS));
     }
@@ -215,7 +261,8 @@ export class DisturbanceMonitor {
     try {
       const listing = await this.list();
       for (const objects of watching)
-        if (this.checks.has(objects)) objects.listed(listing.pods, listing.containerIds, askedAt);
+        if (this.checks.has(objects))
+          objects.listed(listing.pods, listing.containerIds, askedAt, listing.exitedContainerIds);
     } catch {
       // A listing that failed shows nothing; the next one may.
     }

@@ -235,7 +235,12 @@ function runObjectsMonitor(client: CriClient, runId: string): DisturbanceMonitor
       client.call('ListPodSandbox', { filter: { labelSelector } }, { deadlineMs }),
       client.call('ListContainers', { filter: { labelSelector } }, { deadlineMs }),
     ]);
-    return { pods: items, containerIds: new Set(containers.map((c) => c.id)) };
+    const exited = containers.filter((c) => c.state === 'CONTAINER_EXITED');
+    return {
+      pods: items,
+      containerIds: new Set(containers.map((c) => c.id)),
+      exitedContainerIds: new Set(exited.map((c) => c.id)),
+    };
   });
 }
 
