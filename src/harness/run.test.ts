@@ -90,6 +90,34 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
     expect(fake.pods.size).to.equal(0);
   });
 
+  it('runs no check after a signal that came before the checks started (during readiness), and says it was interrupted', async () => {
+    const interrupt = new AbortController();
+    const listener: RunListener = {
+      // Before the first check: where a SIGINT during readiness's proof pod lands.
+      onStart: () => interrupt.abort(new Error('SIGINT')),
+      onCheckStart: () => {},
+      onCheckEnd: () => {},
+      onNote: () => {},
+    };
+    const ran: string[] = [];
+    const check = testCheck(
+      async (t: CheckContext) => {
+        ran.push(t.id);
+        t.expect(true, 'held');
+      },
+      { id: 'UNIT-01' },
+    );
+    const outcome = await runConformance(
+      configFor(fake.endpoint),
+      [check],
+      listener,
+      interrupt.signal,
+      '0.0.0-test',
+    );
+    expect(ran, 'no check ran after the signal').to.deep.equal([]);
+    expect(outcome.interrupted).to.equal('SIGINT');
+  });
+
   it('keeps the verdicts when the runtime stops answering before the sweep, and says how to clean up later', async () => {
     const notes: string[] = [];
     const unavailable = () => {

@@ -155,9 +155,11 @@ async function runChecks(
   listener: RunListener,
   signal: AbortSignal,
 ): Promise<{ results: CheckResult[]; stop: string | undefined }> {
-  let stop: string | undefined;
+  const reasonOf = () => (signal.reason instanceof Error ? signal.reason.message : 'interrupted');
+  // A signal that came during readiness (the proof pods) has fired already: no 'abort' event follows.
+  let stop: string | undefined = signal.aborted ? reasonOf() : undefined;
   signal.addEventListener('abort', () => {
-    stop ??= signal.reason instanceof Error ? signal.reason.message : 'interrupted';
+    stop ??= reasonOf();
   });
   const results = await runScheduled(checks, config.parallel, {
     stopReason: () => stop,
