@@ -121,8 +121,9 @@ for (const runtime of runtimesUnderTest()) {
           interrupt = kill;
         },
       });
-      // Interrupt once the check has made a pod: then there is something to clean up.
-      await untilLabelledPod(endpoint, 60_000);
+      // Interrupt once the check has made a pod: then there is something to clean up. The readiness
+      // proof's pod comes first, and is not the check's.
+      await untilLabelledPod(endpoint, 60_000, 'cc-tear-04-');
       interrupt?.('SIGINT');
       const run = await running;
       expect(run.code, run.stdout + run.stderr).to.equal(2);

@@ -93,9 +93,15 @@ export async function labelledLeft(endpoint: string): Promise<{ pods: string[]; 
 }
 
 /** Resolves once a pod of any cri-conform run is listed, or after `withinMs` (polled: CRI has no events). */
-export async function untilLabelledPod(endpoint: string, withinMs: number): Promise<void> {
+/** Until a labelled pod whose name starts with `namePrefix` exists (`cc-tear-04-`: that check's own). */
+export async function untilLabelledPod(
+  endpoint: string,
+  withinMs: number,
+  namePrefix = 'cc-',
+): Promise<void> {
   const deadline = Date.now() + withinMs;
-  while ((await labelledLeft(endpoint)).pods.length === 0 && Date.now() < deadline) {
+  const seen = async () => (await labelledLeft(endpoint)).pods.some((p) => p.startsWith(namePrefix));
+  while (!(await seen()) && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 20));
   }
 }
