@@ -13,8 +13,10 @@ import { join } from 'node:path';
  * As root on the node (the usual case, and the runtime's own view), on tmpfs under /run: a killed run's
  * leftovers are gone at the next boot at the latest. Otherwise the user's temp directory.
  */
+/** Root's pod log root: the Sonobuoy plugin mounts the host's at the same path. */
+export const POD_LOG_ROOT_AS_ROOT = '/run/cri-conform/pod-logs';
 export const POD_LOG_ROOT =
-  process.getuid?.() === 0 ? '/run/cri-conform/pod-logs' : join(tmpdir(), 'cri-conform-pod-logs');
+  process.getuid?.() === 0 ? POD_LOG_ROOT_AS_ROOT : join(tmpdir(), 'cri-conform-pod-logs');
 
 /** Run ids come from `newRunId()` or `--run-id`: whatever a user typed must never name another path. */
 export function runLogDirectory(runId: string): string {

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { parse, parseAllDocuments } from 'yaml';
+import { POD_LOG_ROOT_AS_ROOT } from '../../harness/pod-logs.js';
 import { ROOT } from '../e2e-env.test.helper.js';
 import { JUNIT_FILE } from './results-dir.js';
 import { DEFAULT_HOST_ROOT, envNameFor, FLEET_FLAGS } from './worker-env.js';
@@ -63,6 +64,7 @@ function pluginFileProblems(doc: Doc): string[] {
   for (const [name, path] of [
     ['host-run', '/run'],
     ['host-var-run', '/var/run'],
+    ['pod-logs', POD_LOG_ROOT_AS_ROOT],
   ] as const) {
     if (!volumes.some((v) => v.name === name && obj(v.hostPath).path === path))
       problems.push(`extra-volumes: no hostPath ${path} named ${name}`);
@@ -97,6 +99,9 @@ function containerProblems(spec: Doc): string[] {
     if (!mounts.some((m) => m.mountPath === `${DEFAULT_HOST_ROOT}${path}`))
       problems.push(`spec.volumeMounts: host ${path} is not at ${DEFAULT_HOST_ROOT}${path}`);
   }
+  // The runtime writes the checks' logs on the host; the worker removes them at the same path.
+  if (!mounts.some((m) => m.name === 'pod-logs' && m.mountPath === POD_LOG_ROOT_AS_ROOT && !m.readOnly))
+    problems.push(`spec.volumeMounts: the pod log root is not mounted writable at ${POD_LOG_ROOT_AS_ROOT}`);
   return problems;
 }
 

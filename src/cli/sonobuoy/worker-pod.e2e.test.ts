@@ -4,11 +4,12 @@
  * run it; a progress server of the test's own listens on the host (the pod uses the host network).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect } from 'chai';
 import { CriClient } from '../../cri/client.js';
+import { runLogDirectory } from '../../harness/pod-logs.js';
 import { sonobuoyTarballOfDir } from '../../report/sonobuoy-tarball.test.helper.js';
 import { labelledLeft, ROOT, runtimesUnderTest } from '../e2e-env.test.helper.js';
 import { main } from '../main.js';
@@ -146,6 +147,11 @@ for (const runtime of runtimesUnderTest()) {
 
       expect(await containerState(client, pod.containerId)).to.equal('CONTAINER_RUNNING');
       expect(await labelledLeft(endpoint)).to.deep.equal({ pods: [], containers: [] });
+      // The runtime wrote the checks' logs on the host; the worker removed them through its mount.
+      const { properties } = JSON.parse(readFileSync(join(pod.resultsDir, 'results.json'), 'utf8')) as {
+        properties: { runId: string };
+      };
+      expect(existsSync(runLogDirectory(properties.runId)), "the run's pod logs on the host").to.equal(false);
 
       // SIGTERM ends the sleep at once, well before the stop timeout would SIGKILL it.
       await client.call('StopContainer', { containerId: pod.containerId, timeout: '30' });

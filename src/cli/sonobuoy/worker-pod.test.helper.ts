@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { CriClient } from '../../cri/client.js';
 import type { ContainerState, KeyValue, Mount } from '../../cri/types.js';
+import { POD_LOG_ROOT_AS_ROOT } from '../../harness/pod-logs.js';
 import { ROOT } from '../e2e-env.test.helper.js';
 
 /** Sonobuoy's defaults for the dirs it mounts into every plugin container (pkg/client/gen.go). */
@@ -25,6 +26,8 @@ export interface PluginSpec {
   /** Where the container sees the host's /run and /var/run. */
   hostRun: string;
   hostVarRun: string;
+  /** Where the container sees the host's pod log root (the same path). */
+  podLogs: string;
   configMap: Record<string, string>;
 }
 
@@ -58,6 +61,7 @@ export function readPluginSpec(): PluginSpec {
       .map((e) => ({ key: e.name, value: e.value ?? '' })),
     hostRun: mountOf('/run'),
     hostVarRun: mountOf('/var/run'),
+    podLogs: mountOf(POD_LOG_ROOT_AS_ROOT),
     configMap: doc['config-map'],
   };
 }
@@ -89,7 +93,9 @@ export async function startWorkerPod(client: CriClient, o: WorkerPodOptions): Pr
   for (const [file, content] of Object.entries(o.spec.configMap))
     writeFileSync(join(configDir, file), content);
 
+  mkdirSync(POD_LOG_ROOT_AS_ROOT, { recursive: true });
   const mounts: Mount[] = [
+    { hostPath: POD_LOG_ROOT_AS_ROOT, containerPath: o.spec.podLogs },
     { hostPath: resultsDir, containerPath: SONOBUOY_RESULTS_DIR },
     { hostPath: configDir, containerPath: SONOBUOY_CONFIG_DIR, readonly: true },
   ];
