@@ -28,31 +28,20 @@ for (const runtime of runtimesUnderTest()) {
 
     it('fails a runc wrapper written to the old description (shared delay-ms, "<time> <id>"), naming what it lacks', async () => {
       const wrapper = join(runtime.env.CRI_CONFORM_SLOW_RUNTIME_DIR ?? '', 'runc-slow');
-      const shipped = readFileSync(wrapper, 'utf8');
-      const realRunc = /^real_runc='(.*)'$/m.exec(shipped)?.[1];
-      expect(realRunc, `the installed ${wrapper} names its real runc`).to.be.a('string');
-      // Swapped in place for this test only: the handler runs the file anew for every runc call.
-      writeFileSync(wrapper, oldRuncWrapper(realRunc ?? ''));
-      try {
+      await withOldWrapper(wrapper, 'real_runc', oldRuncWrapper, async () => {
         const run = await runCli(['doctor', '--focus', '^IDEM-01 '], runtime.env);
         expect(run.code, run.stdout + run.stderr).to.equal(2);
         // "claims" is named only when the call beat the delay: a loaded node may be slower than it anyway.
         expect(run.stdout).to.match(
           /^FAIL slow runtime handler "conform-slow" .* does not work\n {7}-> the slow runtime handler lacks (claims: CreateContainer \+ StartContainer took \d+ ms with pods\/cc-doctor-\/delay-ms 500; )?the key column in created\.log .*needed by IDEM-01$/m,
         );
-      } finally {
-        writeFileSync(wrapper, shipped);
-      }
+      });
       expect(await labelledLeft(endpoint)).to.deep.equal({ pods: [], containers: [] });
     });
 
     it('fails a CNI wrapper written to the old description (shared delay-ms, no key, no del.log, no fail), naming what it lacks', async () => {
       const wrapper = join(runtime.env.CRI_CONFORM_SLOW_CNI_DIR ?? '', '..', 'cni-bin', 'conform-bridge');
-      const shipped = readFileSync(wrapper, 'utf8');
-      const realPlugin = /^real_plugin='(.*)'$/m.exec(shipped)?.[1];
-      expect(realPlugin, `the installed ${wrapper} names its real plugin`).to.be.a('string');
-      writeFileSync(wrapper, oldCniWrapper(realPlugin ?? ''));
-      try {
+      await withOldWrapper(wrapper, 'real_plugin', oldCniWrapper, async () => {
         const run = await runCli(['doctor', '--focus', '^IDEM-01 '], runtime.env);
         expect(run.code, run.stdout + run.stderr).to.equal(2);
         // "claims" is named only when the call beat the delay: a loaded node may be slower than it anyway.
@@ -60,9 +49,7 @@ for (const runtime of runtimesUnderTest()) {
         expect(run.stdout).to.match(
           /^FAIL slow CNI wrapper .* does not work\n {7}-> the slow CNI wrapper lacks (claims: RunPodSandbox took \d+ ms with pods\/cc-doctor-\/delay-ms 500; )?the key column in added\.log .*; del\.log: .*; fail: RunPodSandbox succeeded while pods\/cc-doctor-\/fail existed .*needed by IDEM-01$/m,
         );
-      } finally {
-        writeFileSync(wrapper, shipped);
-      }
+      });
       expect(await labelledLeft(endpoint)).to.deep.equal({ pods: [], containers: [] });
     });
 
@@ -92,6 +79,28 @@ for (const runtime of runtimesUnderTest()) {
  * A runc wrapper as the README once described it: on create it logs "<time> <id>" and sleeps the shared
  * delay-ms; it knows nothing of claims. The id is the last argument of `runc create`.
  */
+/**
+ * Runs `body` with the installed wrapper swapped in place for one written to the old description, which
+ * wraps the same real binary (the shipped file names it in `variable`), and puts the shipped one back.
+ * In place, because the runtime runs the file anew for every call.
+ */
+async function withOldWrapper(
+  wrapper: string,
+  variable: string,
+  oldWrapper: (real: string) => string,
+  body: () => Promise<void>,
+): Promise<void> {
+  const shipped = readFileSync(wrapper, 'utf8');
+  const real = new RegExp(`^${variable}='(.*)'$`, 'm').exec(shipped)?.[1];
+  expect(real, `the installed ${wrapper} names its ${variable}`).to.be.a('string');
+  writeFileSync(wrapper, oldWrapper(real ?? ''));
+  try {
+    await body();
+  } finally {
+    writeFileSync(wrapper, shipped);
+  }
+}
+
 function oldRuncWrapper(realRunc: string): string {
   return `#!/bin/sh
 control=\${0%/*}
