@@ -69,10 +69,9 @@ export async function injectorFindings(input: InjectorProbeInput): Promise<Findi
       ? { cni: { dir: config.slowCniDir } }
       : {}),
   };
-  // With no injector to prove, the proof is one plain pod: a runtime that cannot run any pod is then said
-  // first and alone, not as every check's error.
-  const proof =
-    toProve.length > 0 || input.mayCreatePod ? await proveInjectors(input.client, plan) : undefined;
+  // Every injector to prove needs a pod, so mayCreatePod alone decides. With none to prove, the proof is
+  // one plain pod: a runtime that cannot run any pod is then said first and alone, not as every check's error.
+  const proof = input.mayCreatePod ? await proveInjectors(input.client, plan) : undefined;
   if (proof?.plainPodFailure) {
     // Not the injectors' fault: whatever needs a pod fails the same way, so this is the one finding.
     return [
