@@ -75,7 +75,7 @@ export class CheckObjects {
   private readonly ended = new Set<string>();
   private found: Disturbance | undefined;
   /** While the check's own cleanup sweeps its label, and until a listing asked after it: no adopting. */
-  private sweepingSince: number | undefined;
+  private sweeping = false;
   private sweptAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly opts: CheckObjectsOptions) {}
@@ -94,12 +94,12 @@ export class CheckObjects {
   /** The check's cleanup is about to end everything it made so far. */
   endingAll(): void {
     for (const id of [...this.pods.keys(), ...this.containers.keys()]) this.ended.add(id);
-    this.sweepingSince = performance.now();
+    this.sweeping = true;
   }
 
   /** The cleanup's sweep is over: pods listed from now on with the check's label are new ones. */
   sweepDone(): void {
-    this.sweepingSince = undefined;
+    this.sweeping = false;
     this.sweptAt = performance.now();
   }
 
@@ -172,7 +172,7 @@ export class CheckObjects {
    */
   private adoptUnnamed(pods: readonly ListedPod[], askedAt: number): void {
     const { checkId } = this.opts;
-    if (!checkId || this.sweepingSince !== undefined || askedAt <= this.sweptAt) return;
+    if (!checkId || this.sweeping || askedAt <= this.sweptAt) return;
     for (const p of pods) {
       const mine = p.labels?.[CHECK_LABEL] === checkId;
       if (mine && p.state === 'SANDBOX_READY' && !this.pods.has(p.id) && !this.ended.has(p.id))
