@@ -60,6 +60,7 @@ export function openCheckScope(
   onDisturbed: (d: Disturbance) => void = () => {},
 ): CheckScope {
   const timeline = new Timeline(env.sequence);
+  const monitor = env.disturbance;
   const objects = new CheckObjects({
     besideAnotherClient: env.disturbance !== undefined,
     checkId: check.id,
@@ -81,6 +82,7 @@ export function openCheckScope(
     signal,
     objects,
     ...(env.beforeCall ? { beforeCall: env.beforeCall } : {}),
+    ...(monitor ? { lookBeforeEnding: () => monitor.lookBeforeEnding(objects) } : {}),
   });
   const nri =
     'socketPath' in env.nri

@@ -7,7 +7,7 @@ import { CHECK_LABEL, RUN_LABEL } from './labels.js';
 
 const POD = { podSandboxId: 'p1' };
 const nriEvent = (
-  event: 'StopPodSandbox' | 'RemovePodSandbox' | 'RemoveContainer',
+  event: 'StopPodSandbox' | 'RemovePodSandbox' | 'StopContainer' | 'RemoveContainer',
   podId: string,
   containerId?: string,
 ) =>
@@ -80,12 +80,79 @@ describe('disturbance: another client’s doing, told from the check’s own', (
     expect(own.seen, 'its own StopContainer').to.deep.equal([]);
   });
 
+  describe('an NRI StopContainer event (containerd sends one for a container that exits by itself too)', () => {
+    it('is another client’s stop beside another client, for a container the check and its pod still had', () => {
+      const { objects, seen } = objectsWith(true);
+      objects.nriEvent(nriEvent('StopContainer', 'p1', 'c1'));
+      expect(seen.map((d) => [d.object, d.action, d.seenBy])).to.deep.equal([
+        ['container workload of pod cc-unit-a', 'stopped', 'an NRI StopContainer event'],
+      ]);
+    });
+
+    it('is no disturbance without another client: the container may have exited by itself', () => {
+      const { objects, seen } = objectsWith(false);
+      objects.nriEvent(nriEvent('StopContainer', 'p1', 'c1'));
+      expect(seen).to.deep.equal([]);
+    });
+
+    it('is the check’s own when it stopped or removed the pod or the container', () => {
+      for (const [method, request] of [
+        ['StopPodSandbox', POD],
+        ['RemovePodSandbox', POD],
+        ['StopContainer', { containerId: 'c1' }],
+        ['RemoveContainer', { containerId: 'c1' }],
+      ] as const) {
+        const { objects, seen } = objectsWith(true);
+        objects.sending(method, request);
+        objects.nriEvent(nriEvent('StopContainer', 'p1', 'c1'));
+        expect(seen, `after its own ${method}`).to.deep.equal([]);
+      }
+    });
+
+    it('is the check’s own when its StartContainer failed, even when the event came before the reply', () => {
+      const { objects, seen } = objectsWith(true);
+      objects.sending('StartContainer', { containerId: 'c1' });
+      objects.nriEvent(nriEvent('StopContainer', 'p1', 'c1'));
+      objects.failed('StartContainer', { containerId: 'c1' }, 'UNKNOWN');
+      objects.listed(
+        [{ id: 'p1', state: 'SANDBOX_READY' }],
+        new Set(['c1']),
+        performance.now() + 1,
+        new Set(['c1']),
+      );
+      expect(seen).to.deep.equal([]);
+    });
+
+    it('counts once its StartContainer succeeded, when it came during the start', () => {
+      const { objects, seen } = objectsWith(true);
+      objects.sending('StartContainer', { containerId: 'c1' });
+      objects.nriEvent(nriEvent('StopContainer', 'p1', 'c1'));
+      expect(seen, 'not judged while the start is on its way').to.deep.equal([]);
+      objects.replied('StartContainer', { containerId: 'c1' }, {});
+      expect(seen.map((d) => d.seenBy)).to.deep.equal(['an NRI StopContainer event']);
+    });
+  });
+
   it('judges only objects the check knew before the listing was asked for', () => {
     const { objects, seen } = objectsWith(true);
     objects.listed([], new Set(), 0);
     expect(seen).to.deep.equal([]);
     objects.listed([{ id: 'p1', state: 'SANDBOX_NOTREADY' }], new Set(['c1']), performance.now() + 1);
     expect(seen.map((d) => [d.action, d.seenBy])).to.deep.equal([['stopped', 'ListPodSandbox']]);
+  });
+
+  it('gives the looks before Stop or Remove calls sent together one listing, so they still go out together', async () => {
+    let listings = 0;
+    const monitor = new DisturbanceMonitor(async () => {
+      listings++;
+      return { pods: [], containerIds: new Set<string>(), exitedContainerIds: new Set<string>() };
+    });
+    const { objects } = objectsWith(true);
+    await Promise.all([monitor.lookBeforeEnding(objects), monitor.lookBeforeEnding(objects)]);
+    expect(listings).to.equal(1);
+    await monitor.lookBeforeEnding(objects);
+    expect(listings, 'a later look asks anew').to.equal(2);
+    monitor.stop();
   });
 
   describe('a pod of the check that no reply named (the build of a timed-out call)', () => {
@@ -197,6 +264,60 @@ describe('disturbance: another client’s doing, told from the check’s own', (
       monitor.stop();
       expect(r.verdict).to.equal('error');
       expect(r.message).to.match(/^disturbed: pod cc-unit-01-trial-/);
+    });
+
+    it('looks once more right before the check’s own stop, so a container stopped just before it is not missed', async () => {
+      const { env, monitor } = besideEnv();
+      const r = await executeCheck(
+        env,
+        testCheck(async (t: CheckContext) => {
+          const { podId, containerId } = await t.cri.runPodWithContainer('stopped-first');
+          // Another client's stop lands in the gap between two periodic listings; the check stops at once.
+          const container = fake.containers.get(containerId);
+          if (container) container.state = 'CONTAINER_EXITED';
+          await t.cri.stopPod(podId);
+          t.expect(true, 'the check judged its own stop');
+        }),
+        10_000,
+      );
+      monitor.stop();
+      expect(r.verdict).to.equal('error');
+      expect(r.message).to.match(
+        /^disturbed: container workload of pod cc-unit-01-stopped-first-[0-9a-f]{8} was stopped .* seen by ListContainers$/,
+      );
+    });
+
+    it('sends only Stop and Remove calls after a look, and each one after it', async () => {
+      const order: string[] = [];
+      const monitor = new DisturbanceMonitor(async () => {
+        order.push('look');
+        const pods = [{ id: 'p-look', state: 'SANDBOX_READY' }];
+        return { pods, containerIds: new Set<string>(), exitedContainerIds: new Set<string>() };
+      });
+      for (const method of ['RunPodSandbox', 'StopPodSandbox', 'RemovePodSandbox'])
+        fake.override(method, () => {
+          order.push(method);
+          fake.override(method, undefined);
+          return method === 'RunPodSandbox' ? { podSandboxId: 'p-look' } : {};
+        });
+      const r = await executeCheck(
+        { ...fakeEnv(fake.client), disturbance: monitor },
+        testCheck(async (t: CheckContext) => {
+          const podId = await t.cri.runPod(t.make.pod('order'));
+          await t.cri.stopPod(podId);
+          await t.cri.removePod(podId);
+          t.expect(true, 'the calls went out');
+        }),
+        10_000,
+      );
+      monitor.stop();
+      expect(r.verdict, r.message).to.equal('passed');
+      // The periodic listing may add looks of its own; the one before each ending call is the point.
+      const calls = order.filter((o) => o !== 'look');
+      expect(calls).to.deep.equal(['RunPodSandbox', 'StopPodSandbox', 'RemovePodSandbox']);
+      expect(order[0], 'no look before a call that ends nothing').to.equal('RunPodSandbox');
+      for (const method of ['StopPodSandbox', 'RemovePodSandbox'])
+        expect(order[order.indexOf(method) - 1], `before ${method}`).to.equal('look');
     });
 
     it('passes when the check stops and removes its own pod', async () => {

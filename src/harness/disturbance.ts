@@ -7,13 +7,20 @@
  * which objects the check made and which it asked to stop or remove. Against that:
  * - an NRI StopPodSandbox, RemovePodSandbox or RemoveContainer event for an object the check made and never
  *   asked to end can only come from another client's call (always on: it cannot mistake the runtime for one);
- * - beside a known other client (--beside-kubelet), also a listing that shows such a pod no longer READY or
- *   gone, and a NOT_FOUND for such an object. Without one these could be the runtime's own doing, which is
- *   for the check to judge, so they count only when someone else is known to be there. There a READY pod
- *   that carries the check's label counts as the check's own even when no reply named it: a timed-out
- *   RunPodSandbox builds a pod whose id the check never learns, and a kubelet stops that one too. The
- *   price: a runtime that stops or removes such a build by itself is taken for the other client, which
- *   costs only a verdict (ERROR), never a wrong one.
+ * - beside a known other client (--beside-kubelet), also: a listing that shows such a pod no longer READY
+ *   or gone, or such a container exited or gone; an NRI StopContainer event for such a container; a
+ *   NOT_FOUND for such an object. Without one these could be the runtime's own doing, which is for the check
+ *   to judge (containerd shows a container that exits by itself as exited, and sends StopContainer for it),
+ *   so they count only when someone else is known to be there. There a READY pod that carries the check's
+ *   label counts as the check's own even when no reply named it: a timed-out RunPodSandbox builds a pod
+ *   whose id the check never learns, and a kubelet stops that one too. The price: a runtime that stops or
+ *   removes such a build by itself, or a container of the check that exits by itself, is taken for the
+ *   other client, which costs only a verdict (ERROR), never a wrong one.
+ * - a StartContainer of the check that fails ends its container as the check's own doing: containerd stops
+ *   it, and its StopContainer event may come before the reply.
+ * - beside a known other client, the tracked CRI takes one more look right before each Stop or Remove of
+ *   the check's own goes out: once sent, that call ends the object, and would hide a stop someone else made
+ *   since the last periodic listing.
  */
 import type { CriMethod } from '../cri/types.js';
 import type { NriEventRecord } from '../nri/types.js';
@@ -49,6 +56,11 @@ const ENDING_METHODS: ReadonlySet<string> = new Set([
   'RemoveContainer',
 ]);
 
+/** Whether the call stops or removes the object it names. */
+export function endsAnObject(method: CriMethod): boolean {
+  return ENDING_METHODS.has(method);
+}
+
 /** Calls that name only an existing object: their NOT_FOUND means the object is gone. */
 const BY_ID_METHODS: ReadonlySet<string> = new Set([
   'PodSandboxStatus',
@@ -73,6 +85,8 @@ export class CheckObjects {
   private readonly pods = new Map<string, { name: string; learnedAt: number }>();
   private readonly containers = new Map<string, { name: string; podId: string; learnedAt: number }>();
   private readonly ended = new Set<string>();
+  /** Containers whose StartContainer is on its way, and whether an NRI StopContainer came meanwhile. */
+  private readonly starting = new Map<string, { stopSeenAt?: Date }>();
   private found: Disturbance | undefined;
   /** While the check's own cleanup sweeps its label, and until a listing asked after it: no adopting. */
   private sweeping = false;
@@ -86,9 +100,10 @@ export class CheckObjects {
 
   /** Before a call goes out: a Stop or Remove marks its object as ended by the check. */
   sending(method: CriMethod, request: unknown): void {
-    if (!ENDING_METHODS.has(method)) return;
     const id = idOf(request);
-    if (id) this.ended.add(id);
+    if (!id) return;
+    if (method === 'StartContainer') this.starting.set(id, {});
+    if (ENDING_METHODS.has(method)) this.ended.add(id);
   }
 
   /** The check's cleanup is about to end everything it made so far. */
@@ -114,14 +129,29 @@ export class CheckObjects {
       const id = (reply as { containerId?: string }).containerId;
       if (id) this.containers.set(id, { name, podId: r.podSandboxId ?? '', learnedAt: performance.now() });
     }
+    if (method === 'StartContainer') this.started(idOf(request) ?? '', 'ok');
   }
 
   /** A NOT_FOUND for an object the check made and never ended: someone removed it. */
   failed(method: CriMethod, request: unknown, statusName: string): void {
     // CreateContainer's NOT_FOUND may name its image; the calls that end an object say nothing of another.
-    if (!this.opts.besideAnotherClient || statusName !== 'NOT_FOUND' || !BY_ID_METHODS.has(method)) return;
     const id = idOf(request);
+    if (method === 'StartContainer') this.started(id ?? '', statusName === 'NOT_FOUND' ? 'gone' : 'failed');
+    if (!this.opts.besideAnotherClient || statusName !== 'NOT_FOUND' || !BY_ID_METHODS.has(method)) return;
     if (id && this.isLive(id)) this.report(id, 'stopped or removed', `a NOT_FOUND from ${method}`);
+  }
+
+  /**
+   * A StartContainer of the check settled. One that failed ends its container as the check's own doing
+   * (containerd stops it and sends StopContainer, maybe before the reply); after one that succeeded, a
+   * StopContainer that came meanwhile is judged now. A NOT_FOUND is judged as any other.
+   */
+  private started(id: string, outcome: 'ok' | 'failed' | 'gone'): void {
+    const start = this.starting.get(id);
+    this.starting.delete(id);
+    if (outcome === 'failed') this.ended.add(id);
+    else if (outcome === 'ok' && start?.stopSeenAt && this.isLive(id))
+      this.report(id, 'stopped', 'an NRI StopContainer event', start.stopSeenAt);
   }
 
   nriEvent(e: Pick<NriEventRecord, 'event' | 'pod' | 'container'>): void {
@@ -135,6 +165,13 @@ export class CheckObjects {
     }
     if (e.event === 'RemoveContainer' && e.container && this.isLive(e.container.id))
       this.report(e.container.id, 'removed', 'an NRI RemoveContainer event');
+    // containerd also sends it when a container exits by itself: only beside another client.
+    if (e.event === 'StopContainer' && e.container && this.opts.besideAnotherClient) {
+      const start = this.starting.get(e.container.id);
+      if (start) start.stopSeenAt ??= new Date();
+      else if (this.isLive(e.container.id))
+        this.report(e.container.id, 'stopped', 'an NRI StopContainer event');
+    }
   }
 
   /**
@@ -162,7 +199,8 @@ export class CheckObjects {
         // A kubelet stops an orphan's containers first (1 s grace) and its sandbox later: the check may end
         // the sandbox itself in between, so the exited container is the only sign.
         if (!containerIds.has(id)) this.report(id, 'removed', 'ListContainers');
-        else if (exitedContainerIds.has(id)) this.report(id, 'stopped', 'ListContainers');
+        else if (exitedContainerIds.has(id) && !this.starting.has(id))
+          this.report(id, 'stopped', 'ListContainers');
       }
   }
 
@@ -188,12 +226,12 @@ export class CheckObjects {
     return c !== undefined && !this.ended.has(c.podId);
   }
 
-  private report(id: string, action: Disturbance['action'], seenBy: string): void {
+  private report(id: string, action: Disturbance['action'], seenBy: string, at = new Date()): void {
     if (this.found) return;
     const c = this.containers.get(id);
     const podName = (podId: string) => this.pods.get(podId)?.name ?? podId;
     const object = c ? `container ${c.name} of pod ${podName(c.podId)}` : `pod ${podName(id)}`;
-    this.found = { object, action, at: new Date(), seenBy };
+    this.found = { object, action, at, seenBy };
     this.opts.onDisturbed(this.found);
   }
 }
@@ -203,8 +241,17 @@ function idOf(request: unknown): string | undefined {
   return r?.containerId || r?.podSandboxId || undefined;
 }
 
+/** The run's objects as one listing shows them. */
+interface Listing {
+  pods: ListedPod[];
+  containerIds: Set<string>;
+  exitedContainerIds: Set<string>;
+}
+
 /** How often the run's objects are listed beside another client: well inside a kubelet's 2 s housekeeping. */
 const LIST_EVERY_MS = 250;
+/** How long a check's own Stop or Remove waits for the look before it: a slow listing only goes unused. */
+const LOOK_BEFORE_ENDING_MS = 1_000;
 
 /**
  * Beside another client, lists the run's objects a few times a second and shows each listing to every
@@ -214,14 +261,9 @@ export class DisturbanceMonitor {
   private readonly checks = new Set<CheckObjects>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private nextListing: Promise<(Listing & { askedAt: number }) | undefined> | undefined;
 
-  constructor(
-    private readonly list: () => Promise<{
-      pods: ListedPod[];
-      containerIds: Set<string>;
-      exitedContainerIds: Set<string>;
-    }>,
-  ) {}
+  constructor(private readonly list: () => Promise<Listing>) {}
 
   watch(objects: CheckObjects): () => void {
     this.checks.add(objects);
@@ -243,6 +285,37 @@ export class DisturbanceMonitor {
       if (objects.disturbance || performance.now() >= endAt) return;
       await new Promise((resolve) => setTimeout(resolve, LIST_EVERY_MS));
     }
+  }
+
+  /**
+   * One listing right before a Stop or Remove of the check's own goes out: once sent, that call ends the
+   * object, and with it any sign of a stop someone else made since the last periodic listing. Bounded, so a
+   * runtime slow to list holds the call back at most a moment.
+   */
+  async lookBeforeEnding(objects: CheckObjects): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), LOOK_BEFORE_ENDING_MS);
+    });
+    const asked = await Promise.race([this.sharedListing(), bound]);
+    clearTimeout(timer);
+    if (asked) objects.listed(asked.pods, asked.containerIds, asked.askedAt, asked.exitedContainerIds);
+  }
+
+  /**
+   * One listing for every look asked before it goes out, so that calls a check sends together (a race it
+   * makes on purpose) still go out together.
+   */
+  private sharedListing(): Promise<(Listing & { askedAt: number }) | undefined> {
+    this.nextListing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.nextListing = undefined;
+      const askedAt = performance.now();
+      return this.list().then(
+        (listing) => ({ ...listing, askedAt }),
+        () => undefined,
+      );
+    });
+    return this.nextListing;
   }
 
   stop(): void {

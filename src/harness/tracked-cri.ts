@@ -19,7 +19,7 @@ import type {
   RunPodRequest,
   TrackedCri,
 } from './context.js';
-import type { CheckObjects } from './disturbance.js';
+import { type CheckObjects, endsAnObject } from './disturbance.js';
 import { shortId } from './ids.js';
 import { CHECK_LABEL, RUN_LABEL } from './labels.js';
 import { missingLogPath } from './pod-logs.js';
@@ -38,6 +38,8 @@ export interface TrackedCriDeps {
   beforeCall?: (method: CriMethod, request: unknown) => Promise<void>;
   /** Told of every call before it goes out and of its outcome, to tell the check's doing from another's. */
   objects?: CheckObjects;
+  /** Beside another client: a last look at the check's objects before a Stop or Remove of its own. */
+  lookBeforeEnding?: () => Promise<void>;
 }
 
 export class CheckCri implements TrackedCri {
@@ -71,10 +73,16 @@ export class CheckCri implements TrackedCri {
     const late = opts.cancelLateByMs === undefined ? {} : { cancelLateByMs: opts.cancelLateByMs };
     const send = () => this.client.call(method, shaped, { deadlineMs, signal, ...late });
     const before = this.deps.beforeCall;
-    const startedAt = performance.now();
+    let startedAt = performance.now();
     const objects = this.deps.objects;
-    objects?.sending(method, shaped);
-    const p = before ? before(method, shaped).then(send) : send();
+    const go = () => {
+      startedAt = performance.now();
+      objects?.sending(method, shaped);
+      return before ? before(method, shaped).then(send) : send();
+    };
+    const look = this.deps.lookBeforeEnding;
+    // The look comes before the call is marked as the check's own: it judges the object as it was.
+    const p = look && endsAnObject(method) ? look().then(go) : go();
     this.inFlight.add(p);
     p.then(
       (reply) => objects?.replied(method, shaped, reply),
