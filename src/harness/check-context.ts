@@ -207,8 +207,9 @@ export function openCheckScope(
     cleanupNow: () => cleanupNow(),
     shared: async <T>(key: string, produce: () => Promise<T>): Promise<T> => {
       if (!env.shared) return produce();
-      const outcome = await env.shared.obtain(key, check.id, produce);
+      const outcome = await env.shared.obtain(key, check.id, produce, () => objects.disturbance);
       if (!outcome.ranHere) {
+        if (outcome.disturbance) objects.readsScenarioOf(outcome.by, outcome.disturbance);
         timeline.note(`scenario "${key}" as ${outcome.by} ran it in this run (its timeline has the calls)`);
         observations.scenario = `${key}: run by ${outcome.by}`;
       }

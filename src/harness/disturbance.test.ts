@@ -4,6 +4,7 @@ import { CheckObjects, type Disturbance, DisturbanceMonitor, describeDisturbance
 import { executeCheck } from './execute-check.js';
 import { type FakeRuntime, fakeEnv, startFakeRuntime, testCheck } from './fake-runtime.test.helper.js';
 import { CHECK_LABEL, RUN_LABEL } from './labels.js';
+import { SharedOutcomes } from './shared-outcomes.js';
 
 const POD = { podSandboxId: 'p1' };
 const nriEvent = (
@@ -318,6 +319,35 @@ describe('disturbance: another client’s doing, told from the check’s own', (
       expect(order[0], 'no look before a call that ends nothing').to.equal('RunPodSandbox');
       for (const method of ['StopPodSandbox', 'RemovePodSandbox'])
         expect(order[order.indexOf(method) - 1], `before ${method}`).to.equal('look');
+    });
+
+    it('ends a check that judges a scenario another check ran in ERROR "disturbed" when that was disturbed', async () => {
+      const { env, monitor } = besideEnv();
+      const shared = { ...env, shared: new SharedOutcomes() };
+      const scenario = (t: CheckContext) =>
+        t.shared('unit scenario', async () => {
+          const podId = await t.cri.runPod(t.make.pod('scenario'));
+          const pod = fake.pods.get(podId);
+          if (pod) pod.state = 'SANDBOX_NOTREADY';
+          await t.pause(600, 'long enough for two listings');
+          return podId;
+        });
+      const judge = (t: CheckContext, podId: string) => t.expect(podId !== '', 'the scenario ran');
+      const ran = await executeCheck(
+        shared,
+        testCheck(async (t) => judge(t, await scenario(t))),
+        10_000,
+      );
+      const read = await executeCheck(
+        shared,
+        testCheck(async (t) => judge(t, await scenario(t)), { id: 'UNIT-02' }),
+        10_000,
+      );
+      monitor.stop();
+      expect([ran.verdict, read.verdict]).to.deep.equal(['error', 'error']);
+      expect(read.message).to.match(
+        /^disturbed: pod cc-unit-01-scenario-[0-9a-f]{8} \(of the scenario UNIT-01 ran\) was stopped at .* seen by ListPodSandbox$/,
+      );
     });
 
     it('passes when the check stops and removes its own pod', async () => {

@@ -21,6 +21,7 @@
  * - beside a known other client, the tracked CRI takes one more look right before each Stop or Remove of
  *   the check's own goes out: once sent, that call ends the object, and would hide a stop someone else made
  *   since the last periodic listing.
+ * A check that judges a scenario another check ran (t.shared) is disturbed when that scenario was.
  */
 import type { CriMethod } from '../cri/types.js';
 import type { NriEventRecord } from '../nri/types.js';
@@ -88,14 +89,26 @@ export class CheckObjects {
   /** Containers whose StartContainer is on its way, and whether an NRI StopContainer came meanwhile. */
   private readonly starting = new Map<string, { stopSeenAt?: Date }>();
   private found: Disturbance | undefined;
+  private readonly scenarios: { by: string; disturbance: () => Disturbance | undefined }[] = [];
   /** While the check's own cleanup sweeps its label, and until a listing asked after it: no adopting. */
   private sweeping = false;
   private sweptAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly opts: CheckObjectsOptions) {}
 
+  /** The first disturbance seen of the check's own objects, else of a scenario another check ran for it. */
   get disturbance(): Disturbance | undefined {
-    return this.found;
+    if (this.found) return this.found;
+    for (const { by, disturbance } of this.scenarios) {
+      const d = disturbance();
+      if (d) return { ...d, object: `${d.object} (of the scenario ${by} ran)` };
+    }
+    return undefined;
+  }
+
+  /** The check judges a scenario another check ran: another client's doing there is this check's too. */
+  readsScenarioOf(by: string, disturbance: () => Disturbance | undefined): void {
+    this.scenarios.push({ by, disturbance });
   }
 
   /** Before a call goes out: a Stop or Remove marks its object as ended by the check. */

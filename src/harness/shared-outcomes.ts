@@ -1,3 +1,5 @@
+import type { Disturbance } from './disturbance.js';
+
 /**
  * Scenario outcomes the checks of one run share. Several checks assert different contracts on one
  * expensive scenario (a plugin that hangs in four teardown hooks costs four plugin timeouts); the first
@@ -8,6 +10,8 @@ export interface SharedOutcome {
   /** The check that ran the scenario (its timeline has the calls). */
   by: string;
   value: unknown;
+  /** What another client did to the scenario's objects, as far as the check that ran it has seen yet. */
+  disturbance?: () => Disturbance | undefined;
 }
 
 export class SharedOutcomes {
@@ -18,6 +22,7 @@ export class SharedOutcomes {
     key: string,
     by: string,
     produce: () => Promise<unknown>,
+    disturbance?: () => Disturbance | undefined,
   ): Promise<SharedOutcome & { ranHere: boolean }> {
     for (;;) {
       const known = this.outcomes.get(key);
@@ -28,7 +33,7 @@ export class SharedOutcomes {
         if (this.outcomes.get(key) === known) this.outcomes.delete(key);
         continue;
       }
-      const running = produce().then((value) => ({ by, value }));
+      const running = produce().then((value) => ({ by, value, ...(disturbance ? { disturbance } : {}) }));
       this.outcomes.set(key, running);
       try {
         return { ...(await running), ranHere: true };
