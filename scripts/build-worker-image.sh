@@ -7,7 +7,8 @@
 # It holds what deploy/sonobuoy/Containerfile installs, taken from this machine instead of a Node base
 # image: the `node` binary on PATH and the shared libraries it loads (ldd), the tarball `npm pack` makes
 # of this checkout, and the production dependencies from this checkout's node_modules (npm ls --omit=dev;
-# run `npm ci` first). One gzip layer; no shell, no package manager.
+# run `npm ci` first); nsenter and what it loads; the bundled images (scripts/build-images.sh) in
+# /opt/cri-conform/images; busybox-static as /bin/sh. One gzip layer; no package manager.
 #   name        localhost/cri-conform/cri-conform:<package version> (annotations io.containerd.image.name
 #               and org.opencontainers.image.ref.name)
 #   entrypoint  node /opt/cri-conform/bin/cri-conform    cmd: run --sonobuoy
@@ -15,7 +16,7 @@
 #
 # Import:  ctr -a SOCKET -n k8s.io images import OUT_DIR/cri-conform-image.tar      (containerd, per node)
 #          skopeo copy oci-archive:OUT_DIR/cri-conform-image.tar docker://REGISTRY/cri-conform:TAG
-# Needs: node and npm, GNU tar, gzip, sha256sum, ldd.
+# Needs: node and npm, nsenter (util-linux), busybox-static, GNU tar, gzip, sha256sum, ldd.
 set -euo pipefail
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
@@ -32,6 +33,8 @@ repo="$(cd "$here/.." && pwd)"
 die() { printf 'build-worker-image.sh: %s\n' "$*" >&2; exit 2; }
 node_bin=$(command -v node) || die "node is not on PATH"
 node_bin=$(readlink -f "$node_bin")
+nsenter_bin=$(command -v nsenter) || die "nsenter is not on PATH (apt-get install util-linux)"
+nsenter_bin=$(readlink -f "$nsenter_bin")
 command -v npm >/dev/null || die "npm is not on PATH"
 [ -d "$repo/node_modules" ] || die "$repo/node_modules is missing: run npm ci first"
 version=$(node -p "require('$repo/package.json').version")
@@ -42,16 +45,22 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 root="$work/rootfs"
 app="$root/opt/cri-conform"
-mkdir -p "$root"/{etc,proc,sys,dev,tmp,usr/local/bin} "$app"
+mkdir -p "$root"/{etc,proc,sys,dev,tmp,usr/bin,usr/local/bin} "$app"
 
-# --- Node and what it loads ----------------------------------------------------------------------------
+# --- Node, nsenter and what they load -------------------------------------------------------------------
 install -m 0755 "$node_bin" "$root/usr/local/bin/node"
-# ldd lines: "libx.so => /path (addr)" or "/lib64/ld-linux-x86-64.so.2 (addr)"; vdso has no file.
+# The private instance runs in the node's mount namespace (src/instance/host-view.ts).
+install -m 0755 "$nsenter_bin" "$root/usr/bin/nsenter"
+# A /bin/sh, as the Containerfile's Debian base has: the run spawns its restart command through it.
+mkdir -p "$root/bin"
+install -m 0755 /bin/busybox "$root/bin/sh"
+# ldd lines: "libx.so => /path (addr)" or "/lib64/ld-linux-x86-64.so.2 (addr)"; vdso has no file; with
+# two binaries, each is named alone on a line first.
 while read -r lib; do
   mkdir -p "$root$(dirname "$lib")"
   cp -L "$lib" "$root$lib"
   chmod 0755 "$root$lib"
-done < <(ldd "$node_bin" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | sort -u)
+done < <(ldd "$node_bin" "$nsenter_bin" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// && NF > 1 { print $1 }' | sort -u)
 
 # --- the package and its production dependencies --------------------------------------------------------
 (cd "$repo" && npm pack --silent --pack-destination "$work" >"$work/pack-name" 2>"$work/pack.log") ||
@@ -66,6 +75,8 @@ mkdir -p "$app/node_modules"
     cp -a "$repo/$dep" "$app/$dep"
   done
 [ -d "$app/node_modules/@grpc/grpc-js" ] || die "production dependencies missing from npm ls: run npm ci"
+# The bundled test and pause images, which the private instance imports (src/instance/images.ts).
+bash "$here/build-images.sh" "$app/images" >/dev/null
 # What only editors and humans read.
 find "$app/node_modules" -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \
   -o -name 'CHANGELOG*' -o -name 'README*' \) -delete

@@ -4,15 +4,13 @@
  * records the binary, and afterwards the host holds nothing of the copy; a killed run's copy is removed by
  * `cleanup --isolated`.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { describeSkipped } from '../skip-reason.test.helper.js';
 import { labelledLeft, NO_RUNTIME_REASON, runCli, runtimesUnderTest } from './e2e-env.test.helper.js';
-
-const BASE = '/run/cri-conform/isolated';
+import { hostTraces, instanceNames, newInstanceDir, untilCopyHasPod } from './instance-traces.test.helper.js';
 
 interface Report {
   properties: {
@@ -24,55 +22,6 @@ interface Report {
     } | null;
   };
   results: Array<{ id: string; verdict: string; message: string | null }>;
-}
-
-/** What of a private instance the host still holds: processes, mounts, its bridge, its directory. */
-function hostTraces(dir: string, bridge: string): string[] {
-  const traces: string[] = [];
-  if (existsSync(dir)) traces.push(`directory ${dir}`);
-  if (readFileSync('/proc/self/mountinfo', 'utf8').includes(`${dir}/`)) traces.push(`mounts under ${dir}`);
-  const ps = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
-  for (const line of ps.split('\n')) if (line.includes(`${dir}/`)) traces.push(`process ${line.trim()}`);
-  try {
-    execFileSync('ip', ['link', 'show', 'dev', bridge], { stdio: 'ignore' });
-    traces.push(`bridge ${bridge}`);
-  } catch {
-    // gone, as it should be
-  }
-  return traces;
-}
-
-/** The directory of a new private instance of `endpoint`, once its instance file exists. */
-async function newInstanceDir(
-  endpoint: string,
-  before: ReadonlySet<string>,
-  withinMs: number,
-): Promise<string> {
-  const deadline = Date.now() + withinMs;
-  while (Date.now() < deadline) {
-    for (const name of existsSync(BASE) ? readdirSync(BASE) : []) {
-      const file = join(BASE, name, 'instance.json');
-      if (before.has(name) || !existsSync(file)) continue;
-      if ((JSON.parse(readFileSync(file, 'utf8')) as { target: string }).target === endpoint)
-        return join(BASE, name);
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`no private instance of ${endpoint} appeared in ${BASE} within ${withinMs} ms`);
-}
-
-/** Resolves once the copy lists a labelled pod; the copy may not answer yet when this starts. */
-async function untilCopyHasPod(dir: string, withinMs: number): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  while (Date.now() < deadline) {
-    const pods = await labelledLeft(`unix://${dir}/containerd.sock`).then(
-      (left) => left.pods.length,
-      () => 0,
-    );
-    if (pods > 0) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`the private instance in ${dir} made no pod within ${withinMs} ms`);
 }
 
 if (runtimesUnderTest().length === 0) describeSkipped('cri-conform --isolated', NO_RUNTIME_REASON);
@@ -115,7 +64,7 @@ for (const runtime of runtimesUnderTest()) {
     });
 
     it('cleanup --isolated removes the copy a killed run left', async () => {
-      const before = new Set(existsSync(BASE) ? readdirSync(BASE) : []);
+      const before = instanceNames();
       let kill: ((signal: NodeJS.Signals) => void) | undefined;
       const running = runCli(
         ['run', '--isolated', '--focus', '^TEAR-04 ', '--report-dir', reportDir],

@@ -9,6 +9,7 @@ import type { VersionResponse } from '../cri/types.js';
 import { NriPlugin } from '../nri/plugin.js';
 import { EnvironmentError, errorMessage } from './errors.js';
 import { NodeHostProbe } from './host-probe.js';
+import { NodeView } from './node-view.js';
 import type { RunConfig } from './settings.js';
 
 export const CONNECT_TIMEOUT_MS = 5_000;
@@ -68,16 +69,17 @@ export async function probeNri(socketPath: string, registrationTimeoutMs = 6_000
 
 /** Host probes work when cri-conform runs as root on the runtime's node (a unix socket is a local runtime). */
 export function nodeProbeAvailability(
-  config: Pick<RunConfig, 'nodeProbes' | 'runtimeEndpoint'>,
+  config: Pick<RunConfig, 'nodeProbes' | 'runtimeEndpoint' | 'nodeAnchorPid'>,
 ): NodeHostProbe | { unavailable: string } {
+  const view = new NodeView(config.nodeAnchorPid);
   if (config.nodeProbes === 'off') return { unavailable: 'host probes are off (--node-probes off)' };
-  if (config.nodeProbes === 'on') return new NodeHostProbe(config.runtimeEndpoint);
+  if (config.nodeProbes === 'on') return new NodeHostProbe(config.runtimeEndpoint, view);
   if (process.platform !== 'linux') return { unavailable: 'host probes need Linux' };
   if (process.getuid?.() !== 0)
     return { unavailable: 'host probes read /proc and cgroups of the runtime: run as root on the node' };
   if (/^(tcp|https?):/.test(config.runtimeEndpoint))
     return { unavailable: 'the runtime endpoint is remote: run cri-conform on the node' };
-  return new NodeHostProbe(config.runtimeEndpoint);
+  return new NodeHostProbe(config.runtimeEndpoint, view);
 }
 
 export function describeRuntime(v: VersionResponse): string {

@@ -6,9 +6,10 @@
  * CRI), by a cgroup path or mount naming such an id, or, for a network namespace, by its owner (the
  * sandbox the CNI set it up for, or a process of the trial seen in it).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import type { HostLeak } from './host-findings.js';
 import { shortId } from './ids.js';
+import { type NodeView, ON_NODE } from './node-view.js';
 import {
   type CgroupMount,
   cgroupName,
@@ -44,20 +45,20 @@ export interface TrialClues {
   known?: ReadonlySet<string>;
 }
 
-export function takeBaseline(): HostBaseline {
+export function takeBaseline(view: NodeView = ON_NODE): HostBaseline {
   const processes = new Set<string>();
   for (const pid of listPids()) {
     const p = readProc(pid);
     if (p) processes.add(`${pid}:${p.startTime}`);
   }
-  const cgroups = new Set(walkCgroups(hostCgroups(), () => false, true));
-  return { processes, netns: listNetns(), mounts: new Set(mountPoints()), cgroups };
+  const cgroups = new Set(walkCgroups(hostCgroups(view), () => false, true, view));
+  return { processes, netns: listNetns(view), mounts: new Set(mountPoints(view)), cgroups };
 }
 
 /** Net namespaces of the trial's ids' processes that are alive now (path -> owner id), for later blame. */
-export function netnsOwnedBy(ids: readonly string[]): Map<string, string> {
+export function netnsOwnedBy(ids: readonly string[], view: NodeView = ON_NODE): Map<string, string> {
   const owners = new Map<string, string>();
-  const byInode = new Map([...listNetns()].map(([path, inode]) => [inode, path]));
+  const byInode = new Map([...listNetns(view)].map(([path, inode]) => [inode, path]));
   for (const pid of listPids()) {
     const p = readProc(pid);
     const owner = p && ids.find((id) => p.cmdline.includes(id) || p.cgroups.some((l) => l.includes(id)));
@@ -68,7 +69,7 @@ export function netnsOwnedBy(ids: readonly string[]): Map<string, string> {
 }
 
 /** What is new since the baseline, still there, and belongs to the trial. */
-export function newSince(baseline: HostBaseline, evidence: TrialClues): HostLeak[] {
+export function newSince(baseline: HostBaseline, evidence: TrialClues, view: NodeView = ON_NODE): HostLeak[] {
   const ids = evidence.ids.filter((id) => id.length >= 12 && !evidence.known?.has(id));
   const mentions = (text: string) => ids.find((id) => text.includes(id));
   const leaks: HostLeak[] = [];
@@ -84,17 +85,17 @@ export function newSince(baseline: HostBaseline, evidence: TrialClues): HostLeak
         object: `pid ${pid}`,
       });
   }
-  const cgroupMounts = hostCgroups();
-  for (const dir of cgroupDirsNaming(ids, cgroupMounts)) {
+  const cgroupMounts = hostCgroups(view);
+  for (const dir of cgroupDirsNaming(ids, cgroupMounts, view)) {
     if (!baseline.cgroups.has(dir))
       leaks.push({ kind: 'cgroup', what: dir, object: cgroupName(dir, cgroupMounts) });
   }
-  for (const m of mountPoints()) {
+  for (const m of mountPoints(view)) {
     const id = baseline.mounts.has(m) ? undefined : mentions(m);
     if (id) leaks.push({ kind: 'mount', what: `${m} is mounted`, object: m });
   }
   const owners = evidence.netnsOwners ?? new Map<string, string>();
-  for (const [path, inode] of listNetns()) {
+  for (const [path, inode] of listNetns(view)) {
     if (baseline.netns.get(path) === inode) continue;
     const owner = owners.get(path);
     if (owner)
@@ -104,18 +105,18 @@ export function newSince(baseline: HostBaseline, evidence: TrialClues): HostLeak
 }
 
 /** Network namespace files under /run/netns (and /var/run/netns when it is not the same dir): path -> inode. */
-export function listNetns(): Map<string, number> {
+export function listNetns(view: NodeView = ON_NODE): Map<string, number> {
   const found = new Map<string, number>();
   const seen = new Set<number>();
   for (const dir of NETNS_DIRS) {
     let names: string[] = [];
     try {
-      names = readdirSync(dir);
+      names = readdirSync(view.path(dir));
     } catch {
       continue;
     }
     for (const name of names) {
-      const inode = inodeOf(`${dir}/${name}`);
+      const inode = inodeOf(view.path(`${dir}/${name}`));
       // /var/run is usually a link to /run: one entry per namespace file.
       if (inode !== undefined && !seen.has(inode)) {
         seen.add(inode);
@@ -126,16 +127,17 @@ export function listNetns(): Map<string, number> {
   return found;
 }
 
-function mountPoints(): string[] {
-  return readFileSync('/proc/self/mountinfo', 'utf8')
+function mountPoints(view: NodeView): string[] {
+  return view
+    .mountinfo()
     .split('\n')
     .map((line) => line.split(' ')[4] ?? '')
     .filter(Boolean);
 }
 
 /** The cgroup hierarchies as the host itself mounts them (one mount each). */
-function hostCgroups(): CgroupMount[] {
-  return hostCgroupMounts(parseCgroupMounts(readFileSync('/proc/self/mountinfo', 'utf8')));
+function hostCgroups(view: NodeView): CgroupMount[] {
+  return hostCgroupMounts(parseCgroupMounts(view.mountinfo()));
 }
 
 /**
@@ -145,13 +147,14 @@ function hostCgroups(): CgroupMount[] {
 function walkCgroups(
   mounts: readonly CgroupMount[],
   stops: (name: string) => boolean,
-  all = false,
+  all: boolean,
+  view: NodeView,
 ): string[] {
   const found: string[] = [];
   const walk = (dir: string, depth: number) => {
     let entries: import('node:fs').Dirent[] = [];
     try {
-      entries = readdirSync(dir, { withFileTypes: true });
+      entries = readdirSync(view.path(dir), { withFileTypes: true });
     } catch {
       return;
     }
@@ -167,7 +170,9 @@ function walkCgroups(
 }
 
 /** Cgroup directories (any hierarchy, a few levels down) whose name contains one of the ids. */
-function cgroupDirsNaming(ids: readonly string[], mounts: readonly CgroupMount[]): string[] {
+function cgroupDirsNaming(ids: readonly string[], mounts: readonly CgroupMount[], view: NodeView): string[] {
   if (ids.length === 0) return [];
-  return walkCgroups(mounts, (name) => ids.some((id) => name.includes(id))).filter(exists);
+  return walkCgroups(mounts, (name) => ids.some((id) => name.includes(id)), false, view).filter((d) =>
+    exists(view.path(d)),
+  );
 }

@@ -3,7 +3,6 @@
  * sandbox and container ids in cgroup paths, shim command lines and mount paths, so ids find them without
  * knowing which runtime this is.
  */
-import { readFileSync } from 'node:fs';
 import type { HostProbe, NetnsKind } from './context.js';
 import { SkipSignal } from './errors.js';
 import {
@@ -16,6 +15,7 @@ import {
 } from './host-diff.js';
 import type { HostLeak, PodHostSnapshot } from './host-findings.js';
 import { shortId } from './ids.js';
+import { type NodeView, ON_NODE } from './node-view.js';
 import {
   cgroupDir,
   cgroupName,
@@ -37,8 +37,14 @@ const REAP_POLL_MS = 250;
 
 export class NodeHostProbe implements HostProbe {
   readonly available = true;
-  /** @param endpoint the CRI endpoint; when it also serves containerd's own API, its records are probed too. */
-  constructor(private readonly endpoint?: string) {}
+  /**
+   * @param endpoint the CRI endpoint; when it also serves containerd's own API, its records are probed too
+   * @param view where this process sees the node's files and mounts (from a pod: through a node process)
+   */
+  constructor(
+    private readonly endpoint?: string,
+    private readonly view: NodeView = ON_NODE,
+  ) {}
 
   async snapshot(podId: string, containerIds: string[] = []): Promise<PodHostSnapshot> {
     const ids = [podId, ...containerIds];
@@ -48,7 +54,8 @@ export class NodeHostProbe implements HostProbe {
         `no process of pod ${shortId(podId)} is visible on this host: run cri-conform on the runtime's node as root, or pass --node-probes off`,
       );
     }
-    const mounts = hostCgroupMounts(parseCgroupMounts(readFileSync('/proc/self/mountinfo', 'utf8')));
+    const mountinfo = this.view.mountinfo();
+    const mounts = hostCgroupMounts(parseCgroupMounts(mountinfo));
     const cgroupDirs = new Set<string>();
     for (const p of processes) {
       for (const line of readProc(p.pid)?.cgroups ?? []) {
@@ -61,15 +68,18 @@ export class NodeHostProbe implements HostProbe {
       ids,
       processes: processes.map(({ pid, startTime, cmdline }) => ({ pid, startTime, cmdline })),
       cgroupDirs: [...cgroupDirs],
-      netnsPath: netnsOf(processes.map((p) => p.pid)),
-      mounts: mountsMentioning(readFileSync('/proc/self/mountinfo', 'utf8'), ids),
+      netnsPath: netnsOf(
+        processes.map((p) => p.pid),
+        this.view,
+      ),
+      mounts: mountsMentioning(mountinfo, ids),
     };
   }
 
   async leftovers(snapshot: PodHostSnapshot, opts: { withinMs?: number } = {}): Promise<HostLeak[]> {
     const endAt = Date.now() + (opts.withinMs ?? REAP_GRACE_MS);
     for (;;) {
-      const leaks = [...findLeaks(snapshot), ...(await this.runtimeRecordsOf(snapshot.ids))];
+      const leaks = [...findLeaks(snapshot, this.view), ...(await this.runtimeRecordsOf(snapshot.ids))];
       if (leaks.length === 0 || Date.now() >= endAt) return leaks;
       await sleep(REAP_POLL_MS);
     }
@@ -83,16 +93,16 @@ export class NodeHostProbe implements HostProbe {
   }
 
   netnsKind(path: string): NetnsKind {
-    if (!exists(path)) return 'absent';
-    return isNsfs(path) ? 'netns' : 'not-a-namespace';
+    if (!exists(this.view.path(path))) return 'absent';
+    return isNsfs(this.view.path(path)) ? 'netns' : 'not-a-namespace';
   }
 
   async baseline(): Promise<HostBaseline> {
-    return takeBaseline();
+    return takeBaseline(this.view);
   }
 
   netnsOwners(ids: readonly string[]): Map<string, string> {
-    return netnsOwnedBy(ids);
+    return netnsOwnedBy(ids, this.view);
   }
 
   async recordIds(labels: Readonly<Record<string, string>>): Promise<string[]> {
@@ -109,7 +119,7 @@ export class NodeHostProbe implements HostProbe {
       const records = (await this.labelledRecords(evidence.labels)).filter((r) => !evidence.known?.has(r.id));
       const ids = [...new Set([...evidence.ids, ...records.map((r) => r.id)])];
       const leaks = [
-        ...newSince(baseline, { ...evidence, ids }),
+        ...newSince(baseline, { ...evidence, ids }, this.view),
         ...records.map(
           (r): HostLeak => ({ kind: 'runtime-record', what: r.what, object: `container ${r.id}` }),
         ),
@@ -165,7 +175,7 @@ export class NodeHostProbe implements HostProbe {
   }
 }
 
-function findLeaks(s: PodHostSnapshot): HostLeak[] {
+function findLeaks(s: PodHostSnapshot, view: NodeView): HostLeak[] {
   const leaks: HostLeak[] = [];
   const seen = new Set<number>();
   for (const p of s.processes) {
@@ -184,13 +194,14 @@ function findLeaks(s: PodHostSnapshot): HostLeak[] {
         object: `pid ${p.pid}`,
       });
   }
-  const mounts = parseCgroupMounts(readFileSync('/proc/self/mountinfo', 'utf8'));
+  const mountinfo = view.mountinfo();
+  const mounts = parseCgroupMounts(mountinfo);
   for (const dir of s.cgroupDirs)
-    if (exists(dir)) leaks.push({ kind: 'cgroup', what: dir, object: cgroupName(dir, mounts) });
-  if (s.netnsPath && exists(s.netnsPath)) {
+    if (exists(view.path(dir))) leaks.push({ kind: 'cgroup', what: dir, object: cgroupName(dir, mounts) });
+  if (s.netnsPath && exists(view.path(s.netnsPath))) {
     leaks.push({ kind: 'netns', what: `${s.netnsPath} still exists`, object: s.netnsPath });
   }
-  for (const m of mountsMentioning(readFileSync('/proc/self/mountinfo', 'utf8'), s.ids)) {
+  for (const m of mountsMentioning(mountinfo, s.ids)) {
     leaks.push({ kind: 'mount', what: `${m} is still mounted`, object: m });
   }
   return leaks;
@@ -209,9 +220,9 @@ function livingProcessesOf(ids: readonly string[]) {
   return found;
 }
 
-function netnsOf(pids: readonly number[]): string | undefined {
+function netnsOf(pids: readonly number[], view: NodeView): string | undefined {
   const hostNet = inodeOf('/proc/1/ns/net');
-  const byInode = new Map([...listNetns()].map(([path, inode]) => [inode, path]));
+  const byInode = new Map([...listNetns(view)].map(([path, inode]) => [inode, path]));
   for (const pid of pids) {
     const inode = inodeOf(`/proc/${pid}/ns/net`);
     const path = inode === undefined || inode === hostNet ? undefined : byInode.get(inode);

@@ -5,6 +5,9 @@
  */
 import type { RunConfig } from './settings.js';
 
+/** Where the node's files and mounts are; an instance started from a pod reads the node through it. */
+export { NodeView } from './node-view.js';
+
 /** The run settings that name the instance instead of the node's runtime. */
 export type InstanceSettings = Pick<
   RunConfig,
@@ -17,6 +20,7 @@ export type InstanceSettings = Pick<
   | 'slowCniDir'
   | 'restartCmd'
   | 'pauseImage'
+  | 'nodeAnchorPid'
 >;
 
 /** What the report records about a private instance. */

@@ -34,6 +34,11 @@ export interface RunConfig {
   level: LevelFilter;
   slow: boolean;
   nodeProbes: 'auto' | 'on' | 'off';
+  /**
+   * From a pod of its own: a process in the node's mount namespace, through which host probes read the
+   * node's files and mounts (node-view.ts). Set by a private instance started from a pod.
+   */
+  nodeAnchorPid?: number;
   /** Run although a kubelet drives the runtime (--beside-kubelet); see kubelet-detect.ts. */
   besideKubelet?: boolean;
   reportDir: string;

@@ -1,7 +1,8 @@
 /**
  * Starting and stopping the private daemon. It runs in a session of its own (a Ctrl-C to cri-conform
  * reaches cri-conform, which then removes the instance in order), with the node daemon's PATH behind the
- * binary's own directory, so that it finds the node's shims and runc. Its pid is recorded in the
+ * binary's own directory, so that it finds the node's shims and runc; from a pod it runs in the node's
+ * mount namespace (host-view.ts). Its pid is recorded in the
  * instance's directory and is only ever signalled after its command line proved it is this instance's.
  */
 import { spawn } from 'node:child_process';
@@ -9,6 +10,7 @@ import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CriClient } from '../cri/client.js';
 import { layoutPaths } from './containerd-config.js';
+import type { HostView } from './host-view.js';
 import { alive, cmdlineOf } from './processes.js';
 
 const POLL_MS = 50;
@@ -19,11 +21,13 @@ export interface DaemonCommand {
   path: string;
 }
 
-export function startDaemon(dir: string, cmd: DaemonCommand): number {
+export function startDaemon(dir: string, cmd: DaemonCommand, host: HostView): number {
   const p = layoutPaths(dir);
   const log = openSync(`${dir}/containerd.log`, 'a');
   try {
-    const child = spawn(cmd.binary, ['--config', p.config], {
+    // nsenter without --fork execs the daemon: the pid recorded is the daemon's.
+    const launch = host.command(cmd.binary, ['--config', p.config]);
+    const child = spawn(launch.file, launch.args, {
       detached: true,
       stdio: ['ignore', log, log],
       env: { PATH: cmd.path, HOME: '/root' },

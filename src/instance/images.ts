@@ -14,9 +14,16 @@ const exec = promisify(execFile);
 export const BUNDLED_IMAGES = ['localhost/cri-conform/busybox:1', 'localhost/cri-conform/pause:1'];
 const BUSYBOX = '/bin/busybox';
 
-/** Builds the archive unless the cache holds it; resolves with its path. */
+/**
+ * Where the worker image keeps the archive it was built with (scripts/build-worker-image.sh): the image
+ * has neither bash nor busybox to build one.
+ */
+export const PREBUILT_ARCHIVE = 'images/cri-conform-images.tar';
+
+/** The prebuilt archive, else the one built into the cache unless it holds it; resolves with its path. */
 export async function bundledArchive(cacheDir: string): Promise<string> {
   const root = packageRoot();
+  if (existsSync(join(root, PREBUILT_ARCHIVE))) return join(root, PREBUILT_ARCHIVE);
   const inputs = ['scripts/build-images.sh', 'scripts/lib/oci-layout.sh', 'fixtures/images/pause.sh'].map(
     (f) => join(root, f),
   );
@@ -29,6 +36,7 @@ export async function bundledArchive(cacheDir: string): Promise<string> {
   return archive;
 }
 
-export async function importArchive(ctr: string, socket: string, archive: string): Promise<void> {
-  await exec(ctr, ['-a', socket, '-n', 'k8s.io', 'images', 'import', archive], { timeout: 120_000 });
+/** Runs the node's `ctr ... images import` as built by the caller (HostView.command). */
+export async function importArchive(cmd: { file: string; args: string[] }): Promise<void> {
+  await exec(cmd.file, cmd.args, { timeout: 120_000 });
 }

@@ -12,8 +12,9 @@ import { promisify } from 'node:util';
 import type { InstanceRecord, InstanceRequest, RuntimeInstance } from '../harness/runtime-instance.js';
 import { derivePrivateConfig, layoutPaths } from './containerd-config.js';
 import { startDaemon, waitAnswering } from './daemon.js';
+import { HostView } from './host-view.js';
 import { BUNDLED_IMAGES, bundledArchive, importArchive } from './images.js';
-import { installInjectors, onPath } from './injectors.js';
+import { installInjectors } from './injectors.js';
 import {
   DEFAULT_BASE_DIR,
   type InstanceFile,
@@ -52,14 +53,15 @@ export async function startPrivateInstance(
   const id = `${Date.now().toString(36)}-${process.pid.toString(36)}`;
   const dir = join(options.baseDir ?? DEFAULT_BASE_DIR, id);
   const p = layoutPaths(dir);
+  const host = HostView.of(node.pid);
   const path = `${dirname(node.binary)}:${node.path}`;
-  const dump = await configDump(node, path);
+  const dump = await configDump(node, path, host);
   const derived = derivePrivateConfig(dump, {
     dir,
     pauseImage: request.pauseImage,
     slowHandler: SLOW_HANDLER,
   });
-  const runc = onPath(derived.runcBinary, path);
+  const runc = host.onPath(derived.runcBinary, path);
   if (runc === undefined)
     throw new Error(`the node's runc "${derived.runcBinary}" is not on its PATH (${path})`);
 
@@ -83,6 +85,7 @@ export async function startPrivateInstance(
     binary: node.binary,
     path,
     runcBinary: runc,
+    ...(host.anchor === undefined ? {} : { hostAnchor: host.anchor }),
     network: { number: 0, bridge: '', subnet: '', name: '' },
   };
   writeInstanceFile(dir, info);
@@ -90,23 +93,23 @@ export async function startPrivateInstance(
     info.network = claimNetwork(dir, id);
     writeInstanceFile(dir, info);
     writeConflist(p.cniConf, p.cniIpam, info.network);
-    installInjectors(dir, runc, derived.nodeCniBinDirs);
+    installInjectors(dir, runc, derived.nodeCniBinDirs, host);
     writeFileSync(p.config, derived.text);
-    startDaemon(dir, { binary: node.binary, path });
+    startDaemon(dir, { binary: node.binary, path }, host);
     await waitAnswering(dir, START_WITHIN_MS, request.signal);
     const startMs = Math.round(performance.now() - started);
     const imported = performance.now();
-    const images = await provideImages(request, node, path, p.socket, options.imageCache);
+    const images = await provideImages(request, node, { path, host }, p.socket, options.imageCache);
     const record: InstanceRecord = {
       target: `${request.endpoint} (pid ${node.pid})`,
       binary: {
         path: node.binary,
-        version: await versionOf(node.binary, path),
-        sha256: await sha256Of(node.binary),
+        version: await versionOf(node.binary, path, host),
+        sha256: await sha256Of(host.path(node.binary)),
       },
       sourceConfig:
         node.configArg ??
-        (existsSync(CONTAINERD_DEFAULT_CONFIG)
+        (existsSync(host.path(CONTAINERD_DEFAULT_CONFIG))
           ? CONTAINERD_DEFAULT_CONFIG
           : `none (${CONTAINERD_DEFAULT_CONFIG} absent: built-in defaults)`),
       changed: derived.changes,
@@ -127,6 +130,7 @@ export async function startPrivateInstance(
         slowCniDir: p.slowCni,
         restartCmd: restartCommand(dir),
         pauseImage: request.pauseImage,
+        ...(host.anchor === undefined ? {} : { nodeAnchorPid: host.anchor }),
       },
       remove: () => removeInstance(dir, info),
     };
@@ -145,24 +149,28 @@ function restartCommand(dir: string): string {
 async function provideImages(
   request: InstanceRequest,
   node: NodeDaemon,
-  path: string,
+  { path, host }: { path: string; host: HostView },
   socket: string,
   cache = process.env.CRI_CONFORM_IMAGE_CACHE ?? DEFAULT_IMAGE_CACHE,
 ): Promise<string> {
   const wanted = [request.testImage, request.pauseImage];
   if (request.pull === 'always' || !wanted.some((i) => BUNDLED_IMAGES.includes(i)))
     return `pulled by the run (--pull ${request.pull})`;
-  const ctr = onPath(join(dirname(node.binary), 'ctr'), path) ?? onPath('ctr', path);
+  const ctr = host.onPath(join(dirname(node.binary), 'ctr'), path) ?? host.onPath('ctr', path);
   if (ctr === undefined)
     throw new Error(`no ctr beside ${node.binary} or on its PATH to import the bundled images`);
   const archive = await bundledArchive(cache);
-  await importArchive(ctr, socket, archive);
+  // The node's ctr opens the archive: from a pod, through this process's root.
+  await importArchive(
+    host.command(ctr, ['-a', socket, '-n', 'k8s.io', 'images', 'import', host.ours(archive)]),
+  );
   return `imported from ${archive}`;
 }
 
-async function configDump(node: NodeDaemon, path: string): Promise<string> {
+async function configDump(node: NodeDaemon, path: string, host: HostView): Promise<string> {
   const args = [...(node.configArg ? ['--config', node.configArg] : []), 'config', 'dump'];
-  const { stdout } = await exec(node.binary, args, {
+  const cmd = host.command(node.binary, args);
+  const { stdout } = await exec(cmd.file, cmd.args, {
     env: { PATH: path },
     maxBuffer: 16 << 20,
     timeout: 30_000,
@@ -170,8 +178,9 @@ async function configDump(node: NodeDaemon, path: string): Promise<string> {
   return stdout;
 }
 
-async function versionOf(binary: string, path: string): Promise<string> {
-  const { stdout } = await exec(binary, ['--version'], { env: { PATH: path }, timeout: 10_000 });
+async function versionOf(binary: string, path: string, host: HostView): Promise<string> {
+  const cmd = host.command(binary, ['--version']);
+  const { stdout } = await exec(cmd.file, cmd.args, { env: { PATH: path }, timeout: 10_000 });
   return stdout.trim();
 }
 

@@ -12,24 +12,21 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import { packageRoot } from '../cri/package-root.js';
 import { layoutPaths } from './containerd-config.js';
+import type { HostView } from './host-view.js';
 
 /** The bridge entry's plugin type in the private conflist (network.ts). */
 const WRAPPER = 'conform-bridge';
 
-/** A command name resolved on a PATH, as the daemon would run it. */
-export function onPath(command: string, path: string): string | undefined {
-  if (isAbsolute(command)) return existsSync(command) ? command : undefined;
-  return path
-    .split(':')
-    .filter(Boolean)
-    .map((d) => join(d, command))
-    .find((f) => existsSync(f));
-}
-
-export function installInjectors(dir: string, runc: string, cniBinDirs: readonly string[]): void {
+/** `runc` and `cniBinDirs` are node paths: the wrappers and links are followed by the node's daemon. */
+export function installInjectors(
+  dir: string,
+  runc: string,
+  cniBinDirs: readonly string[],
+  host: HostView,
+): void {
   const p = layoutPaths(dir);
   writeFileSync(join(p.slowRuntime, 'created.log'), '');
   writeFileSync(join(p.slowRuntime, 'delay-ms'), '0\n');
@@ -38,13 +35,13 @@ export function installInjectors(dir: string, runc: string, cniBinDirs: readonly
   // Every plugin of the node, plus the slow bridge wrapper the conflist names.
   const linked = new Set<string>();
   for (const binDir of cniBinDirs) {
-    for (const name of safeList(binDir)) {
+    for (const name of safeList(host.path(binDir))) {
       if (linked.has(name) || name === WRAPPER) continue;
       linked.add(name);
       symlinkSync(join(binDir, name), join(p.cniBin, name));
     }
   }
-  const bridge = cniBinDirs.map((d) => join(d, 'bridge')).find((f) => existsSync(f));
+  const bridge = cniBinDirs.map((d) => join(d, 'bridge')).find((f) => existsSync(host.path(f)));
   if (bridge === undefined)
     throw new Error(`no CNI bridge plugin in the node's CNI bin dirs (${cniBinDirs.join(', ')})`);
   install('cni-slow.sh', join(p.cniBin, WRAPPER), 'REAL_PLUGIN', bridge);

@@ -5,6 +5,7 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { HostView } from './host-view.js';
 import type { PrivateNetwork } from './network.js';
 import { startTimeOf } from './processes.js';
 
@@ -21,6 +22,8 @@ export interface InstanceFile {
   /** PATH of the private daemon. */
   path: string;
   runcBinary: string;
+  /** From a pod: a process in the node's mount namespace, where the instance runs (host-view.ts). */
+  hostAnchor?: number;
   network: PrivateNetwork;
 }
 
@@ -39,6 +42,11 @@ export function readInstanceFile(dir: string): InstanceFile | undefined {
 /** The current process as an instance's owner. */
 export function selfAsOwner(): InstanceFile['owner'] {
   return { pid: process.pid, startTime: startTimeOf(process.pid) ?? '' };
+}
+
+/** How the instance's processes and node files are reached from this process. */
+export function hostViewOf(info: InstanceFile): HostView {
+  return HostView.recorded(info.hostAnchor);
 }
 
 export function ownerAlive(owner: InstanceFile['owner']): boolean {

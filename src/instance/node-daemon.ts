@@ -3,7 +3,7 @@
  * descriptors (the socket path -> inode in /proc/net/unix -> /proc/<pid>/fd). Only that process is ever
  * read; another daemon on the same machine is never mistaken for it, whatever its name.
  */
-import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { basename, isAbsolute, resolve } from 'node:path';
 
 export interface NodeDaemon {
@@ -58,12 +58,12 @@ export function findNodeDaemon(socketPath: string, procRoot = '/proc'): NodeDaem
   const inodes = new Set(
     [`${procRoot}/self/net/unix`, `${procRoot}/1/net/unix`].flatMap((f) => listeningInodesIn(f, path)),
   );
-  if (inodes.size === 0) {
+  const pid = inodes.size > 0 ? holderOf(inodes, procRoot) : runtimeServingFile(path, procRoot);
+  if (pid === undefined && inodes.size === 0) {
     throw new Error(
       `no process listens on ${path} (/proc/net/unix): is the runtime running at this endpoint?`,
     );
   }
-  const pid = holderOf(inodes, procRoot);
   if (pid === undefined) {
     throw new Error(
       `no process of this pid namespace holds the socket ${path}: run cri-conform on the node as root`,
@@ -90,6 +90,68 @@ export function findNodeDaemon(socketPath: string, procRoot = '/proc'): NodeDaem
   };
 }
 
+/**
+ * From a pod (its own network and mount namespaces, the host's pids), the socket's path names it where the
+ * pod mounts it, not where the runtime bound it. The runtime is then the containerd or CRI-O process with
+ * a listening socket whose path, opened through that process's root, is the very file `path` is.
+ */
+function runtimeServingFile(path: string, procRoot: string): number | undefined {
+  let wanted: { dev: number; ino: number };
+  try {
+    wanted = statSync(path);
+  } catch {
+    return undefined;
+  }
+  for (const pid of pidsOf(procRoot)) {
+    let binary: string;
+    try {
+      binary = readlinkSync(`${procRoot}/${pid}/exe`);
+    } catch {
+      continue;
+    }
+    const argv = readFileSafe(`${procRoot}/${pid}/cmdline`).split('\0').filter(Boolean);
+    if (flavorOf(binary, argv) === undefined) continue;
+    const table = readFileSafe(`${procRoot}/${pid}/net/unix`);
+    for (const bound of boundPaths(table)) {
+      try {
+        const st = statSync(`${procRoot}/${pid}/root${bound}`);
+        if (st.dev !== wanted.dev || st.ino !== wanted.ino) continue;
+      } catch {
+        continue;
+      }
+      const inodes = new Set(listeningInodes(table, bound));
+      if (holderOf(inodes, procRoot, [pid]) === pid) return pid;
+    }
+  }
+  return undefined;
+}
+
+/** The absolute paths of listening unix sockets in the text of /proc/net/unix. */
+function boundPaths(procNetUnix: string): string[] {
+  const paths = new Set<string>();
+  for (const line of procNetUnix.split('\n').slice(1)) {
+    const f = line.trim().split(/\s+/);
+    const path = f.slice(7).join(' ');
+    if (path.startsWith('/') && (Number.parseInt(f[3] ?? '0', 16) & LISTENING_FLAG) !== 0) paths.add(path);
+  }
+  return [...paths];
+}
+
+function readFileSafe(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function pidsOf(procRoot: string): number[] {
+  return readdirSync(procRoot)
+    .filter((n) => /^\d+$/.test(n))
+    .map(Number)
+    .sort((a, b) => a - b);
+}
+
 function listeningInodesIn(file: string, path: string): number[] {
   try {
     return listeningInodes(readFileSync(file, 'utf8'), path);
@@ -98,12 +160,12 @@ function listeningInodesIn(file: string, path: string): number[] {
   }
 }
 
-function holderOf(inodes: ReadonlySet<number>, procRoot: string): number | undefined {
+function holderOf(
+  inodes: ReadonlySet<number>,
+  procRoot: string,
+  pids = pidsOf(procRoot),
+): number | undefined {
   const wanted = new Set([...inodes].map((i) => `socket:[${i}]`));
-  const pids = readdirSync(procRoot)
-    .filter((n) => /^\d+$/.test(n))
-    .map(Number)
-    .sort((a, b) => a - b);
   for (const pid of pids) {
     let fds: string[];
     try {

@@ -12,7 +12,8 @@ import { promisify } from 'node:util';
 import { CriClient } from '../cri/client.js';
 import { layoutPaths } from './containerd-config.js';
 import { runningDaemon, signalAndWait, stopDaemon } from './daemon.js';
-import type { InstanceFile } from './instance-file.js';
+import type { HostView } from './host-view.js';
+import { hostViewOf, type InstanceFile } from './instance-file.js';
 import { releaseNetwork } from './network.js';
 import { alive, pidsMentioning, pidsWithArgs } from './processes.js';
 
@@ -22,21 +23,39 @@ const STATE_FILE = /^(?:address|meta\.db|.*\.json)$/;
 
 export async function removeInstance(dir: string, info: InstanceFile): Promise<string[]> {
   const p = layoutPaths(dir);
+  const host = hostViewOf(info);
+  const quiet = quietOn(host);
   if (runningDaemon(dir) !== undefined) await removePodsThroughCri(`unix://${p.socket}`);
   const named = namedInState(dir);
   await stopDaemon(dir);
   for (const pid of instanceProcesses(dir)) await signalAndWait(pid, 'SIGKILL', 5_000);
-  await deleteRuncContainers(p.runcRoot, info.runcBinary);
-  for (const ns of named.netns) await deleteNetns(ns);
-  await unmountUnder(dir);
+  for (const root of subdirs(p.runcRoot)) {
+    for (const id of readdirSafe(root))
+      await quiet(info.runcBinary, ['--root', root, 'delete', '--force', id]);
+  }
+  for (const ns of named.netns) await deleteNetns(ns, host);
+  await unmountUnder(dir, host);
   await quiet('ip', ['link', 'delete', 'dev', info.network.bridge]);
-  removeCniCache(info.network.name, named.ids);
-  for (const s of named.shimSockets) rmSync(s, { force: true });
-  removeCgroups(named.ids);
+  removeCniCache(info.network.name, named.ids, host);
+  for (const s of named.shimSockets) rmSync(host.path(s), { force: true });
+  removeCgroups(named.ids, host);
   releaseNetwork(dir, info.network.number);
   const problems = await remains(dir, info, named);
-  if (!problems.some((x) => x.startsWith('mount'))) rmSync(dir, { recursive: true, force: true });
+  if (!problems.some((x) => x.startsWith('mount'))) await removeDir(dir, host);
   return problems;
+}
+
+/**
+ * From a pod, on the node: a pod started after the instance mounted something holds a copy of those mounts
+ * (its mount of the node's directory is recursive), and a directory that is a mountpoint in the remover's
+ * own namespace cannot be removed; in another namespace the kernel detaches the copy instead.
+ */
+async function removeDir(dir: string, host: HostView): Promise<void> {
+  if (!host.inPod) {
+    rmSync(dir, { recursive: true, force: true });
+    return;
+  }
+  await quietOn(host)('rm', ['-rf', '--one-file-system', dir]);
 }
 
 /** What of the instance is still on the host; empty when nothing is. */
@@ -45,16 +64,17 @@ export async function remains(
   info: InstanceFile,
   named: { netns: string[]; ids: string[] } = { netns: [], ids: [] },
 ): Promise<string[]> {
+  const host = hostViewOf(info);
   const problems: string[] = [];
   const pids = pidsMentioning(`${dir}/`).filter(alive);
   if (pids.length > 0) problems.push(`processes still running: ${pids.join(' ')}`);
-  const mounts = mountsUnder(dir);
+  const mounts = mountsUnder(dir, host);
   if (mounts.length > 0) problems.push(`mounts still under ${dir}: ${mounts.slice(0, 3).join(' ')}`);
-  const netns = named.netns.filter((ns) => existsSync(ns));
+  const netns = named.netns.filter((ns) => existsSync(host.path(ns)));
   if (netns.length > 0) problems.push(`network namespaces still there: ${netns.join(' ')}`);
-  if ((await quiet('ip', ['link', 'show', 'dev', info.network.bridge])) === 0)
+  if ((await quietOn(host)('ip', ['link', 'show', 'dev', info.network.bridge])) === 0)
     problems.push(`bridge ${info.network.bridge} still there`);
-  const cgroups = named.ids.length > 0 ? cgroupDirs(named.ids) : [];
+  const cgroups = named.ids.length > 0 ? cgroupDirs(named.ids, host) : [];
   if (cgroups.length > 0) problems.push(`cgroups still there: ${cgroups.slice(0, 3).join(' ')}`);
   return problems;
 }
@@ -120,48 +140,42 @@ function namedInState(dir: string): { netns: string[]; ids: string[]; shimSocket
   };
 }
 
-async function deleteRuncContainers(runcRoot: string, runc: string): Promise<void> {
-  for (const root of subdirs(runcRoot)) {
-    for (const id of readdirSafe(root)) {
-      await quiet(runc, ['--root', root, 'delete', '--force', id]);
-    }
-  }
-}
-
-async function deleteNetns(path: string): Promise<void> {
-  if (!existsSync(path)) return;
+async function deleteNetns(path: string, host: HostView): Promise<void> {
+  if (!existsSync(host.path(path))) return;
+  const quiet = quietOn(host);
   if ((await quiet('ip', ['netns', 'delete', path.split('/').at(-1) ?? ''])) === 0) return;
   await quiet('umount', ['-l', path]);
-  rmSync(path, { force: true });
+  rmSync(host.path(path), { force: true });
 }
 
-async function unmountUnder(dir: string): Promise<void> {
+/** The daemon mounted in the node's mount namespace: unmounted there. */
+async function unmountUnder(dir: string, host: HostView): Promise<void> {
   for (let round = 0; round < 3; round++) {
-    const mounts = mountsUnder(dir).sort((a, b) => b.length - a.length);
+    const mounts = mountsUnder(dir, host).sort((a, b) => b.length - a.length);
     if (mounts.length === 0) return;
-    for (const m of mounts) await quiet('umount', ['-l', m]);
+    for (const m of mounts) await quietOn(host)('umount', ['-l', m]);
   }
 }
 
-function mountsUnder(dir: string): string[] {
-  const text = readFileSync('/proc/self/mountinfo', 'utf8');
+function mountsUnder(dir: string, host: HostView): string[] {
+  const text = host.mountinfo();
   return text
     .split('\n')
     .map((l) => (l.split(' ')[4] ?? '').replace(/\\040/g, ' '))
     .filter((m) => m.startsWith(`${dir}/`) || m === dir);
 }
 
-function removeCniCache(network: string, ids: readonly string[]): void {
-  const cache = '/var/lib/cni/results';
+function removeCniCache(network: string, ids: readonly string[], host: HostView): void {
+  const cache = host.path('/var/lib/cni/results');
   for (const f of readdirSafe(cache)) {
     if (f.startsWith(`${network}-`) || ids.some((id) => f.startsWith(`cni-loopback-${id}-`)))
       rmSync(join(cache, f), { force: true });
   }
 }
 
-function removeCgroups(ids: readonly string[]): void {
+function removeCgroups(ids: readonly string[], host: HostView): void {
   if (ids.length === 0) return;
-  for (const d of cgroupDirs(ids).sort((a, b) => b.length - a.length)) {
+  for (const d of cgroupDirs(ids, host).sort((a, b) => b.length - a.length)) {
     try {
       rmSync(d, { recursive: false });
     } catch {
@@ -171,7 +185,7 @@ function removeCgroups(ids: readonly string[]): void {
 }
 
 /** Cgroup directories named after one of the ids, up to six levels below each hierarchy. */
-function cgroupDirs(ids: readonly string[]): string[] {
+function cgroupDirs(ids: readonly string[], host: HostView): string[] {
   const wanted = new Set(ids);
   const found: string[] = [];
   const walk = (d: string, depth: number) => {
@@ -182,7 +196,7 @@ function cgroupDirs(ids: readonly string[]): string[] {
       else if (depth < 6) walk(path, depth + 1);
     }
   };
-  walk(CGROUP_ROOT, 0);
+  walk(host.path(CGROUP_ROOT), 0);
   return found;
 }
 
@@ -227,10 +241,14 @@ function unique(matches: RegExpMatchArray | null): string[] {
   return [...new Set(matches ?? [])];
 }
 
-/** Runs a command, ignoring its output; resolves with its exit code. */
-async function quiet(cmd: string, args: string[]): Promise<number> {
+/** Runs a node command, ignoring its output; resolves with its exit code. */
+function quietOn(host: HostView): (cmd: string, args: string[]) => Promise<number> {
+  return (cmd, args) => quiet(host.command(cmd, args));
+}
+
+async function quiet(cmd: { file: string; args: string[] }): Promise<number> {
   try {
-    await exec(cmd, args, { timeout: 10_000 });
+    await exec(cmd.file, cmd.args, { timeout: 10_000 });
     return 0;
   } catch (e) {
     return typeof (e as { code?: unknown }).code === 'number' ? (e as { code: number }).code : 1;

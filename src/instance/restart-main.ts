@@ -4,7 +4,7 @@
  * runtime is never touched: the daemon is found through DIR and its command line.
  */
 import { startDaemon, stopDaemon, waitAnswering } from './daemon.js';
-import { readInstanceFile } from './instance-file.js';
+import { hostViewOf, readInstanceFile } from './instance-file.js';
 
 const ANSWER_WITHIN_MS = 20_000;
 
@@ -13,7 +13,7 @@ async function restart(dir: string | undefined): Promise<void> {
   if (!dir || !info)
     throw new Error(`usage: restart-main.js DIR (a private instance's directory); got ${dir}`);
   await stopDaemon(dir);
-  startDaemon(dir, { binary: info.binary, path: info.path });
+  startDaemon(dir, { binary: info.binary, path: info.path }, hostViewOf(info));
   await waitAnswering(dir, ANSWER_WITHIN_MS);
 }
 

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect } from 'chai';
 import { EnvironmentError } from '../../harness/errors.js';
+import { resolveUnderRoot } from '../../harness/host-path.js';
 import { discoverEndpoints } from './discovery.js';
-import { resolveUnderRoot } from './host-path.js';
 
 describe('finding the host runtime under a mounted host root', () => {
   let root: string;

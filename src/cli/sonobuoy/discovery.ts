@@ -4,7 +4,7 @@
  * first that answers CRI wins, and the note names the others.
  */
 import { EnvironmentError } from '../../harness/errors.js';
-import { isSocket, resolveUnderRoot } from './host-path.js';
+import { isSocket, resolveUnderRoot } from '../../harness/host-path.js';
 
 export interface SocketCandidate {
   runtime: string;

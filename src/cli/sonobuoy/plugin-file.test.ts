@@ -8,6 +8,9 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { parse, parseAllDocuments } from 'yaml';
 import { POD_LOG_ROOT_AS_ROOT } from '../../harness/pod-logs.js';
+import { SHARED_WITH_NODE } from '../../instance/host-view.js';
+import { DEFAULT_BASE_DIR } from '../../instance/instance-file.js';
+import { NETWORK_CLAIMS } from '../../instance/network.js';
 import { ROOT } from '../e2e-env.test.helper.js';
 import { JUNIT_FILE } from './results-dir.js';
 import { DEFAULT_HOST_ROOT, envNameFor, FLEET_FLAGS } from './worker-env.js';
@@ -64,7 +67,7 @@ function pluginFileProblems(doc: Doc): string[] {
   for (const [name, path] of [
     ['host-run', '/run'],
     ['host-var-run', '/var/run'],
-    ['pod-logs', POD_LOG_ROOT_AS_ROOT],
+    ['cri-conform-run', SHARED_WITH_NODE],
   ] as const) {
     if (!volumes.some((v) => v.name === name && obj(v.hostPath).path === path))
       problems.push(`extra-volumes: no hostPath ${path} named ${name}`);
@@ -99,9 +102,10 @@ function containerProblems(spec: Doc): string[] {
     if (!mounts.some((m) => m.mountPath === `${DEFAULT_HOST_ROOT}${path}`))
       problems.push(`spec.volumeMounts: host ${path} is not at ${DEFAULT_HOST_ROOT}${path}`);
   }
-  // The runtime writes the checks' logs on the host; the worker removes them at the same path.
-  if (!mounts.some((m) => m.name === 'pod-logs' && m.mountPath === POD_LOG_ROOT_AS_ROOT && !m.readOnly))
-    problems.push(`spec.volumeMounts: the pod log root is not mounted writable at ${POD_LOG_ROOT_AS_ROOT}`);
+  // The private instance runs on the host, and the runtime writes the checks' logs there: the worker
+  // reaches both at the host's paths.
+  if (!mounts.some((m) => m.name === 'cri-conform-run' && m.mountPath === SHARED_WITH_NODE && !m.readOnly))
+    problems.push(`spec.volumeMounts: the host's ${SHARED_WITH_NODE} is not mounted writable at its path`);
   return problems;
 }
 
@@ -110,6 +114,11 @@ describe('the Sonobuoy plugin file', () => {
 
   it('uses only keys Sonobuoy reads, asks for JUnit from a privileged DaemonSet on every Linux node', () => {
     expect(pluginFileProblems(doc)).to.deep.equal([]);
+  });
+
+  it("mounts the host's directory of the private instances, their network claims and the pod logs", () => {
+    for (const dir of [DEFAULT_BASE_DIR, NETWORK_CLAIMS, POD_LOG_ROOT_AS_ROOT])
+      expect(dir.startsWith(`${SHARED_WITH_NODE}/`), dir).to.equal(true);
   });
 
   it('would catch the stale result-type key of the older docs', () => {

@@ -46,10 +46,11 @@ export const FLEET_FLAGS = [
   'call-timeout',
   'flake-attempts',
   'node-probes',
+  'isolated',
 ] as const;
 export type FleetFlag = (typeof FLEET_FLAGS)[number];
 
-const SWITCHES: ReadonlySet<FleetFlag> = new Set(['require-nri', 'slow']);
+const SWITCHES: ReadonlySet<FleetFlag> = new Set(['require-nri', 'slow', 'isolated']);
 
 export function envNameFor(flag: FleetFlag): string {
   if (flag === 'suite') return 'CRI_CONFORM_SUITES';

@@ -14,12 +14,14 @@ const run = promisify(execFile);
 const BUILDER = join(ROOT, 'scripts/build-worker-image.sh');
 export const ARCHIVE = 'cri-conform-image.tar';
 
-/** What the image is made of: the builder, the package's files, the lock file and the node binary. */
+/** What the image is made of: the builders, the package's files, the lock file and the node binary. */
 function inputsKey(): string {
   const hash = createHash('sha256');
   const files = [
     BUILDER,
     join(ROOT, 'scripts/lib/oci-layout.sh'),
+    join(ROOT, 'scripts/build-images.sh'),
+    join(ROOT, 'fixtures/images/pause.sh'),
     join(ROOT, 'package.json'),
     join(ROOT, 'package-lock.json'),
     ...walk(join(ROOT, 'bin')),

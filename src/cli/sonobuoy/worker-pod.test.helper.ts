@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { CriClient } from '../../cri/client.js';
 import type { ContainerState, KeyValue, Mount } from '../../cri/types.js';
-import { POD_LOG_ROOT_AS_ROOT } from '../../harness/pod-logs.js';
+import { SHARED_WITH_NODE } from '../../instance/host-view.js';
 import { ROOT } from '../e2e-env.test.helper.js';
 
 /** Sonobuoy's defaults for the dirs it mounts into every plugin container (pkg/client/gen.go). */
@@ -26,8 +26,8 @@ export interface PluginSpec {
   /** Where the container sees the host's /run and /var/run. */
   hostRun: string;
   hostVarRun: string;
-  /** Where the container sees the host's pod log root (the same path). */
-  podLogs: string;
+  /** Where the container sees the host's cri-conform dir: instances and pod logs (the same path). */
+  sharedRun: string;
   configMap: Record<string, string>;
 }
 
@@ -61,7 +61,7 @@ export function readPluginSpec(): PluginSpec {
       .map((e) => ({ key: e.name, value: e.value ?? '' })),
     hostRun: mountOf('/run'),
     hostVarRun: mountOf('/var/run'),
-    podLogs: mountOf(POD_LOG_ROOT_AS_ROOT),
+    sharedRun: mountOf(SHARED_WITH_NODE),
     configMap: doc['config-map'],
   };
 }
@@ -76,6 +76,8 @@ export interface WorkerPodOptions {
   nodeName: string;
   /** Plugin env overrides, as `sonobuoy run --plugin-env cri-conform.NAME=value` sets them. */
   env: Record<string, string>;
+  /** The pod's UID, as the API server gave it (a kubelet double is told it); a fresh one by default. */
+  uid?: string;
 }
 
 export interface WorkerPod {
@@ -93,9 +95,9 @@ export async function startWorkerPod(client: CriClient, o: WorkerPodOptions): Pr
   for (const [file, content] of Object.entries(o.spec.configMap))
     writeFileSync(join(configDir, file), content);
 
-  mkdirSync(POD_LOG_ROOT_AS_ROOT, { recursive: true });
+  mkdirSync(SHARED_WITH_NODE, { recursive: true });
   const mounts: Mount[] = [
-    { hostPath: POD_LOG_ROOT_AS_ROOT, containerPath: o.spec.podLogs },
+    { hostPath: SHARED_WITH_NODE, containerPath: o.spec.sharedRun },
     { hostPath: resultsDir, containerPath: SONOBUOY_RESULTS_DIR },
     { hostPath: configDir, containerPath: SONOBUOY_CONFIG_DIR, readonly: true },
   ];
@@ -117,11 +119,14 @@ export async function startWorkerPod(client: CriClient, o: WorkerPodOptions): Pr
   // The plugin file's pod has the host's PID namespace only. The host network here is the test's, not the
   // plugin's: the progress server standing in for Sonobuoy's sidecar listens on the host's loopback.
   const namespaces = { network: 'NODE', pid: 'NODE', ipc: 'POD' } as const;
+  const uid = o.uid ?? randomUUID();
+  // The kubelet's labels: a kubelet (double) tells its pods' containers by io.kubernetes.pod.uid.
+  const kubeletLabels = { 'io.kubernetes.pod.name': name, 'io.kubernetes.pod.uid': uid };
   const sandboxConfig = {
-    metadata: { name, uid: randomUUID(), namespace: 'sonobuoy', attempt: 0 },
+    metadata: { name, uid, namespace: 'sonobuoy', attempt: 0 },
     hostname: '',
     logDirectory: logDir,
-    labels: { [E2E_LABEL]: 'sonobuoy-worker', 'io.kubernetes.pod.name': name },
+    labels: { [E2E_LABEL]: 'sonobuoy-worker', ...kubeletLabels },
     annotations: {},
     linux: { securityContext: { namespaceOptions: namespaces, privileged: true } },
   };
@@ -135,7 +140,7 @@ export async function startWorkerPod(client: CriClient, o: WorkerPodOptions): Pr
       args: o.spec.args,
       envs: [...env].map(([key, value]) => ({ key, value })),
       mounts,
-      labels: { [E2E_LABEL]: 'sonobuoy-worker' },
+      labels: { [E2E_LABEL]: 'sonobuoy-worker', ...kubeletLabels },
       annotations: {},
       logPath: 'cri-conform.log',
       linux: { securityContext: { namespaceOptions: namespaces, privileged: true } },

@@ -73,6 +73,8 @@ describe('cri-conform run --sonobuoy (a Sonobuoy worker against the reference ru
         CRI_CONFORM_TEST_IMAGE: runtime.env.CRI_CONFORM_TEST_IMAGE ?? '',
         CRI_CONFORM_PAUSE_IMAGE: runtime.env.CRI_CONFORM_PAUSE_IMAGE ?? '',
         CRI_CONFORM_FOCUS: FOCUS,
+        // The reference runtime is no containerd to copy: the run shares it, as beside a kubelet.
+        CRI_CONFORM_ISOLATED: 'false',
       },
       results,
     );
@@ -105,6 +107,29 @@ describe('cri-conform run --sonobuoy (a Sonobuoy worker against the reference ru
       expect(u.total).to.equal(3);
     }
     expect(progress.updates.at(-1)?.msg).to.equal('complete');
+  });
+
+  it("runs on a private instance of the node's runtime by default, and says why it cannot when the node's runtime is no containerd", async () => {
+    const results = join(root, 'results-isolated');
+    const run = await runWorker(
+      {
+        SONOBUOY_RESULTS_DIR: results,
+        SONOBUOY_PROGRESS_PORT: '0',
+        NODE_NAME: 'node-6',
+        CRI_CONFORM_HOST_ROOT: join(root, 'host'),
+        CRI_CONFORM_TEST_IMAGE: runtime.env.CRI_CONFORM_TEST_IMAGE ?? '',
+        CRI_CONFORM_PAUSE_IMAGE: runtime.env.CRI_CONFORM_PAUSE_IMAGE ?? '',
+        CRI_CONFORM_FOCUS: FOCUS,
+      },
+      results,
+    );
+    expect(run.code).to.equal(2);
+    expect(run.stderr).to.match(/running on a private instance of the node's runtime/);
+    const junit = readFileSync(join(results, 'junit.xml'), 'utf8');
+    expect(junit.match(/<testcase /g)).to.have.length(1);
+    expect(junit).to.match(
+      /failure message="--isolated: the process serving .* neither containerd nor CRI-O/,
+    );
   });
 
   it('turns a node without runtime sockets into one failing test case that says what to fix, writes done, and keeps waiting', async () => {

@@ -87,14 +87,21 @@ async function workerRunConfig(
     merged.runtimeEndpoint = found.runtimeEndpoint;
     merged.nriSocket ??= found.nriSocket;
   }
-  if (merged.nodeProbes === undefined) {
-    // The probes read /proc, cgroups and mounts as the host sees them; a pod sees its own mount namespace.
+  // The default: a private instance of the node's runtime, which no kubelet talks to.
+  merged.isolated ??= true;
+  if (merged.nodeProbes === undefined && !merged.isolated) {
+    // The probes read /proc, cgroups and mounts as this process sees them; a pod sees its own mounts. The
+    // private instance knows a process of the node's mount namespace and lets them read the node's.
     merged.nodeProbes = 'off';
     log('host probes are off in a pod, so [Node] checks skip (CRI_CONFORM_NODE_PROBES=on to try them)');
   }
-  if (merged.besideKubelet === undefined) {
+  if (merged.isolated) {
+    log(
+      "running on a private instance of the node's runtime, started from the node's own binary and config in the node's mount namespace; the kubelet never sees its pods (CRI_CONFORM_ISOLATED=false runs beside the kubelet instead)",
+    );
+  } else if (merged.besideKubelet === undefined) {
     // The kubelet that started this pod drives the runtime, so a run that refused to share it would run
-    // nothing; a private instance inside the pod (--isolated) is not there yet.
+    // nothing.
     merged.besideKubelet = true;
     log(
       'the kubelet that started this pod drives the runtime: running beside it, so a check whose pods it stops ends in ERROR "disturbed", and checks that restart the runtime or stall its hooks skip',
@@ -130,27 +137,56 @@ async function runFleetChecks(
   const reporter = createConsoleReporter({ write: io.out, isTTY: false }, { color: useColor(color, io) });
   const progress = new ProgressState();
   const signals = [io.signal, ...(config.runTimeoutMs ? [AbortSignal.timeout(config.runTimeoutMs)] : [])];
-  const outcome = await runConformance(
-    config,
-    checks,
-    {
-      onStart: (total, props) => {
-        reporter.onStart(total, props);
-        poster.send(progress.start(total, `running on ${props.runtimeName} ${props.runtimeVersion}`));
+  if (config.isolated) await sweepKilledInstances(config.runtimeEndpoint, log);
+  const { maybeIsolated } = await import('../isolated.js');
+  const run = await maybeIsolated(config, io, (runConfig) =>
+    runConformance(
+      runConfig,
+      checks,
+      {
+        onStart: (total, props) => {
+          reporter.onStart(total, props);
+          poster.send(progress.start(total, `running on ${props.runtimeName} ${props.runtimeVersion}`));
+        },
+        onCheckStart: (c) => reporter.onCheckStart(c.id, displayName(c)),
+        onCheckEnd: (r) => {
+          reporter.onCheckEnd(r);
+          poster.send(progress.checkEnded(r));
+        },
+        onNote: log,
       },
-      onCheckStart: (c) => reporter.onCheckStart(c.id, displayName(c)),
-      onCheckEnd: (r) => {
-        reporter.onCheckEnd(r);
-        poster.send(progress.checkEnded(r));
-      },
-      onNote: log,
-    },
-    AbortSignal.any(signals),
-    TOOL_VERSION,
+      AbortSignal.any(signals),
+      TOOL_VERSION,
+    ),
   );
+  const outcome = run.record
+    ? { ...run.value, properties: { ...run.value.properties, isolated: run.record } }
+    : run.value;
   reporter.onEnd(outcome);
   poster.send(progress.finish(outcome.interrupted ? `interrupted: ${outcome.interrupted}` : 'complete'));
   return outcome;
+}
+
+/**
+ * A worker pod killed mid-run (SIGKILL after its grace period) left its private instance behind: the
+ * instance's daemon and shims died with the pod's cgroup, its containers, mounts and state did not.
+ */
+async function sweepKilledInstances(endpoint: string, log: (text: string) => void): Promise<void> {
+  const { removeOrphanedInstances } = await import('../../instance/index.js');
+  const removed = await removeOrphanedInstances(endpoint).catch((e: unknown) => {
+    // What is left must not keep this run from running: its own instance is a fresh one.
+    log(
+      `removing the private instances killed runs left failed: ${e instanceof Error ? e.message : String(e)}`,
+    );
+    return [];
+  });
+  for (const { dir, leftovers } of removed) {
+    log(
+      leftovers.length === 0
+        ? `removed the private instance ${dir} a killed run left`
+        : `removing the private instance ${dir} a killed run left did not remove: ${leftovers.join('; ')}`,
+    );
+  }
 }
 
 function whatToFix(e: unknown): string {

@@ -1,0 +1,146 @@
+/**
+ * What of a private instance (--isolated) the host still holds, looked at from the host itself, and where
+ * a new instance appears: shared by the CLI's and the Sonobuoy pod's e2e tests.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { CriClient } from '../cri/client.js';
+import { DEFAULT_BASE_DIR } from '../instance/instance-file.js';
+import { labelledLeft } from './e2e-env.test.helper.js';
+
+/** What the instance made that the test saw while it ran: its pods' and containers' ids and netns. */
+export interface SeenObjects {
+  ids: Set<string>;
+  netns: Set<string>;
+}
+
+/** Processes, mounts, its bridge, its directory; and the netns and cgroups of the objects seen. */
+export function hostTraces(dir: string, bridge: string, seen?: SeenObjects): string[] {
+  const traces: string[] = [];
+  if (existsSync(dir)) traces.push(`directory ${dir}`);
+  if (readFileSync('/proc/self/mountinfo', 'utf8').includes(`${dir}/`)) traces.push(`mounts under ${dir}`);
+  const ps = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
+  for (const line of ps.split('\n')) if (line.includes(`${dir}/`)) traces.push(`process ${line.trim()}`);
+  try {
+    execFileSync('ip', ['link', 'show', 'dev', bridge], { stdio: 'ignore' });
+    traces.push(`bridge ${bridge}`);
+  } catch {
+    // gone, as it should be
+  }
+  for (const ns of seen?.netns ?? []) if (existsSync(ns)) traces.push(`netns ${ns}`);
+  if (seen && seen.ids.size > 0) for (const d of cgroupsNamed(seen.ids)) traces.push(`cgroup ${d}`);
+  return traces;
+}
+
+/** The directory of a new private instance of `target`, once its instance file exists. */
+export async function newInstanceDir(
+  target: string,
+  before: ReadonlySet<string>,
+  withinMs: number,
+): Promise<string> {
+  const deadline = Date.now() + withinMs;
+  while (Date.now() < deadline) {
+    for (const name of instanceNames()) {
+      const file = join(DEFAULT_BASE_DIR, name, 'instance.json');
+      if (before.has(name) || !existsSync(file)) continue;
+      if ((JSON.parse(readFileSync(file, 'utf8')) as { target: string }).target === target)
+        return join(DEFAULT_BASE_DIR, name);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no private instance of ${target} appeared in ${DEFAULT_BASE_DIR} within ${withinMs} ms`);
+}
+
+export function instanceNames(): Set<string> {
+  return new Set(existsSync(DEFAULT_BASE_DIR) ? readdirSync(DEFAULT_BASE_DIR) : []);
+}
+
+/** Resolves once the copy lists a labelled pod; the copy may not answer yet when this starts. */
+export async function untilCopyHasPod(dir: string, withinMs: number): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (Date.now() < deadline) {
+    const pods = await labelledLeft(`unix://${dir}/containerd.sock`).then(
+      (left) => left.pods.length,
+      () => 0,
+    );
+    if (pods > 0) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`the private instance in ${dir} made no pod within ${withinMs} ms`);
+}
+
+/**
+ * Watches the instance in `dir` through its CRI socket until stopped, collecting the ids of its pods and
+ * containers and the netns paths of its pods: what its removal must leave nothing of.
+ */
+export function watchInstance(dir: string, everyMs = 250): { seen: SeenObjects; stop(): Promise<void> } {
+  const seen: SeenObjects = { ids: new Set(), netns: new Set() };
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      await look(dir, seen).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+  })();
+  return {
+    seen,
+    stop: async () => {
+      stopped = true;
+      await loop;
+    },
+  };
+}
+
+async function look(dir: string, seen: SeenObjects): Promise<void> {
+  const client = await CriClient.connect({
+    runtimeEndpoint: `unix://${dir}/containerd.sock`,
+    connectTimeoutMs: 500,
+    defaultDeadlineMs: 2_000,
+  });
+  try {
+    const [{ items }, { containers }] = await Promise.all([
+      client.call('ListPodSandbox', { filter: null }),
+      client.call('ListContainers', { filter: null }),
+    ]);
+    for (const c of containers) seen.ids.add(c.id);
+    for (const pod of items) {
+      if (seen.ids.has(pod.id)) continue;
+      seen.ids.add(pod.id);
+      const status = await client.call('PodSandboxStatus', { podSandboxId: pod.id, verbose: true });
+      for (const ns of JSON.stringify(status.info).match(/\/(?:var\/)?run\/netns\/cni-[0-9a-f-]{36}/g) ?? [])
+        seen.netns.add(ns);
+    }
+  } finally {
+    client.close();
+  }
+}
+
+/** Cgroup directories named after one of the ids, a few levels below each hierarchy. */
+function cgroupsNamed(ids: ReadonlySet<string>): string[] {
+  const found: string[] = [];
+  const walk = (d: string, depth: number) => {
+    let names: string[] = [];
+    try {
+      names = readdirSync(d);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const path = join(d, name);
+      if (!isDir(path)) continue;
+      if (ids.has(name)) found.push(path);
+      else if (depth < 5) walk(path, depth + 1);
+    }
+  };
+  walk('/sys/fs/cgroup', 0);
+  return found;
+}
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

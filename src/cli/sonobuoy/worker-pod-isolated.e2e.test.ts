@@ -1,0 +1,187 @@
+/**
+ * The fleet default on real containerd (1.7 and 2.1 on CI), with the kubelet double attached to the
+ * node's runtime and owning the plugin pod as a kubelet owns a DaemonSet's pod: the worker pod starts a
+ * private instance of the node's runtime from the node's binary, runs an injector, a [Restart], a held-hook
+ * and a [Node] check on it, names its results directory in `done`, and once the pod is deleted the host
+ * holds nothing of the instance; the double never saw a pod of cri-conform. A pod killed mid-run leaves
+ * its instance behind, and the next worker pod removes it before it starts its own.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { type RunningDouble, startDouble } from '../../../fixtures/kubelet-double/process.test.helper.js';
+import { CriClient } from '../../cri/client.js';
+import { labelledLeft, runtimesUnderTest } from '../e2e-env.test.helper.js';
+import {
+  hostTraces,
+  instanceNames,
+  newInstanceDir,
+  untilCopyHasPod,
+  watchInstance,
+} from '../instance-traces.test.helper.js';
+import { progressServer, waitUntil } from './progress-server.test.helper.js';
+import { ensureWorkerImage, importImage } from './worker-image.test.helper.js';
+import {
+  podLog,
+  readPluginSpec,
+  removeWorkerPod,
+  SONOBUOY_RESULTS_DIR,
+  startWorkerPod,
+  type WorkerPod,
+} from './worker-pod.test.helper.js';
+
+/** An injector check (the slow runtime), a [Restart] check, a held NRI hook and a [Node] check. */
+const FOCUS = process.env.DBG_FOCUS ?? '^(IDEM-01|IDEM-13|HOOK-03|TEAR-11) ';
+const DONE_WITHIN_MS = 240_000;
+/** Where the pod sees the node's CRI socket: the plugin's mount of the host's /run. */
+const POD_ENDPOINT = 'unix:///host/run/containerd/containerd.sock';
+
+interface Results {
+  properties: { isolated: { dir: string; network: { bridge: string }; leftovers: string[] } | null };
+  results: Array<{ id: string; verdict: string; message: string | null }>;
+}
+
+for (const runtime of runtimesUnderTest()) {
+  describe(`the Sonobuoy plugin pod on a private instance of ${runtime.name}, beside the kubelet double`, function () {
+    this.timeout(8 * 60_000);
+    const endpoint = runtime.env.CONTAINER_RUNTIME_ENDPOINT ?? '';
+    const containerdDir = runtime.env.CRI_CONFORM_CONTAINERD_DIR ?? '';
+    const spec = readPluginSpec();
+    const podUids = [randomUUID(), randomUUID(), randomUUID()];
+    let client: CriClient;
+    let double: RunningDouble;
+    let hostDir: string;
+    const pods: WorkerPod[] = [];
+
+    before(async () => {
+      const image = await ensureWorkerImage(containerdDir);
+      await importImage(containerdDir, image.archive);
+      client = await CriClient.connect({ runtimeEndpoint: endpoint });
+      double = await startDouble(runtime.env, [
+        '--period-ms',
+        '500',
+        '--gc-period-ms',
+        '2000',
+        ...podUids.flatMap((uid) => ['--api-pod-uid', uid]),
+      ]);
+    });
+    beforeEach(() => {
+      hostDir = mkdtempSync(join(tmpdir(), 'cc-sono-iso-'));
+    });
+    afterEach(async function () {
+      for (const pod of pods.splice(0)) {
+        if (this.currentTest?.state === 'failed') console.log(`pod log:\n${podLog(pod.logFile)}`);
+        await removeWorkerPod(client, pod.podId).catch(() => undefined);
+      }
+      rmSync(hostDir, { recursive: true, force: true });
+    });
+    after(async () => {
+      await double?.stop();
+      client?.close();
+    });
+
+    const pluginEnv = {
+      CRI_CONFORM_TEST_IMAGE: runtime.env.CRI_CONFORM_TEST_IMAGE ?? '',
+      CRI_CONFORM_PULL: 'never',
+      CRI_CONFORM_FOCUS: FOCUS,
+      CRI_CONFORM_LEVEL: 'all',
+    };
+
+    async function startPod(uid: string, env: Record<string, string> = {}): Promise<WorkerPod> {
+      const progress = await progressServer();
+      const pod = await startWorkerPod(client, {
+        spec,
+        containerdDir,
+        hostDir,
+        progressPort: progress.port,
+        nodeName: `node-${runtime.name}`,
+        env: { ...pluginEnv, ...env },
+        uid,
+      });
+      pods.push(pod);
+      return pod;
+    }
+
+    /** Stops the pod's container with the grace a kubelet gives, then its sandbox, and removes it. */
+    async function deletePod(pod: WorkerPod, graceS: number): Promise<void> {
+      await client.call('StopContainer', { containerId: pod.containerId, timeout: String(graceS) });
+      await removeWorkerPod(client, pod.podId);
+      pods.splice(pods.indexOf(pod), 1);
+    }
+
+    it('starts the private instance, runs the checks on it, uploads the results directory, and leaves nothing once the pod is deleted', async () => {
+      const before = instanceNames();
+      const pod = await startPod(podUids[0] ?? '');
+      const dir = await newInstanceDir(POD_ENDPOINT, before, 60_000);
+      const watch = watchInstance(dir);
+      const done = join(pod.resultsDir, 'done');
+      await waitUntil(() => existsSync(done), {
+        withinMs: DONE_WITHIN_MS,
+        what: `${done} from the worker pod`,
+        log: () => podLog(pod.logFile),
+      });
+      await watch.stop();
+      expect(readFileSync(done, 'utf8')).to.equal(SONOBUOY_RESULTS_DIR);
+      for (const f of ['junit.xml', 'results.json', 'report.html'])
+        expect(existsSync(join(pod.resultsDir, f)), f).to.equal(true);
+      const report = JSON.parse(readFileSync(join(pod.resultsDir, 'results.json'), 'utf8')) as Results;
+      const verdicts = report.results.map((r) => `${r.id} ${r.verdict}`).sort();
+      expect(
+        verdicts.filter((v) => / (error|skipped)$/.test(v)),
+        JSON.stringify(report.results),
+      ).to.deep.equal([]);
+      expect(verdicts.map((v) => v.split(' ')[0])).to.deep.equal([
+        'HOOK-03',
+        'IDEM-01',
+        'IDEM-13',
+        'TEAR-11',
+      ]);
+      const isolated = report.properties.isolated;
+      expect(isolated?.dir).to.equal(dir);
+      expect(isolated?.leftovers).to.deep.equal([]);
+      expect(watch.seen.ids.size, 'objects of the instance seen while it ran').to.be.greaterThan(0);
+      const log = podLog(pod.logFile);
+      expect(log).to.match(/running on a private instance of the node's runtime/);
+      expect(log).to.match(/private instance removed in \d+ ms; nothing of it is left on the host/);
+
+      await deletePod(pod, 30);
+      expect(hostTraces(dir, isolated?.network.bridge ?? '', watch.seen)).to.deep.equal([]);
+      expect(await labelledLeft(endpoint), "cri-conform's objects on the node's runtime").to.deep.equal({
+        pods: [],
+        containers: [],
+      });
+      const kills = double.entries.filter((e) => e.action === 'kill-orphan' || e.action.startsWith('gc-'));
+      expect(kills, 'what the kubelet double stopped or removed').to.deep.equal([]);
+    });
+
+    it('a pod killed mid-run leaves its instance behind; the next worker pod removes it first', async () => {
+      const before = instanceNames();
+      const killed = await startPod(podUids[1] ?? '', { CRI_CONFORM_FOCUS: '^TEAR-04 ' });
+      const dir = await newInstanceDir(POD_ENDPOINT, before, 60_000);
+      const watch = watchInstance(dir);
+      const { network } = JSON.parse(readFileSync(join(dir, 'instance.json'), 'utf8')) as {
+        network: { bridge: string };
+      };
+      await untilCopyHasPod(dir, 60_000);
+      // No grace: the kubelet's SIGKILL after its grace period, before the worker removed anything.
+      await deletePod(killed, 0);
+      await watch.stop();
+      const left = hostTraces(dir, network.bridge, watch.seen);
+      console.log(`      a killed worker pod left: ${left.join('; ')}`);
+      expect(left, 'a killed pod leaves its instance').to.not.deep.equal([]);
+
+      const next = await startPod(podUids[2] ?? '', { CRI_CONFORM_FOCUS: '^IDEM-11 ' });
+      await waitUntil(() => existsSync(join(next.resultsDir, 'done')), {
+        withinMs: DONE_WITHIN_MS,
+        what: 'done from the next worker pod',
+        log: () => podLog(next.logFile),
+      });
+      expect(podLog(next.logFile)).to.include(`removed the private instance ${dir} a killed run left`);
+      expect(hostTraces(dir, network.bridge, watch.seen)).to.deep.equal([]);
+      await deletePod(next, 30);
+      expect(double.entries.filter((e) => e.action === 'kill-orphan')).to.deep.equal([]);
+    });
+  });
+}

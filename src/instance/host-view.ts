@@ -1,0 +1,74 @@
+/**
+ * Where the node's things are, for a cri-conform that may run in a pod of its own (the Sonobuoy worker:
+ * hostPID, but its own mount namespace). The node's binaries, libraries, shims and config files are in
+ * the mount namespace of the node's runtime, so the private instance is started there (nsenter -m: only
+ * the mount namespace changes, so the daemon stays in this process's cgroup and network namespace), and
+ * the node's files are read through that process's root (NodeView, which the host probes use too). On
+ * the node itself both are the plain paths and commands. The instance's own directory is the same path on both sides (the plugin
+ * mounts the host's /run/cri-conform at /run/cri-conform), so it needs no translation.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { NodeView } from '../harness/runtime-instance.js';
+
+/**
+ * The node directory the Sonobuoy plugin mounts at the same path in its pod: the instances, their network
+ * claims and the checks' pod logs live below it, so both sides name them alike.
+ */
+export const SHARED_WITH_NODE = '/run/cri-conform';
+
+/** The node's tools (ip, umount) where a Linux distribution keeps them. */
+const NODE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+/** Where the worker image and Debian's util-linux keep nsenter. */
+const NSENTER_DIRS = ['/usr/bin', '/usr/local/bin', '/bin', '/usr/sbin'];
+
+export class HostView extends NodeView {
+  /** The view from this process of the mount namespace `pid` is in. */
+  static of(pid: number): HostView {
+    return new HostView(sameMountNamespace(pid) ? undefined : pid);
+  }
+
+  /** As recorded in an instance file: `anchor` undefined means the node's own namespace. */
+  static recorded(anchor: number | undefined): HostView {
+    return new HostView(anchor);
+  }
+
+  /** A path of this process's filesystem as a command started on the node can open it (hostPID). */
+  ours(localPath: string): string {
+    return this.anchor === undefined ? localPath : `/proc/${process.pid}/root${localPath}`;
+  }
+
+  /** A node binary with its arguments, as this process runs it: through nsenter from a pod. */
+  command(binary: string, args: readonly string[]): { file: string; args: string[] } {
+    if (this.anchor === undefined) return { file: binary, args: [...args] };
+    // nsenter looks a bare name up on this process's PATH, which is the image's: resolve it on the node's.
+    const file = this.onPath(binary, NODE_PATH) ?? binary;
+    return { file: nsenter(), args: ['-t', String(this.anchor), '-m', '--', file, ...args] };
+  }
+
+  /** A command name resolved on a node PATH, as the node's daemon would run it (a node path). */
+  onPath(command: string, path: string): string | undefined {
+    if (isAbsolute(command)) return existsSync(this.path(command)) ? command : undefined;
+    return path
+      .split(':')
+      .filter(Boolean)
+      .map((d) => join(d, command))
+      .find((f) => existsSync(this.path(f)));
+  }
+}
+
+function sameMountNamespace(pid: number): boolean {
+  try {
+    return statSync('/proc/self/ns/mnt').ino === statSync(`/proc/${pid}/ns/mnt`).ino;
+  } catch {
+    // Not ours to look at: only a process of another namespace hides it from root.
+    return false;
+  }
+}
+
+function nsenter(): string {
+  const found = NSENTER_DIRS.map((d) => join(d, 'nsenter')).find((f) => existsSync(f));
+  if (found === undefined)
+    throw new Error(`nsenter (util-linux) is not in ${NSENTER_DIRS.join(', ')}: the worker image needs it`);
+  return found;
+}
