@@ -33,7 +33,7 @@ import {
 } from './worker-pod.test.helper.js';
 
 /** An injector check (the slow runtime), a [Restart] check, a held NRI hook and a [Node] check. */
-const FOCUS = process.env.DBG_FOCUS ?? '^(IDEM-01|IDEM-13|HOOK-03|TEAR-11) ';
+const FOCUS = '^(IDEM-01|IDEM-13|HOOK-03|TEAR-11) ';
 const DONE_WITHIN_MS = 240_000;
 /** Where the pod sees the node's CRI socket: the plugin's mount of the host's /run. */
 const POD_ENDPOINT = 'unix:///host/run/containerd/containerd.sock';
