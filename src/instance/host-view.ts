@@ -1,8 +1,8 @@
 /**
  * Where the node's things are, for a cri-conform that may run in a pod of its own (the Sonobuoy worker:
  * hostPID, but its own mount namespace). The node's binaries, libraries, shims and config files are in
- * the mount namespace of the node's runtime, so the private instance is started there (nsenter -m: only
- * the mount namespace changes, so the daemon stays in this process's cgroup and network namespace), and
+ * the mount namespace of the node's runtime, so the private instance is started there (nsenter -m -C: the
+ * daemon stays in this process's cgroup and network namespace), and
  * the node's files are read through that process's root (NodeView, which the host probes use too). On
  * the node itself both are the plain paths and commands. The instance's own directory is the same path on both sides (the plugin
  * mounts the host's /run/cri-conform at /run/cri-conform), so it needs no translation.
@@ -28,9 +28,13 @@ export class HostView extends NodeView {
     return new HostView(sameMountNamespace(pid) ? undefined : pid);
   }
 
-  /** As recorded in an instance file: `anchor` undefined means the node's own namespace. */
+  /**
+   * As recorded in an instance file: `anchor` undefined means the node's own namespace. The recorded
+   * process is the node's runtime, which may have restarted since: then the node's init stands in.
+   */
   static recorded(anchor: number | undefined): HostView {
-    return new HostView(anchor);
+    if (anchor === undefined || existsSync(`/proc/${anchor}/ns/mnt`)) return new HostView(anchor);
+    return HostView.of(1);
   }
 
   /** A path of this process's filesystem as a command started on the node can open it (hostPID). */
@@ -43,7 +47,10 @@ export class HostView extends NodeView {
     if (this.anchor === undefined) return { file: binary, args: [...args] };
     // nsenter looks a bare name up on this process's PATH, which is the image's: resolve it on the node's.
     const file = this.onPath(binary, NODE_PATH) ?? binary;
-    return { file: nsenter(), args: ['-t', String(this.anchor), '-m', '--', file, ...args] };
+    // The node's cgroup namespace too (-C): on cgroup v2 a process may only move others into cgroups below
+    // its namespace's root, and runc puts each container into a cgroup of its own outside the pod's. The
+    // cgroup the process is in stays the pod's.
+    return { file: nsenter(), args: ['-t', String(this.anchor), '-m', '-C', '--', file, ...args] };
   }
 
   /** A command name resolved on a node PATH, as the node's daemon would run it (a node path). */

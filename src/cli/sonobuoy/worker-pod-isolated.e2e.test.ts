@@ -54,6 +54,7 @@ for (const runtime of runtimesUnderTest()) {
     let double: RunningDouble;
     let hostDir: string;
     const pods: WorkerPod[] = [];
+    const progressServers: Array<{ close(): Promise<void> }> = [];
 
     before(async () => {
       const image = await ensureWorkerImage(containerdDir);
@@ -75,6 +76,7 @@ for (const runtime of runtimesUnderTest()) {
         if (this.currentTest?.state === 'failed') console.log(`pod log:\n${podLog(pod.logFile)}`);
         await removeWorkerPod(client, pod.podId).catch(() => undefined);
       }
+      for (const server of progressServers.splice(0)) await server.close();
       rmSync(hostDir, { recursive: true, force: true });
     });
     after(async () => {
@@ -91,6 +93,7 @@ for (const runtime of runtimesUnderTest()) {
 
     async function startPod(uid: string, env: Record<string, string> = {}): Promise<WorkerPod> {
       const progress = await progressServer();
+      progressServers.push(progress);
       const pod = await startWorkerPod(client, {
         spec,
         containerdDir,
