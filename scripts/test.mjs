@@ -3,6 +3,7 @@
 // each skipped test skipped, and end with the plain line CI reads: "N passed, N failed, N skipped".
 // Extra args are path substrings that narrow the run to matching test files. Every temporary file the tests
 // make lands in one scratch folder (TMPDIR), removed when the run ends, so a run leaves nothing in /tmp.
+import { createHook } from 'node:async_hooks';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,6 +36,34 @@ function removeScratch() {
   }
   rmSync(scratch, { recursive: true, force: true });
 }
+
+// Where each socket, pipe, server and worker thread was opened, so that one left open names the code that
+// opened it: a bare "Socket" (a unix socket, a child's stdio pipe, a connection a server accepted) has no
+// address to go by, and a worker thread that never exits keeps the process up without being listed at all.
+// A connection a server accepted is opened by node itself, so it is named by where its server was opened.
+const openedAt = new WeakMap(); // socket handle -> where
+const serversOpenedAt = new Map(); // async id -> where
+const workersOpenedAt = new Map(); // async id -> where, while the worker runs
+createHook({
+  init(id, type, trigger, resource) {
+    const server = type === 'TCPSERVERWRAP' || type === 'PIPESERVERWRAP';
+    const worker = type === 'WORKER';
+    if (!server && !worker && type !== 'TCPWRAP' && type !== 'PIPEWRAP') return;
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 40;
+    const where = firstOwnFrame(new Error().stack);
+    Error.stackTraceLimit = limit;
+    if (server) serversOpenedAt.set(id, where);
+    else if (worker) workersOpenedAt.set(id, where);
+    else if (where) openedAt.set(resource, `opened at ${where}`);
+    else if (serversOpenedAt.has(trigger))
+      openedAt.set(resource, `accepted by a server opened at ${serversOpenedAt.get(trigger)}`);
+  },
+  destroy(id) {
+    serversOpenedAt.delete(id);
+    workersOpenedAt.delete(id);
+  },
+}).enable();
 
 const filter = process.argv.slice(2);
 const files = testFiles(join(root, 'dist'))
@@ -83,7 +112,19 @@ function openHandles() {
   const described = process._getActiveHandles().map((h) => {
     const kind = h?.constructor?.name ?? typeof h;
     const where = h?._pipeName ?? h?.remoteAddress ?? h?.spawnfile ?? '';
-    return where ? `${kind} ${where}` : kind;
+    const origin = h?._handle ? openedAt.get(h._handle) : undefined;
+    return [kind, where, origin].filter(Boolean).join(' ');
   });
-  return described.join(', ') || process.getActiveResourcesInfo().join(', ');
+  const workers = [...workersOpenedAt.values()].map((where) => `Worker opened at ${where}`);
+  return [...described, ...workers].join(', ') || process.getActiveResourcesInfo().join(', ');
+}
+
+/** The first frame of a stack in the project's code, else the first outside node itself. */
+function firstOwnFrame(stack) {
+  const frames = stack
+    .split('\n')
+    .slice(1)
+    .map((f) => f.trim().replace(/^at /, ''));
+  const outsideNode = frames.filter((f) => !f.includes('node:') && !f.includes('/scripts/test.mjs'));
+  return outsideNode.find((f) => !f.includes('/node_modules/')) ?? outsideNode[0];
 }

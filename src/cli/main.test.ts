@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { type ClosingServer, listenClosing } from '../closing-server.test.helper.js';
 import { main } from './main.js';
 import { recordingIo } from './test-io.test.helper.js';
 
@@ -24,14 +24,15 @@ async function expectUsageFailure(args: string[], pattern: RegExp): Promise<void
 
 describe('cri-conform CLI', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cc-'));
-  let garbage: Server;
+  let garbage: ClosingServer;
 
   before(async () => {
-    garbage = createServer((socket) => socket.end('HTTP/1.1 400 nope\r\n\r\n'));
-    await new Promise<void>((resolve) => garbage.listen(join(dir, 'garbage.sock'), resolve));
+    garbage = await listenClosing(join(dir, 'garbage.sock'), (socket) =>
+      socket.end('HTTP/1.1 400 nope\r\n\r\n'),
+    );
   });
-  after(() => {
-    garbage.close();
+  after(async () => {
+    await garbage.close();
     rmSync(REPORTS, { recursive: true, force: true });
     rmSync(dir, { recursive: true, force: true });
   });

@@ -1,7 +1,8 @@
 import { rm } from 'node:fs/promises';
-import { createServer, type Server, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { type ClosingServer, listenClosing } from '../closing-server.test.helper.js';
 import { decodeProto, encodeProto, PLUGIN_SERVICE, RUNTIME_SERVICE } from './messages.js';
 import { Mux } from './mux.js';
 import { NriPlugin } from './plugin.js';
@@ -12,15 +13,14 @@ import { TtrpcServer } from './ttrpc-server.js';
 /** A scripted runtime built from the wire layers, for orderings the runtime side never produces. */
 describe('NriPlugin registration edge cases', () => {
   let dir: string;
-  let server: Server;
+  let server: ClosingServer;
   let script: (socket: Socket) => Promise<void>;
   beforeEach(async () => {
     dir = await makeSocketDir();
-    server = createServer((s) => void script(s).catch(() => s.destroy()));
-    await new Promise<void>((r) => server.listen(join(dir, 'nri.sock'), r));
+    server = await listenClosing(join(dir, 'nri.sock'), (s) => void script(s).catch(() => s.destroy()));
   });
   afterEach(async () => {
-    server.close();
+    await server.close();
     await rm(dir, { recursive: true, force: true });
   });
   const start = () =>

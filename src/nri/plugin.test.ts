@@ -1,4 +1,4 @@
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { expect } from 'chai';
 import {
   makeContainer,
@@ -6,6 +6,7 @@ import {
   type RuntimeFixture,
   startRuntime,
 } from '../../fixtures/nri-runtime-side/e2e-fixture.js';
+import { listenClosing } from '../closing-server.test.helper.js';
 import { NriProtocolError } from './errors.js';
 import { encodeProto, PLUGIN_SERVICE } from './messages.js';
 import { Mux } from './mux.js';
@@ -189,9 +190,8 @@ describe('NriPlugin against the runtime side', () => {
 
   it('rejects with ERR_NRI_REGISTRATION when the runtime never answers, and ERR_NRI_CONNECT without a socket', async () => {
     fx = await startRuntime();
-    const silent = createServer();
     const path = `${fx.socketPath}.silent`;
-    await new Promise<void>((r) => silent.listen(path, r));
+    const silent = await listenClosing(path);
     const err = await NriPlugin.start({
       socketPath: path,
       name: 'x',
@@ -200,7 +200,7 @@ describe('NriPlugin against the runtime side', () => {
       registrationTimeoutMs: 50,
     }).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(NriProtocolError).with.property('code', 'ERR_NRI_REGISTRATION');
-    silent.close();
+    await silent.close();
     const none = await NriPlugin.start({
       socketPath: `${path}.none`,
       name: 'x',
