@@ -46,8 +46,52 @@ describe('replaying the bundled deviations against recorded messages', () => {
   it('fails a dead entry: its check writes another message now', () => {
     const problems = replayDeviations(entry('TEAR-08', 'after the client deadline expired'), SAMPLE);
     expect(problems).to.deep.equal([
-      'TEAR-08 (devs.yaml entry 1, >=2.1.0): dead: /after the client deadline expired/ matches none of the 1 recorded TEAR-08 messages on containerd 2.1.9',
+      'TEAR-08 (devs.yaml entry 1, >=2.1.0): dead on containerd 2.1.9: /after the client deadline expired/ matches none of the 1 TEAR-08 messages recorded there',
     ]);
+  });
+
+  it('fails an entry that matches on one version it covers but not on another, naming that version', () => {
+    // IDEM-05's message took another form on containerd 1.7 (the first reply came past its deadline): the
+    // entry as it stood before it took that form too still matched 2.1 and so hid the change.
+    const converge =
+      'the identical CreateContainer in d9731baa0b8e1 did not converge within 4500 ms; the runtime lists ca71b85590c9c CREATED with that name in the sandbox: first';
+    const retries = 'retries: #1 UNKNOWN 3ms "failed to reserve container name "workload_cc-idem-05_0"';
+    const twoVersions: ReplaySample = {
+      about: 'unit test',
+      runs: [
+        {
+          runtime: 'containerd',
+          version: '1.7.24~ds1',
+          recordedAt: '2026-11-26T06:41:51Z',
+          messages: {
+            'IDEM-05': [
+              `${converge} OK 524ms (answered past its 500 ms deadline: a kubelet had given up with DEADLINE_EXCEEDED); ${retries}`,
+            ],
+          },
+        },
+        {
+          runtime: 'containerd',
+          version: '2.1.9+unknown',
+          recordedAt: '2026-11-26T06:11:55Z',
+          messages: { 'IDEM-05': [`${converge} DEADLINE_EXCEEDED 503ms; ${retries}`] },
+        },
+      ],
+    };
+    const before = entry(
+      'IDEM-05',
+      String.raw`did not converge within \d+ ms; the runtime lists [0-9a-f]+ CREATED with that name in the sandbox: first (DEADLINE_EXCEEDED|CANCELLED) \d+ms; retries: #1 \w+ \d+ms "failed to reserve container name`,
+      '>=1.7.0',
+    );
+    const problems = replayDeviations(before, twoVersions);
+    expect(problems).to.have.length(1);
+    expect(problems[0]).to.match(
+      /^IDEM-05 \(devs\.yaml entry 1, >=1\.7\.0\): dead on containerd 1\.7\.24~ds1: .* matches none of the 1 IDEM-05 messages recorded there$/,
+    );
+    const bundled = loadBundledDeviations(findPackageRoot()).filter(
+      (d) => d.runtime === 'containerd' && d.id === 'IDEM-05',
+    );
+    expect(bundled).to.have.length(1);
+    expect(replayDeviations(bundled, twoVersions)).to.deep.equal([]);
   });
 
   it("fails an over-broad entry: its pattern fits another check's message", () => {
