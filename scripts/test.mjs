@@ -2,12 +2,14 @@
 // The project's test command (`npm test`): build once, run every *.test.js under dist with mocha, list why
 // each skipped test skipped, and end with the plain line CI reads: "N passed, N failed, N skipped".
 // Extra args are path substrings that narrow the run to matching test files. Every temporary file the tests
-// make lands in one scratch folder (TMPDIR), removed when the run ends, so a run leaves nothing in /tmp.
+// make lands in one scratch folder (TMPDIR), removed when the run ends, so a run leaves nothing in /tmp;
+// a run that changed a file of the working tree fails, so that a fresh clone stays clean after it.
 import { createHook } from 'node:async_hooks';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import Mocha from 'mocha';
 
 const root = resolve(import.meta.dirname, '..');
@@ -20,6 +22,14 @@ function testFiles(dir) {
     return name.endsWith('.test.js') ? [path] : [];
   });
 }
+
+const { snapshotTree, treeChanges } = await import(
+  pathToFileURL(join(root, 'dist/scripts/lib/tree-changes.js')).href
+);
+// Rewriting the replay sample is what CRI_CONFORM_RECORD_REPLAY_SAMPLE=1 asks for (src/cli/containerd.e2e.test.ts).
+const askedToChange =
+  process.env.CRI_CONFORM_RECORD_REPLAY_SAMPLE === '1' ? ['fixtures/deviation-replay/'] : [];
+const treeBefore = snapshotTree(root);
 
 const scratch = mkdtempSync(join(tmpdir(), 'cc-test-'));
 process.env.TMPDIR = scratch;
@@ -91,6 +101,16 @@ runner.on('end', () => {
   for (const [reason, titles] of skipReasons) {
     process.stdout.write(`  ${titles.length} skipped: ${reason}\n`);
     for (const t of titles) process.stdout.write(`    - ${t}\n`);
+  }
+  const treeAfter = treeBefore && snapshotTree(root);
+  const changed = treeAfter
+    ? treeChanges(treeBefore, treeAfter).filter((p) => !askedToChange.some((dir) => p.startsWith(dir)))
+    : [];
+  if (changed.length > 0) {
+    failed++;
+    process.stdout.write(
+      `\nThe tests changed the working tree (write to TMPDIR instead): ${changed.join(', ')}\n`,
+    );
   }
   const line = `${passed} passed, ${failed} failed, ${skipped} skipped`;
   mkdirSync(join(root, 'reports'), { recursive: true });

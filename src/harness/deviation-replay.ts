@@ -3,7 +3,7 @@
  * check's failure message changed, on any one version it covers, matches nothing there and hides the known
  * issue's link from every run on that version; an entry whose pattern also fits another check's message
  * would give a new bug a known issue's name. Both fail the build (deviation-replay.test.ts). The sample is
- * recorded by the real-containerd e2e test.
+ * recorded by the real-containerd e2e test, when asked to (README: "A known deviation ends nothing").
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,7 +29,7 @@ export function samplePath(root: string, runtime: string): string {
 }
 
 const ABOUT =
-  'Failure messages checks wrote on real runtimes, one record per minor version, refreshed by the real-containerd e2e test (a check that did not fail keeps its earlier messages). deviation-replay.test.ts replays the bundled deviations against them.';
+  'Failure messages checks wrote on real runtimes, one record per minor version, refreshed by the real-containerd e2e test when CRI_CONFORM_RECORD_REPLAY_SAMPLE=1 (a check that did not fail keeps its earlier messages). deviation-replay.test.ts replays the bundled deviations against them.';
 
 export function readSample(path: string): ReplaySample {
   try {
