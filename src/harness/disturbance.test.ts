@@ -68,6 +68,21 @@ describe('disturbance: another client’s doing, told from the check’s own', (
     ]);
   });
 
+  it('takes a Stop or Remove of the check’s own that the runtime failed as perhaps met by another client’s, beside one', () => {
+    const { objects, seen } = objectsWith(true);
+    objects.sending('StopPodSandbox', POD);
+    objects.failed('StopPodSandbox', POD, 'DEADLINE_EXCEEDED');
+    expect(seen, 'a deadline is the check giving up').to.deep.equal([]);
+    objects.failed('StopPodSandbox', POD, 'UNKNOWN');
+    expect(describeDisturbance(seen[0] as Disturbance)).to.match(
+      /^disturbed: pod cc-unit-a was perhaps being stopped at .* by another client \(a kubelet\?\), seen by its own StopPodSandbox failing with UNKNOWN$/,
+    );
+    const alone = objectsWith(false);
+    alone.objects.sending('RemoveContainer', { containerId: 'c1' });
+    alone.objects.failed('RemoveContainer', { containerId: 'c1' }, 'UNKNOWN');
+    expect(alone.seen, 'without another client it is the runtime’s failure').to.deep.equal([]);
+  });
+
   it('takes a container of the check that exited without a stop of its own as stopped, beside another client', () => {
     const { objects, seen } = objectsWith(true);
     const pods = [{ id: 'p1', state: 'SANDBOX_READY' }];

@@ -16,6 +16,8 @@
  *   whose id the check never learns, and a kubelet stops that one too. The price: a runtime that stops or
  *   removes such a build by itself, or a container of the check that exits by itself, is taken for the
  *   other client, which costs only a verdict (ERROR), never a wrong one.
+ * - beside a known other client, also a Stop or Remove of the check's own that the runtime fails: another
+ *   client may have been ending the same object at that moment, which nothing shows.
  * - a StartContainer of the check that fails ends its container as the check's own doing: containerd stops
  *   it, and its StopContainer event may come before the reply.
  * - beside a known other client, the tracked CRI takes one more look right before each Stop or Remove of
@@ -38,8 +40,11 @@ export interface ListedPod {
 export interface Disturbance {
   /** "pod cc-idem-01-a-1f2e3d4c" or "container workload (in pod ...)". */
   object: string;
-  /** A NOT_FOUND tells only that the object is no longer usable: 'stopped or removed'. */
-  action: 'stopped' | 'removed' | 'stopped or removed';
+  /**
+   * A NOT_FOUND tells only that the object is no longer usable: 'stopped or removed'. A Stop or Remove of
+   * the check's own that failed tells only that another client may have been ending it at the same time.
+   */
+  action: 'stopped' | 'removed' | 'stopped or removed' | 'perhaps being stopped' | 'perhaps being removed';
   at: Date;
   /** How it was seen: "an NRI StopPodSandbox event", "ListPodSandbox", "a NOT_FOUND from PodSandboxStatus". */
   seenBy: string;
@@ -145,13 +150,25 @@ export class CheckObjects {
     if (method === 'StartContainer') this.started(idOf(request) ?? '', 'ok');
   }
 
-  /** A NOT_FOUND for an object the check made and never ended: someone removed it. */
+  /**
+   * A call of the check that failed. A NOT_FOUND for an object the check made and never ended: someone
+   * removed it. A Stop or Remove of the check's own that the runtime failed: another client may have been
+   * ending the same object at that moment (a kubelet stops every pod it does not know, and two stops of one
+   * pod at once is a race some runtimes lose, see IDEM-15), which no listing or event can tell apart.
+   */
   failed(method: CriMethod, request: unknown, statusName: string): void {
-    // CreateContainer's NOT_FOUND may name its image; the calls that end an object say nothing of another.
     const id = idOf(request);
     if (method === 'StartContainer') this.started(id ?? '', statusName === 'NOT_FOUND' ? 'gone' : 'failed');
-    if (!this.opts.besideAnotherClient || statusName !== 'NOT_FOUND' || !BY_ID_METHODS.has(method)) return;
-    if (id && this.isLive(id)) this.report(id, 'stopped or removed', `a NOT_FOUND from ${method}`);
+    if (!this.opts.besideAnotherClient || !id) return;
+    // CreateContainer's NOT_FOUND may name its image.
+    if (statusName === 'NOT_FOUND' && BY_ID_METHODS.has(method) && this.isLive(id))
+      this.report(id, 'stopped or removed', `a NOT_FOUND from ${method}`);
+    // A deadline or a cancel is the check's own giving up, not the runtime's failure.
+    const gaveUp = statusName === 'DEADLINE_EXCEEDED' || statusName === 'CANCELLED';
+    if (ENDING_METHODS.has(method) && !gaveUp && (this.pods.has(id) || this.containers.has(id))) {
+      const action = method.startsWith('Stop') ? 'perhaps being stopped' : 'perhaps being removed';
+      this.report(id, action, `its own ${method} failing with ${statusName}`);
+    }
   }
 
   /**
