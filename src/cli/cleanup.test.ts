@@ -1,9 +1,12 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { type FakeRuntime, startFakeRuntime } from '../harness/fake-runtime.test.helper.js';
 import { RUN_LABEL } from '../harness/labels.js';
+import { claimRunLogs, removeRunLogs, runLogDirectory } from '../harness/pod-logs.js';
+import { currentOwner } from '../harness/run-owner.js';
 import { main } from './main.js';
 import { recordingIo } from './test-io.test.helper.js';
 
@@ -36,6 +39,25 @@ describe('cleanup (fake CRI)', () => {
     expect(existsSync(join(runtimeDir, 'pods'))).to.equal(false);
     expect(existsSync(join(cniDir, 'pods'))).to.equal(false);
     expect(io.stdout()).to.contain(`released 1 injector claims in ${runtimeDir}: cc-idem-01-`);
+  });
+
+  it('removes the pod logs of a killed run it finds no object of, and keeps those of a running run', async () => {
+    const killed = `test-killed-${process.pid}`;
+    const running = `test-running-${process.pid}`;
+    const exited = spawnSync('true').pid as number;
+    claimRunLogs(killed, { ...currentOwner(), pid: exited });
+    claimRunLogs(running);
+    try {
+      const io = recordingIo();
+      const code = await main(['node', 'cri-conform', 'cleanup', '-r', fake.endpoint], io);
+      expect(code, io.stderr()).to.equal(0);
+      expect(existsSync(runLogDirectory(killed))).to.equal(false);
+      expect(io.stdout()).to.contain(`  ${runLogDirectory(killed)}\n`);
+      expect(existsSync(runLogDirectory(running))).to.equal(true);
+    } finally {
+      removeRunLogs(killed);
+      removeRunLogs(running);
+    }
   });
 
   it('leaves the claims alone when it cleans up one run only: claims carry no run id', async () => {

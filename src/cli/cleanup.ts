@@ -10,7 +10,7 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
   const cmd = program
     .command('cleanup')
     .description(
-      "stop and remove every pod and container labelled cri-conform.io/run (of one run with --run-id), and the delay injectors' per-check settings a killed run left",
+      "stop and remove every pod and container labelled cri-conform.io/run (of one run with --run-id), the delay injectors' per-check settings a killed run left, and the pod logs of runs no longer running",
     );
   addEndpointOptions(cmd)
     .option('--run-id <id>', 'only the objects of this run (the id is in every report)')
@@ -42,6 +42,8 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
         for (const p of report.problems) io.err(`cri-conform: could not remove ${p}\n`);
         if (report.problems.length === 0)
           await removePodLogs([...report.runs, ...(runId ? [runId] : [])], io);
+        // A run killed before or after its objects existed left none to find it by: its process tells.
+        if (!runId) await removeDeadRunLogsOf(io);
         // Claims carry no run id, so only a cleanup of every run may take them.
         if (!runId) await releaseInjectorClaims([config.slowRuntimeDir, config.slowCniDir], io);
         const left = await (native ? removeNative : reportNative)(client, config.runtimeEndpoint, runId, io);
@@ -59,6 +61,16 @@ async function removePodLogs(runIds: readonly string[], io: Io): Promise<void> {
     const problem = removeRunLogs(id);
     if (problem) io.err(`cri-conform: could not remove ${problem}\n`);
   }
+}
+
+/** Removes the pod log directories of runs that no longer run, whatever of them the runtime still has. */
+async function removeDeadRunLogsOf(io: Io): Promise<void> {
+  const { removeDeadRunLogs } = await import('../harness/pod-logs.js');
+  const { removed, unowned, problems } = removeDeadRunLogs();
+  if (removed.length > 0) io.out(`removed the pod logs of ${removed.length} runs no longer running\n`);
+  for (const dir of removed) io.out(`  ${dir}\n`);
+  for (const dir of unowned) io.out(`kept ${dir}: no owner file says whether its run still runs\n`);
+  for (const p of problems) io.err(`cri-conform: could not remove ${p}\n`);
 }
 
 /** Removes what killed --isolated runs left of their private instances; returns how many kept something. */

@@ -22,7 +22,7 @@ import { errorMessage } from './errors.js';
 import type { InjectorConfig } from './injector-needs.js';
 import { CheckInjectors, CLAIMS_DIR, howLogged } from './injectors.js';
 import { newRunId } from './labels.js';
-import { removeRunLogs } from './pod-logs.js';
+import { claimRunLogs, removeRunLogs } from './pod-logs.js';
 import { ProofPodWatch } from './proof-disturbance.js';
 
 /** Well above a pod's own setup time on an idle node (70-220 ms), and short enough for doctor to stay quick. */
@@ -79,6 +79,7 @@ export async function proveInjectors(client: CriClient, plan: ProofPlan): Promis
     make: createConfigFactory(runId, PROOF_CHECK_ID, plan.testImage),
     result,
   };
+  claimRunLogs(runId);
   try {
     // Claimed before the first pod, as a check claims before its first call: the logs are read from here.
     const runtime = plan.runtime ? inject.slowRuntime() : undefined;

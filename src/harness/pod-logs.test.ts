@@ -1,6 +1,26 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { createConfigFactory, kubeletShaped } from './config-factory.js';
-import { missingLogPath, POD_LOG_ROOT, runLogDirectory } from './pod-logs.js';
+import {
+  claimRunLogs,
+  missingLogPath,
+  POD_LOG_ROOT,
+  RUN_OWNER_FILE,
+  removeDeadRunLogs,
+  removeRunLogs,
+  runLogDirectory,
+} from './pod-logs.js';
+import { currentOwner, parseOwner } from './run-owner.js';
 
 describe('pod log paths: as the kubelet sends them, never empty', () => {
   const make = createConfigFactory('202611260600-abcdef', 'IDEM-01', 'test:1');
@@ -46,5 +66,50 @@ describe('pod log paths: as the kubelet sends them, never empty', () => {
       'io.kubernetes.container.name': 'c',
       'cri-conform.io/check': 'IDEM-01',
     });
+  });
+});
+
+describe("pod log directories: a killed run's go, a running run's stay", () => {
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'cc-pod-logs-'));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  /** A run's log directory under the test root, with a pod's log in it and this owner file. */
+  function runDir(name: string, owner: object | undefined): string {
+    const dir = join(root, name);
+    mkdirSync(join(dir, 'cri-conform_p_uid', 'workload'), { recursive: true });
+    writeFileSync(join(dir, 'cri-conform_p_uid', 'workload', '0.log'), 'out\n');
+    if (owner) writeFileSync(join(dir, RUN_OWNER_FILE), JSON.stringify(owner));
+    return dir;
+  }
+
+  it('removes the directory of a run whose process is gone, and keeps a running one and one with no owner', () => {
+    const me = currentOwner();
+    const running = runDir('running', me);
+    const killed = runDir('killed', { ...me, startTime: `${me.startTime}0` });
+    const unowned = runDir('unowned', undefined);
+    const found = removeDeadRunLogs(root);
+    expect(found).to.deep.equal({ removed: [killed], unowned: [unowned], problems: [] });
+    expect(readdirSync(root).sort()).to.deep.equal(['running', 'unowned']);
+    expect(existsSync(join(running, RUN_OWNER_FILE))).to.equal(true);
+  });
+
+  it('finds nothing to do before any run made the root', () => {
+    expect(removeDeadRunLogs(join(root, 'none'))).to.deep.equal({ removed: [], unowned: [], problems: [] });
+  });
+
+  it('gives a run its directory with an owner file naming this process, which the run removes at its end', () => {
+    const runId = `test-claim-${process.pid}`;
+    try {
+      claimRunLogs(runId);
+      expect(readdirSync(runLogDirectory(runId))).to.deep.equal([RUN_OWNER_FILE]);
+      const owner = parseOwner(readFileSync(join(runLogDirectory(runId), RUN_OWNER_FILE), 'utf8'));
+      expect(owner).to.deep.equal(currentOwner());
+    } finally {
+      expect(removeRunLogs(runId)).to.equal(undefined);
+    }
+    expect(existsSync(runLogDirectory(runId))).to.equal(false);
   });
 });

@@ -3,11 +3,13 @@
  * and a log path per container (kuberuntime_sandbox.go, kuberuntime_container.go), and cri-conform does
  * too: a kubelet that later removes a container sent with an empty log path globs that empty path in its
  * own working directory and deletes what matches (kubernetes/kubernetes#107717). Every run's logs live in
- * one directory of its own, removed when the run ends (or by `cleanup` after a killed run).
+ * one directory of its own, made before its first pod with a file naming the run's process, removed when
+ * the run ends, or by `cleanup` once that process is gone.
  */
-import { rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { currentOwner, ownerGone, type ProcessView, parseOwner, type RunOwner } from './run-owner.js';
 
 /**
  * As root on the node (the usual case, and the runtime's own view), on tmpfs under /run: a killed run's
@@ -31,6 +33,56 @@ export function podLogDirectory(runId: string, namespace: string, name: string, 
 /** The kubelet's layout (BuildContainerLogsPath), relative to the pod's log directory. */
 export function containerLogPath(name: string, attempt: number): string {
   return `${name}/${attempt}.log`;
+}
+
+/** In a run's log directory, beside its pods' (`<namespace>_<name>_<uid>`): who made it (run-owner.ts). */
+export const RUN_OWNER_FILE = 'cri-conform-run.json';
+
+/** Makes the run's log directory and its owner file; before the run's first pod, so no folder lacks one. */
+export function claimRunLogs(runId: string, owner: RunOwner = currentOwner()): void {
+  const dir = runLogDirectory(runId);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, RUN_OWNER_FILE), `${JSON.stringify(owner)}\n`);
+}
+
+export interface DeadRunLogs {
+  removed: string[];
+  /** Folders with no owner file (made before owner files were, or by a run killed as it made one): kept. */
+  unowned: string[];
+  problems: string[];
+}
+
+/** Removes the log directories of runs whose process is gone; those of running runs stay. */
+export function removeDeadRunLogs(root = POD_LOG_ROOT, view?: ProcessView): DeadRunLogs {
+  const found: DeadRunLogs = { removed: [], unowned: [], problems: [] };
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return found; // no run has made one yet
+  }
+  for (const name of names) {
+    const dir = join(root, name);
+    const owner = readOwner(dir);
+    if (owner === undefined) found.unowned.push(dir);
+    else if (ownerGone(owner, view)) {
+      try {
+        rmSync(dir, { recursive: true, force: true });
+        found.removed.push(dir);
+      } catch (e) {
+        found.problems.push(`pod logs ${dir}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+  }
+  return found;
+}
+
+function readOwner(dir: string): RunOwner | undefined {
+  try {
+    return parseOwner(readFileSync(join(dir, RUN_OWNER_FILE), 'utf8'));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Removes a run's log directory; the problem as text when it could not (never throws). */

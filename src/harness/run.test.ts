@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { status as Status } from '@grpc/grpc-js';
 import { expect } from 'chai';
 import { startReferenceRuntime } from '../../fixtures/reference/start.js';
@@ -9,6 +10,7 @@ import { outcomeExitCode } from '../report/tally.js';
 import type { CheckContext } from './context.js';
 import { type FakeRuntime, grpcError, startFakeRuntime, testCheck } from './fake-runtime.test.helper.js';
 import { CHECK_LABEL } from './labels.js';
+import { runLogDirectory } from './pod-logs.js';
 import { type RunListener, runConformance } from './run.js';
 import type { RunConfig } from './settings.js';
 
@@ -144,6 +146,7 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
       expect(notes.join('\n')).to.match(
         /^final sweep skipped, the runtime does not answer; once it does, run: cri-conform cleanup --run-id \S+ -r \S+\n {2}\(.*UNAVAILABLE/,
       );
+      expect(existsSync(runLogDirectory(outcome.properties.runId)), "the run's pod logs").to.equal(false);
     } finally {
       fake.override('ListContainers', undefined);
       fake.override('ListPodSandbox', undefined);

@@ -14,7 +14,7 @@ import { connectRuntime } from './environment.js';
 import { executeCheck, identityOf } from './execute-check.js';
 import { hostPlatform } from './host-platform.js';
 import { newRunId, RUN_LABEL } from './labels.js';
-import { removeRunLogs } from './pod-logs.js';
+import { claimRunLogs, removeRunLogs } from './pod-logs.js';
 import { assessReadiness, requireReady } from './readiness.js';
 import { RegistrationGate } from './registration-gate.js';
 import { type CheckResult, describeCrash, type RunOutcome, type RunProperties } from './result.js';
@@ -143,6 +143,7 @@ async function prepare(
     ...hostPlatform(),
     ...(nri.socketPath ? { nriSocket: nri.socketPath } : {}),
   };
+  claimRunLogs(runId);
   return { env, properties, availability, runtime, watch };
 }
 
@@ -202,7 +203,7 @@ async function sweep(
   runId: string,
   listener: RunListener,
 ): Promise<void> {
-  let swept: CleanupReport;
+  let swept: CleanupReport | undefined;
   try {
     swept = await removeLabelledUntilGone(client, { runId }, SWEEP_MS);
   } catch (e) {
@@ -212,18 +213,18 @@ async function sweep(
     listener.onNote(
       `final sweep skipped, the runtime does not answer; once it does, run: cri-conform cleanup --run-id ${runId} -r ${config.runtimeEndpoint}\n  (${e.message})`,
     );
-    return;
   }
-  if (swept.pods.length + swept.containers.length > 0) {
+  if (swept && swept.pods.length + swept.containers.length > 0) {
     listener.onNote(
       `final sweep removed ${swept.pods.length} pods and ${swept.containers.length} containers (left by ${countedOwners(swept.owners)})`,
     );
   }
-  for (const p of swept.problems) listener.onNote(`final sweep: ${p}`);
-  // After the sweep, whatever it left: a container still running writes on into unlinked files, and the
-  // directory is the run's alone.
+  for (const p of swept?.problems ?? []) listener.onNote(`final sweep: ${p}`);
+  // After the sweep, whatever it left or could not reach: a container still running writes on into unlinked
+  // files, and the directory is the run's alone.
   const logs = removeRunLogs(runId);
   if (logs) listener.onNote(`final sweep: ${logs}`);
+  if (!swept) return;
   const leftovers = await runtimeLeftovers(config.runtimeEndpoint, runId);
   if (leftovers.length > 0) listener.onNote(describeLeftovers(config.runtimeEndpoint, leftovers));
 }
