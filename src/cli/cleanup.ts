@@ -67,7 +67,8 @@ async function removePodLogs(runIds: readonly string[], io: Io): Promise<void> {
 async function removeDeadRunLogsOf(io: Io): Promise<void> {
   const { removeDeadRunLogs } = await import('../harness/pod-logs.js');
   const { removed, unowned, problems } = removeDeadRunLogs();
-  if (removed.length > 0) io.out(`removed the pod logs of ${removed.length} runs no longer running\n`);
+  const runs = removed.length === 1 ? '1 run' : `${removed.length} runs`;
+  if (removed.length > 0) io.out(`removed the pod logs of ${runs} no longer running\n`);
   for (const dir of removed) io.out(`  ${dir}\n`);
   for (const dir of unowned) io.out(`kept ${dir}: no owner file says whether its run still runs\n`);
   for (const p of problems) io.err(`cri-conform: could not remove ${p}\n`);

@@ -1,5 +1,7 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
+import { readProc } from './proc.js';
 import {
   currentOwner,
   hostProcessView,
@@ -62,6 +64,27 @@ describe("a run's owner process: running or gone", () => {
     expect(exited.pid).to.be.a('number');
     expect(ownerGone({ ...me, pid: exited.pid as number })).to.equal(true);
     expect(hostProcessView().startTimeOf(process.pid)).to.equal(me.startTime);
+  });
+
+  it('on this host: a killed process its parent has not reaped yet (a zombie) is gone', async () => {
+    // The backgrounded child exits once its parent has been exec'd into a sleep, which never reaps it.
+    const parent = spawn('sh', ['-c', 'sleep 0.1 & echo $!; exec sleep 30'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    try {
+      const pid = Number(
+        await new Promise<string>((resolve) => parent.stdout.once('data', (d) => resolve(String(d)))),
+      );
+      const deadline = Date.now() + 5_000;
+      while (readProc(pid)?.state !== 'Z') {
+        expect(Date.now(), `pid ${pid} never became a zombie`).to.be.below(deadline);
+        await sleep(10);
+      }
+      const zombie = { ...currentOwner(), pid, startTime: readProc(pid)?.startTime ?? '' };
+      expect(ownerGone(zombie)).to.equal(true);
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 
   it('reads back what it wrote, and nothing else', () => {

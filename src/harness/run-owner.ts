@@ -31,10 +31,10 @@ export function hostProcessView(): ProcessView {
     bootId: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(),
     pidNamespace: pidNamespaceOf('self') ?? '',
     seesAllProcesses: process.getuid?.() === 0 && inHostPidNamespace(),
-    startTimeOf: (pid) => readProc(pid)?.startTime,
+    startTimeOf: runningStartTime,
     runsIn: (namespace, startTime) =>
       listPids().some(
-        (pid) => pidNamespaceOf(String(pid)) === namespace && readProc(pid)?.startTime === startTime,
+        (pid) => pidNamespaceOf(String(pid)) === namespace && runningStartTime(pid) === startTime,
       ),
   };
 }
@@ -65,6 +65,12 @@ export function parseOwner(text: string): RunOwner | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A killed run whose parent has not reaped it yet is a zombie: it has exited all the same. */
+function runningStartTime(pid: number): string | undefined {
+  const p = readProc(pid);
+  return p && p.state !== 'Z' && p.state !== 'X' ? p.startTime : undefined;
 }
 
 function pidNamespaceOf(pid: string): string | undefined {
