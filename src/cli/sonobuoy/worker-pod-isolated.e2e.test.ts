@@ -49,7 +49,7 @@ for (const runtime of runtimesUnderTest()) {
     const endpoint = runtime.env.CONTAINER_RUNTIME_ENDPOINT ?? '';
     const containerdDir = runtime.env.CRI_CONFORM_CONTAINERD_DIR ?? '';
     const spec = readPluginSpec();
-    const podUids = [randomUUID(), randomUUID(), randomUUID()];
+    const podUids = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
     let client: CriClient;
     let double: RunningDouble;
     let hostDir: string;
@@ -157,6 +157,30 @@ for (const runtime of runtimesUnderTest()) {
       });
       const kills = double.entries.filter((e) => e.action === 'kill-orphan' || e.action.startsWith('gc-'));
       expect(kills, 'what the kubelet double stopped or removed').to.deep.equal([]);
+    });
+
+    it('a pod deleted mid-run removes its instance within the grace period', async () => {
+      const before = instanceNames();
+      const pod = await startPod(podUids[3] ?? '', { CRI_CONFORM_FOCUS: '^TEAR-04 ' });
+      const dir = await newInstanceDir(POD_ENDPOINT, before, 60_000);
+      const watch = watchInstance(dir);
+      const { network } = JSON.parse(readFileSync(join(dir, 'instance.json'), 'utf8')) as {
+        network: { bridge: string };
+      };
+      await untilCopyHasPod(dir, 60_000);
+      await client.call('StopContainer', { containerId: pod.containerId, timeout: '30' });
+      const { status } = await client.call('ContainerStatus', {
+        containerId: pod.containerId,
+        verbose: false,
+      });
+      // 137 would be the SIGKILL at the end of the grace period: the worker ended by itself after SIGTERM.
+      expect(status?.exitCode, podLog(pod.logFile)).to.not.equal(137);
+      expect(podLog(pod.logFile)).to.match(
+        /private instance removed in \d+ ms; nothing of it is left on the host/,
+      );
+      await deletePod(pod, 30);
+      await watch.stop();
+      expect(hostTraces(dir, network.bridge, watch.seen)).to.deep.equal([]);
     });
 
     it('a pod killed mid-run leaves its instance behind; the next worker pod removes it first', async () => {
