@@ -22,7 +22,7 @@ import { errorMessage } from './errors.js';
 import type { InjectorConfig } from './injector-needs.js';
 import { CheckInjectors, CLAIMS_DIR, howLogged } from './injectors.js';
 import { newRunId } from './labels.js';
-import { claimRunLogs, removeRunLogs } from './pod-logs.js';
+import { claimRunLogs, makeContainerLogDir, removeRunLogs } from './pod-logs.js';
 import { ProofPodWatch } from './proof-disturbance.js';
 
 /** Well above a pod's own setup time on an idle node (70-220 ms), and short enough for doctor to stay quick. */
@@ -232,11 +232,13 @@ async function proveRuntime(
   }
   await slow.setDelay(PROOF_DELAY_MS);
   const create = await timed(async () => {
-    const { containerId } = await client.call('CreateContainer', {
+    const request = {
       podSandboxId: podId,
       config: withPodLabels(make.container('probe'), pod),
       sandboxConfig: pod,
-    });
+    };
+    makeContainerLogDir('CreateContainer', request);
+    const { containerId } = await client.call('CreateContainer', request);
     await client.call('StartContainer', { containerId });
     return containerId;
   });

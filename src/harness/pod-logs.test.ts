@@ -13,6 +13,7 @@ import { expect } from 'chai';
 import { createConfigFactory, kubeletShaped } from './config-factory.js';
 import {
   claimRunLogs,
+  makeContainerLogDir,
   missingLogPath,
   POD_LOG_ROOT,
   RUN_OWNER_FILE,
@@ -45,6 +46,20 @@ describe('pod log paths: as the kubelet sends them, never empty', () => {
       /without a log path/,
     );
     expect(missingLogPath('StopPodSandbox', { podSandboxId: 'x' })).to.equal(undefined);
+  });
+
+  it('makes the container’s log directory before CreateContainer, as the kubelet does (CRI-O does not)', () => {
+    const root = mkdtempSync(join(tmpdir(), 'cc-podlogs-'));
+    try {
+      const sandboxConfig = { ...make.pod('p'), logDirectory: join(root, 'pod') };
+      const request = { podSandboxId: 'id', config: make.container('workload'), sandboxConfig };
+      makeContainerLogDir('StartContainer', request);
+      expect(existsSync(join(root, 'pod'))).to.equal(false);
+      makeContainerLogDir('CreateContainer', request);
+      expect(existsSync(join(root, 'pod', 'workload'))).to.equal(true);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('keeps a run id a user typed inside the log root', () => {

@@ -8,7 +8,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { currentOwner, ownerGone, type ProcessView, parseOwner, type RunOwner } from './run-owner.js';
 
 /**
@@ -104,4 +104,18 @@ export function missingLogPath(method: string, request: unknown): string | undef
   if (method === 'RunPodSandbox' && !r?.config?.logDirectory) return 'RunPodSandbox without a log directory';
   if (method === 'CreateContainer' && !r?.config?.logPath) return 'CreateContainer without a log path';
   return undefined;
+}
+
+/**
+ * Makes the directory of a container's log file before CreateContainer, as the kubelet does
+ * (kuberuntime_container.go, MkdirAll of the container's log dir): containerd would make a missing one
+ * itself, CRI-O's conmon does not, and the create fails with "Failed to open log file".
+ */
+export function makeContainerLogDir(method: string, request: unknown): void {
+  if (method !== 'CreateContainer') return;
+  const r = request as { config?: { logPath?: string }; sandboxConfig?: { logDirectory?: string } } | null;
+  const podDir = r?.sandboxConfig?.logDirectory;
+  const logPath = r?.config?.logPath;
+  if (!podDir || !logPath) return;
+  mkdirSync(dirname(join(podDir, logPath)), { recursive: true, mode: 0o755 });
 }

@@ -22,7 +22,7 @@ import type {
 import { type CheckObjects, endsAnObject } from './disturbance.js';
 import { shortId } from './ids.js';
 import { CHECK_LABEL, RUN_LABEL } from './labels.js';
-import { missingLogPath } from './pod-logs.js';
+import { makeContainerLogDir, missingLogPath } from './pod-logs.js';
 import { retryLikeKubelet } from './retry.js';
 import type { Timeline } from './timeline.js';
 
@@ -67,6 +67,7 @@ export class CheckCri implements TrackedCri {
     const unsafe = missingLogPath(method, request);
     // The kubelet never sends this, and a kubelet beside the run would delete files because of it.
     if (unsafe) return Promise.reject(new Error(`cri-conform refused to send ${unsafe} (a bug of the tool)`));
+    makeContainerLogDir(method, request);
     const shaped = kubeletShaped(method, request);
     const signal = opts.signal ? AbortSignal.any([opts.signal, checkSignal]) : checkSignal;
     const deadlineMs = opts.deadlineMs ?? this.deps.callTimeoutMs;
