@@ -6,6 +6,7 @@
  * (2.x) splits it into io.containerd.cri.v1.runtime and io.containerd.cri.v1.images.
  */
 import { join } from 'node:path';
+import { layoutPaths } from './layout.js';
 import { decodeString, decodeStringArray, TomlDoc, tomlString, tomlStringArray } from './toml-doc.js';
 
 /** One setting the private config holds differently from the node's. */
@@ -35,26 +36,6 @@ export interface DerivedConfig {
 const NRI = ['plugins', 'io.containerd.nri.v1.nri'];
 const OPT = ['plugins', 'io.containerd.internal.v1.opt'];
 const RUNC_V2 = 'io.containerd.runc.v2';
-
-/** Paths inside the instance's directory; containerd-config, network and removal agree on them. */
-export function layoutPaths(dir: string) {
-  return {
-    socket: join(dir, 'containerd.sock'),
-    ttrpc: join(dir, 'containerd.sock.ttrpc'),
-    nriSocket: join(dir, 'nri.sock'),
-    root: join(dir, 'root'),
-    state: join(dir, 'state'),
-    runcRoot: join(dir, 'runc'),
-    cniConf: join(dir, 'cni'),
-    cniBin: join(dir, 'cni-bin'),
-    cniIpam: join(dir, 'cni-ipam'),
-    slowRuntime: join(dir, 'slow-runtime'),
-    slowCni: join(dir, 'slow-cni'),
-    nriPlugins: join(dir, 'nri-plugins'),
-    nriConf: join(dir, 'nri-conf'),
-    config: join(dir, 'config.toml'),
-  };
-}
 
 export function derivePrivateConfig(dump: string, layout: PrivateLayout): DerivedConfig {
   const doc = TomlDoc.parse(dump);

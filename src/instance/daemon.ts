@@ -9,8 +9,8 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CriClient } from '../cri/client.js';
-import { layoutPaths } from './containerd-config.js';
 import type { HostView } from './host-view.js';
+import { daemonArgs, type Flavor, layoutPaths } from './layout.js';
 import { alive, cmdlineOf } from './processes.js';
 
 const POLL_MS = 50;
@@ -19,14 +19,15 @@ export interface DaemonCommand {
   binary: string;
   /** PATH for the daemon: the binary's own directory first. */
   path: string;
+  flavor: Flavor;
 }
 
 export function startDaemon(dir: string, cmd: DaemonCommand, host: HostView): number {
-  const p = layoutPaths(dir);
-  const log = openSync(`${dir}/containerd.log`, 'a');
+  const p = layoutPaths(dir, cmd.flavor);
+  const log = openSync(p.log, 'a');
   try {
     // nsenter without --fork execs the daemon: the pid recorded is the daemon's.
-    const launch = host.command(cmd.binary, ['--config', p.config]);
+    const launch = host.command(cmd.binary, daemonArgs(dir, cmd.flavor));
     const child = spawn(launch.file, launch.args, {
       detached: true,
       stdio: ['ignore', log, log],
@@ -34,7 +35,7 @@ export function startDaemon(dir: string, cmd: DaemonCommand, host: HostView): nu
     });
     child.unref();
     if (child.pid === undefined) throw new Error(`${cmd.binary} could not be started`);
-    writeFileSync(`${dir}/containerd.pid`, `${child.pid}\n`);
+    writeFileSync(p.pidFile, `${child.pid}\n`);
     return child.pid;
   } finally {
     closeSync(log);
@@ -42,24 +43,31 @@ export function startDaemon(dir: string, cmd: DaemonCommand, host: HostView): nu
 }
 
 /** The daemon's pid when it runs and its command line names this instance's config. */
-export function runningDaemon(dir: string): number | undefined {
+export function runningDaemon(dir: string, flavor: Flavor): number | undefined {
+  const p = layoutPaths(dir, flavor);
   let pid: number;
   try {
-    pid = Number(readFileSync(`${dir}/containerd.pid`, 'utf8').trim());
+    pid = Number(readFileSync(p.pidFile, 'utf8').trim());
   } catch {
     return undefined;
   }
   const argv = cmdlineOf(pid);
-  return argv?.includes(layoutPaths(dir).config) && alive(pid) ? pid : undefined;
+  return argv?.includes(p.config) && alive(pid) ? pid : undefined;
 }
 
 /** Resolves once the daemon answers CRI Version; fails early when it exits. */
-export async function waitAnswering(dir: string, withinMs: number, signal?: AbortSignal): Promise<void> {
+export async function waitAnswering(
+  dir: string,
+  flavor: Flavor,
+  withinMs: number,
+  signal?: AbortSignal,
+): Promise<void> {
   const deadline = Date.now() + withinMs;
-  const endpoint = `unix://${layoutPaths(dir).socket}`;
+  const endpoint = `unix://${layoutPaths(dir, flavor).socket}`;
   for (;;) {
     signal?.throwIfAborted();
-    if (runningDaemon(dir) === undefined) throw new Error(`the private containerd exited: ${logTail(dir)}`);
+    if (runningDaemon(dir, flavor) === undefined)
+      throw new Error(`the private ${flavor} exited: ${logTail(dir, flavor)}`);
     try {
       const client = await CriClient.connect({ runtimeEndpoint: endpoint, connectTimeoutMs: 1_000 });
       client.close();
@@ -67,7 +75,7 @@ export async function waitAnswering(dir: string, withinMs: number, signal?: Abor
     } catch (e) {
       if (Date.now() > deadline) {
         throw new Error(
-          `the private containerd did not answer within ${withinMs} ms (${String(e)}): ${logTail(dir)}`,
+          `the private ${flavor} did not answer within ${withinMs} ms (${String(e)}): ${logTail(dir, flavor)}`,
         );
       }
     }
@@ -76,8 +84,8 @@ export async function waitAnswering(dir: string, withinMs: number, signal?: Abor
 }
 
 /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
-export async function stopDaemon(dir: string, graceMs = 15_000): Promise<void> {
-  const pid = runningDaemon(dir);
+export async function stopDaemon(dir: string, flavor: Flavor, graceMs = 15_000): Promise<void> {
+  const pid = runningDaemon(dir, flavor);
   if (pid === undefined) return;
   await signalAndWait(pid, 'SIGTERM', graceMs);
   if (alive(pid)) await signalAndWait(pid, 'SIGKILL', 5_000);
@@ -93,10 +101,11 @@ export async function signalAndWait(pid: number, signal: NodeJS.Signals, withinM
   while (alive(pid) && Date.now() < deadline) await sleep(POLL_MS);
 }
 
-function logTail(dir: string): string {
+function logTail(dir: string, flavor: Flavor): string {
+  const { log } = layoutPaths(dir, flavor);
   try {
-    const lines = readFileSync(`${dir}/containerd.log`, 'utf8').trim().split('\n');
-    return `log ${dir}/containerd.log ends: ${lines.slice(-3).join(' | ')}`;
+    const lines = readFileSync(log, 'utf8').trim().split('\n');
+    return `log ${log} ends: ${lines.slice(-3).join(' | ')}`;
   } catch {
     return `no log in ${dir}`;
   }

@@ -1,7 +1,8 @@
 /**
  * The bundled images in the private instance: the OCI archive scripts/build-images.sh writes (built once
  * per content of its inputs into the image cache, shared with scripts/containerd-up.sh), imported with the
- * node's own ctr into the CRI namespace.
+ * node's own ctr into the CRI namespace (containerd-setup.ts), or with skopeo into containers-storage
+ * (crio-setup.ts).
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -6,14 +6,14 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { InstanceRecord, InstanceRequest, RuntimeInstance } from '../harness/runtime-instance.js';
-import { derivePrivateConfig, layoutPaths } from './containerd-config.js';
 import { startDaemon, waitAnswering } from './daemon.js';
+import type { FlavorSetup, SetupRequest } from './flavor-setup.js';
 import { HostView } from './host-view.js';
-import { BUNDLED_IMAGES, bundledArchive, importArchive } from './images.js';
+import { BUNDLED_IMAGES, bundledArchive } from './images.js';
 import { installInjectors } from './injectors.js';
 import {
   DEFAULT_BASE_DIR,
@@ -22,15 +22,15 @@ import {
   selfAsOwner,
   writeInstanceFile,
 } from './instance-file.js';
+import { type Flavor, layoutPaths } from './layout.js';
 import { claimNetwork, writeConflist } from './network.js';
-import { findNodeDaemon, type NodeDaemon } from './node-daemon.js';
+import { findNodeDaemon } from './node-daemon.js';
 import { removeInstance } from './removal.js';
 
 const exec = promisify(execFile);
 export const SLOW_HANDLER = 'conform-slow';
 const START_WITHIN_MS = 20_000;
 const DEFAULT_IMAGE_CACHE = '/var/cache/cri-conform';
-const CONTAINERD_DEFAULT_CONFIG = '/etc/containerd/config.toml';
 
 export interface InstanceOptions {
   baseDir?: string;
@@ -47,20 +47,20 @@ export async function startPrivateInstance(
   if (!socketPath.startsWith('/'))
     throw new Error(`--isolated needs the node runtime's unix socket, not ${request.endpoint}`);
   const node = findNodeDaemon(socketPath);
-  if (node.flavor === 'crio') {
-    throw new Error(`--isolated supports containerd only so far; ${node.binary} (pid ${node.pid}) is CRI-O`);
-  }
   const id = `${Date.now().toString(36)}-${process.pid.toString(36)}`;
   const dir = join(options.baseDir ?? DEFAULT_BASE_DIR, id);
-  const p = layoutPaths(dir);
+  const p = layoutPaths(dir, node.flavor);
   const host = HostView.of(node.pid);
   const path = `${dirname(node.binary)}:${node.path}`;
-  const dump = await configDump(node, path, host);
-  const derived = derivePrivateConfig(dump, {
+  const setup = await setUp(node.flavor, {
+    node,
+    path,
+    host,
     dir,
     pauseImage: request.pauseImage,
     slowHandler: SLOW_HANDLER,
   });
+  const { derived } = setup;
   const runc = host.onPath(derived.runcBinary, path);
   if (runc === undefined)
     throw new Error(`the node's runc "${derived.runcBinary}" is not on its PATH (${path})`);
@@ -76,6 +76,7 @@ export async function startPrivateInstance(
     p.slowCni,
     p.nriPlugins,
     p.nriConf,
+    ...(node.flavor === 'crio' ? [p.configDir] : []),
   ])
     mkdirSync(d, { recursive: true });
   const info: InstanceFile = {
@@ -83,6 +84,7 @@ export async function startPrivateInstance(
     target: request.endpoint,
     owner: selfAsOwner(),
     binary: node.binary,
+    flavor: node.flavor,
     path,
     runcBinary: runc,
     ...(host.anchor === undefined ? {} : { hostAnchor: host.anchor }),
@@ -95,11 +97,11 @@ export async function startPrivateInstance(
     writeConflist(p.cniConf, p.cniIpam, info.network);
     installInjectors(dir, runc, derived.nodeCniBinDirs, host);
     writeFileSync(p.config, derived.text);
-    startDaemon(dir, { binary: node.binary, path }, host);
-    await waitAnswering(dir, START_WITHIN_MS, request.signal);
+    startDaemon(dir, { binary: node.binary, path, flavor: node.flavor }, host);
+    await waitAnswering(dir, node.flavor, START_WITHIN_MS, request.signal);
     const startMs = Math.round(performance.now() - started);
     const imported = performance.now();
-    const images = await provideImages(request, node, { path, host }, p.socket, options.imageCache);
+    const images = await provideImages(request, setup, options.imageCache);
     const record: InstanceRecord = {
       target: `${request.endpoint} (pid ${node.pid})`,
       binary: {
@@ -107,11 +109,7 @@ export async function startPrivateInstance(
         version: await versionOf(node.binary, path, host),
         sha256: await sha256Of(host.path(node.binary)),
       },
-      sourceConfig:
-        node.configArg ??
-        (existsSync(host.path(CONTAINERD_DEFAULT_CONFIG))
-          ? CONTAINERD_DEFAULT_CONFIG
-          : `none (${CONTAINERD_DEFAULT_CONFIG} absent: built-in defaults)`),
+      sourceConfig: setup.sourceConfig,
       changed: derived.changes,
       dir,
       network: { bridge: info.network.bridge, subnet: info.network.subnet },
@@ -146,42 +144,29 @@ function restartCommand(dir: string): string {
   return [process.execPath, main, dir].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
 }
 
+async function setUp(flavor: Flavor, request: SetupRequest): Promise<FlavorSetup> {
+  const module = flavor === 'crio' ? await import('./crio-setup.js') : await import('./containerd-setup.js');
+  return module.setUp(request);
+}
+
 async function provideImages(
   request: InstanceRequest,
-  node: NodeDaemon,
-  { path, host }: { path: string; host: HostView },
-  socket: string,
+  setup: FlavorSetup,
   cache = process.env.CRI_CONFORM_IMAGE_CACHE ?? DEFAULT_IMAGE_CACHE,
 ): Promise<string> {
   const wanted = [request.testImage, request.pauseImage];
   if (request.pull === 'always' || !wanted.some((i) => BUNDLED_IMAGES.includes(i)))
     return `pulled by the run (--pull ${request.pull})`;
-  const ctr = host.onPath(join(dirname(node.binary), 'ctr'), path) ?? host.onPath('ctr', path);
-  if (ctr === undefined)
-    throw new Error(`no ctr beside ${node.binary} or on its PATH to import the bundled images`);
   const archive = await bundledArchive(cache);
-  // The node's ctr opens the archive: from a pod, through this process's root.
-  await importArchive(
-    host.command(ctr, ['-a', socket, '-n', 'k8s.io', 'images', 'import', host.ours(archive)]),
-  );
+  await setup.importImages(archive);
   return `imported from ${archive}`;
-}
-
-async function configDump(node: NodeDaemon, path: string, host: HostView): Promise<string> {
-  const args = [...(node.configArg ? ['--config', node.configArg] : []), 'config', 'dump'];
-  const cmd = host.command(node.binary, args);
-  const { stdout } = await exec(cmd.file, cmd.args, {
-    env: { PATH: path },
-    maxBuffer: 16 << 20,
-    timeout: 30_000,
-  });
-  return stdout;
 }
 
 async function versionOf(binary: string, path: string, host: HostView): Promise<string> {
   const cmd = host.command(binary, ['--version']);
   const { stdout } = await exec(cmd.file, cmd.args, { env: { PATH: path }, timeout: 10_000 });
-  return stdout.trim();
+  // CRI-O prints a table of build facts below its first line.
+  return stdout.trim().split('\n')[0] ?? '';
 }
 
 function sha256Of(file: string): Promise<string> {
@@ -194,7 +179,7 @@ function sha256Of(file: string): Promise<string> {
   });
 }
 
-/** containerd's Go durations as the config holds them: "2s", "500ms", "1m0s". */
+/** Go durations as the config holds them: "2s", "500ms", "1m0s". */
 export function durationMs(text: string): number {
   let total = 0;
   for (const m of text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) {

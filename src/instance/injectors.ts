@@ -14,8 +14,8 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../cri/package-root.js';
-import { layoutPaths } from './containerd-config.js';
 import type { HostView } from './host-view.js';
+import { layoutPaths } from './layout.js';
 
 /** The bridge entry's plugin type in the private conflist (network.ts). */
 const WRAPPER = 'conform-bridge';

@@ -6,11 +6,12 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HostView } from './host-view.js';
+import type { Flavor } from './layout.js';
 import type { PrivateNetwork } from './network.js';
 import { startTimeOf } from './processes.js';
 
 export const INSTANCE_FILE = 'instance.json';
-/** Short on purpose: <dir>/containerd.sock.ttrpc must stay under the 108 bytes of a unix socket path. */
+/** Short on purpose: <dir>/containerd.sock.ttrpc (and CRI-O's pinned namespaces) must stay under the 108 bytes of a unix socket path. */
 export const DEFAULT_BASE_DIR = '/run/cri-conform/isolated';
 
 export interface InstanceFile {
@@ -19,6 +20,8 @@ export interface InstanceFile {
   target: string;
   owner: { pid: number; startTime: string };
   binary: string;
+  /** Absent in the files of runs before CRI-O was supported: containerd. */
+  flavor?: Flavor;
   /** PATH of the private daemon. */
   path: string;
   runcBinary: string;

@@ -15,6 +15,8 @@ export interface NodeDaemon {
   configArg?: string;
   /** PATH of the daemon's environment: where it finds its shims and runc. */
   path: string;
+  /** Its whole environment: CRI-O takes settings from CONTAINER_* variables too. */
+  environ: Record<string, string>;
   flavor: 'containerd' | 'crio';
 }
 
@@ -80,12 +82,14 @@ export function findNodeDaemon(socketPath: string, procRoot = '/proc'): NodeDaem
   }
   const config = configArgOf(argv);
   const cwd = readlinkSync(`${procRoot}/${pid}/cwd`);
+  const environ = environOf(pid, procRoot);
   return {
     pid,
     binary,
     argv,
     ...(config ? { configArg: isAbsolute(config) ? config : resolve(cwd, config) } : {}),
-    path: environOf(pid, procRoot).PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    path: environ.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    environ,
     flavor,
   };
 }

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { expect } from 'chai';
 import { alive } from './processes.js';
-import { instanceProcesses } from './removal.js';
+import { idOfCgroup, instanceProcesses } from './removal.js';
 
 const DIR = `/run/cc-unit-${process.pid}`;
 
@@ -35,5 +35,17 @@ describe("which processes are a private instance's", () => {
     expect(found).not.to.include(bystander.pid);
     // Each shell's `sleep` child is taken along with it.
     expect(found.length).to.be.at.least(4);
+  });
+});
+
+describe("which cgroups are a private instance's", () => {
+  const id = 'ab'.repeat(32);
+  it('reads the container id in the names containerd, CRI-O and the systemd drivers give cgroups', () => {
+    expect(idOfCgroup(id)).to.equal(id);
+    expect(idOfCgroup(`crio-${id}`)).to.equal(id);
+    expect(idOfCgroup(`crio-conmon-${id}`)).to.equal(id);
+    expect(idOfCgroup(`cri-containerd-${id}.scope`)).to.equal(id);
+    expect(idOfCgroup('kubepods')).to.equal(undefined);
+    expect(idOfCgroup(`${id}0`)).to.equal(undefined);
   });
 });

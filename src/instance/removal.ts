@@ -10,10 +10,11 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CriClient } from '../cri/client.js';
-import { layoutPaths } from './containerd-config.js';
+import { crioPaths } from './crio-config.js';
 import { runningDaemon, signalAndWait, stopDaemon } from './daemon.js';
 import type { HostView } from './host-view.js';
 import { hostViewOf, type InstanceFile } from './instance-file.js';
+import { type Flavor, layoutPaths } from './layout.js';
 import { releaseNetwork } from './network.js';
 import { alive, pidsMentioning, pidsWithArgs } from './processes.js';
 
@@ -22,13 +23,14 @@ const CGROUP_ROOT = '/sys/fs/cgroup';
 const STATE_FILE = /^(?:address|meta\.db|.*\.json)$/;
 
 export async function removeInstance(dir: string, info: InstanceFile): Promise<string[]> {
-  const p = layoutPaths(dir);
+  const flavor = info.flavor ?? 'containerd';
+  const p = layoutPaths(dir, flavor);
   const host = hostViewOf(info);
   const quiet = quietOn(host);
-  if (runningDaemon(dir) !== undefined) await removePodsThroughCri(`unix://${p.socket}`);
-  const named = namedInState(dir);
-  await stopDaemon(dir);
-  for (const pid of instanceProcesses(dir)) await signalAndWait(pid, 'SIGKILL', 5_000);
+  if (runningDaemon(dir, flavor) !== undefined) await removePodsThroughCri(`unix://${p.socket}`);
+  const named = namedInState(dir, flavor);
+  await stopDaemon(dir, flavor);
+  for (const pid of instanceProcesses(dir, flavor)) await signalAndWait(pid, 'SIGKILL', 5_000);
   for (const root of subdirs(p.runcRoot)) {
     for (const id of readdirSafe(root))
       await quiet(info.runcBinary, ['--root', root, 'delete', '--force', id]);
@@ -80,16 +82,19 @@ export async function remains(
 }
 
 /**
- * The instance's shims (`-address <its socket>`) and the wrappers in the middle of a delay (their script
- * is one of its files), with their children; nothing else, even if it names the directory.
+ * The instance's shims (containerd's `-address <its socket>`; CRI-O's conmon, whose exit dir is the
+ * copy's) and the wrappers in the middle of a delay (their script is one of its files), with their
+ * children; nothing else, even if it names the directory.
  */
-export function instanceProcesses(dir: string): number[] {
-  const p = layoutPaths(dir);
+export function instanceProcesses(dir: string, flavor: Flavor = 'containerd'): number[] {
+  const p = layoutPaths(dir, flavor);
+  const { exits } = crioPaths(dir);
   const wrappers = new Set([join(p.slowRuntime, 'runc-slow'), join(p.cniBin, 'conform-bridge')]);
-  return pidsWithArgs(
-    (argv) =>
-      argv.some((a, i) => a === '-address' && argv[i + 1] === p.socket) || argv.some((a) => wrappers.has(a)),
-  );
+  const isShim = (argv: readonly string[]) =>
+    flavor === 'crio'
+      ? argv.some((a, i) => (a === '--exit-dir' && argv[i + 1] === exits) || a === `--exit-dir=${exits}`)
+      : argv.some((a, i) => a === '-address' && argv[i + 1] === p.socket);
+  return pidsWithArgs((argv) => isShim(argv) || argv.some((a) => wrappers.has(a)));
 }
 
 async function removePodsThroughCri(endpoint: string): Promise<void> {
@@ -114,8 +119,11 @@ async function removePodsThroughCri(endpoint: string): Promise<void> {
 }
 
 /** Network namespaces, container ids and shim sockets the instance's state names. */
-function namedInState(dir: string): { netns: string[]; ids: string[]; shimSockets: string[] } {
-  const p = layoutPaths(dir);
+function namedInState(
+  dir: string,
+  flavor: Flavor,
+): { netns: string[]; ids: string[]; shimSockets: string[] } {
+  const p = layoutPaths(dir, flavor);
   const text = filesUnder([p.state, join(p.root, 'io.containerd.metadata.v1.bolt')], 6)
     .map((f) => {
       try {
@@ -133,6 +141,9 @@ function namedInState(dir: string): { netns: string[]; ids: string[]; shimSocket
     const id = d.split('/').at(-1) ?? '';
     if (/^[0-9a-f]{64}$/.test(id)) ids.add(id);
   }
+  // Containers already removed may have left a cgroup (CRI-O's conmon cgroup of a failed create); the
+  // daemon's own log names every id it made. An id there that is no container's matches no cgroup.
+  for (const id of readText(p.log).match(/\b[0-9a-f]{64}\b/g) ?? []) ids.add(id);
   return {
     netns: unique(text.match(/\/(?:var\/)?run\/netns\/cni-[0-9a-f-]{36}/g)),
     ids: [...ids],
@@ -184,6 +195,14 @@ function removeCgroups(ids: readonly string[], host: HostView): void {
   }
 }
 
+/**
+ * The container id a cgroup's name carries: containerd's cgroupfs names it by the id alone, CRI-O by
+ * `crio-<id>` and `crio-conmon-<id>`, the systemd drivers by `<prefix>-<id>.scope`.
+ */
+export function idOfCgroup(name: string): string | undefined {
+  return /^(?:[a-z-]+-)?([0-9a-f]{64})(?:\.scope)?$/.exec(name)?.[1];
+}
+
 /** Cgroup directories named after one of the ids, up to six levels below each hierarchy. */
 function cgroupDirs(ids: readonly string[], host: HostView): string[] {
   const wanted = new Set(ids);
@@ -192,8 +211,11 @@ function cgroupDirs(ids: readonly string[], host: HostView): string[] {
     for (const name of readdirSafe(d)) {
       const path = join(d, name);
       if (!isDir(path)) continue;
-      if (wanted.has(name)) found.push(path);
-      else if (depth < 6) walk(path, depth + 1);
+      if (wanted.has(idOfCgroup(name) ?? '')) {
+        found.push(path);
+        // CRI-O (conmon_cgroup = "pod", cgroupfs) nests crio-<id> inside crio-conmon-<id>.
+        walk(path, 6);
+      } else if (depth < 6) walk(path, depth + 1);
     }
   };
   walk(host.path(CGROUP_ROOT), 0);
@@ -213,6 +235,14 @@ function filesUnder(roots: readonly string[], depth: number): string[] {
           depth - 1,
         );
   });
+}
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 function subdirs(dir: string): string[] {

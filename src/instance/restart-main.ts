@@ -12,9 +12,10 @@ async function restart(dir: string | undefined): Promise<void> {
   const info = dir ? readInstanceFile(dir) : undefined;
   if (!dir || !info)
     throw new Error(`usage: restart-main.js DIR (a private instance's directory); got ${dir}`);
-  await stopDaemon(dir);
-  startDaemon(dir, { binary: info.binary, path: info.path }, hostViewOf(info));
-  await waitAnswering(dir, ANSWER_WITHIN_MS);
+  const flavor = info.flavor ?? 'containerd';
+  await stopDaemon(dir, flavor);
+  startDaemon(dir, { binary: info.binary, path: info.path, flavor }, hostViewOf(info));
+  await waitAnswering(dir, flavor, ANSWER_WITHIN_MS);
 }
 
 restart(process.argv[2]).then(
