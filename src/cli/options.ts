@@ -50,7 +50,7 @@ const SELECTION: readonly FlagSpec[] = [
 const ENVIRONMENT: readonly FlagSpec[] = [
   {
     flags: '--isolated',
-    help: "test a private copy of the node's runtime (its binary and config, own sockets, state, bridge and injectors) that no kubelet sees; removed at the end (containerd; see README)",
+    help: "test a private copy of the node's runtime (its binary and config, own sockets, state, bridge and injectors) that no kubelet sees; removed at the end (containerd, CRI-O; see README)",
   },
   { flags: '--slow', help: 'also run [Slow] checks (cache TTLs; minutes)' },
   { flags: '--require-nri', help: 'fail (exit 2) instead of skipping NRI checks when NRI is unavailable' },

@@ -6,7 +6,7 @@
  * reports whatever is still there: a removal that leaves something says so.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CriClient } from '../cri/client.js';
@@ -188,7 +188,8 @@ function removeCgroups(ids: readonly string[], host: HostView): void {
   if (ids.length === 0) return;
   for (const d of cgroupDirs(ids, host).sort((a, b) => b.length - a.length)) {
     try {
-      rmSync(d, { recursive: false });
+      // rmSync refuses a directory unless recursive, and recursive would unlink a cgroup's control files.
+      rmdirSync(d);
     } catch {
       // rmdir of a cgroup with processes fails; `remains` reports it
     }
