@@ -7,6 +7,7 @@
  */
 import { join } from 'node:path';
 import { layoutPaths } from './layout.js';
+import { privateNri } from './private-nri.js';
 import { decodeString, decodeStringArray, TomlDoc, tomlString, tomlStringArray } from './toml-doc.js';
 
 /** One setting the private config holds differently from the node's. */
@@ -77,18 +78,20 @@ export function derivePrivateConfig(dump: string, layout: PrivateLayout): Derive
       setIfSet(['plugins', name], 'root_path', tomlString(join(p.root, name)));
   }
 
-  const nri = {
-    requestTimeout: doc.string(NRI, 'plugin_request_timeout') ?? '2s',
-    registrationTimeout: doc.string(NRI, 'plugin_registration_timeout') ?? '5s',
-  };
-  set(NRI, 'disable', 'false');
-  set(NRI, 'disable_connections', 'false');
-  set(NRI, 'socket_path', tomlString(p.nriSocket));
-  // Empty directories: the node's pre-installed plugins are not started by the copy.
-  set(NRI, 'plugin_path', tomlString(p.nriPlugins));
-  set(NRI, 'plugin_config_path', tomlString(p.nriConf));
-  set(NRI, 'plugin_request_timeout', tomlString(nri.requestTimeout));
-  set(NRI, 'plugin_registration_timeout', tomlString(nri.registrationTimeout));
+  const { nri, settings } = privateNri(
+    {
+      on: ['disable', 'false'],
+      disableConnections: 'disable_connections',
+      socket: 'socket_path',
+      pluginDir: 'plugin_path',
+      pluginConfigDir: 'plugin_config_path',
+      requestTimeout: 'plugin_request_timeout',
+      registrationTimeout: 'plugin_registration_timeout',
+    },
+    (key) => doc.string(NRI, key),
+    p,
+  );
+  for (const [key, raw] of settings) set(NRI, key, raw);
 
   const cri =
     version === 2 ? ['plugins', 'io.containerd.grpc.v1.cri'] : ['plugins', 'io.containerd.cri.v1.runtime'];

@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import type { ChangedSetting, DerivedConfig, PrivateLayout } from './containerd-config.js';
 import { layoutPaths } from './layout.js';
+import { privateNri } from './private-nri.js';
 import { decodeString, decodeStringArray, TomlDoc, tomlString, tomlStringArray } from './toml-doc.js';
 
 export interface DerivedCrioConfig extends DerivedConfig {
@@ -116,18 +117,20 @@ export function deriveCrioConfig(
   setIfSet(METRICS, 'metrics_socket', tomlString(''));
   if (raw(TRACING, 'enable_tracing')?.trim() === 'true') set(TRACING, 'enable_tracing', 'false');
 
-  const nri = {
-    requestTimeout: text(NRI, 'nri_plugin_request_timeout') ?? '2s',
-    registrationTimeout: text(NRI, 'nri_plugin_registration_timeout') ?? '5s',
-  };
-  set(NRI, 'enable_nri', 'true');
-  set(NRI, 'nri_disable_connections', 'false');
-  set(NRI, 'nri_listen', tomlString(p.nriSocket));
-  // Empty directories: the node's pre-installed plugins are not started by the copy.
-  set(NRI, 'nri_plugin_dir', tomlString(p.nriPlugins));
-  set(NRI, 'nri_plugin_config_dir', tomlString(p.nriConf));
-  set(NRI, 'nri_plugin_request_timeout', tomlString(nri.requestTimeout));
-  set(NRI, 'nri_plugin_registration_timeout', tomlString(nri.registrationTimeout));
+  const { nri, settings } = privateNri(
+    {
+      on: ['enable_nri', 'true'],
+      disableConnections: 'nri_disable_connections',
+      socket: 'nri_listen',
+      pluginDir: 'nri_plugin_dir',
+      pluginConfigDir: 'nri_plugin_config_dir',
+      requestTimeout: 'nri_plugin_request_timeout',
+      registrationTimeout: 'nri_plugin_registration_timeout',
+    },
+    (key) => text(NRI, key),
+    p,
+  );
+  for (const [key, raw] of settings) set(NRI, key, raw);
 
   return {
     text: doc.toString(),
