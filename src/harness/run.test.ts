@@ -120,6 +120,31 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
     expect(outcome.interrupted).to.equal('SIGINT');
   });
 
+  it('removes its pod log directory when the run throws before its sweep', async () => {
+    let runId = '';
+    const listener: RunListener = {
+      onStart: (_count, properties) => {
+        runId = properties.runId;
+      },
+      onCheckStart: () => {
+        expect(existsSync(runLogDirectory(runId)), 'made before the first check').to.equal(true);
+        throw new Error('the reporter broke');
+      },
+      onCheckEnd: () => {},
+      onNote: () => {},
+    };
+    const check = testCheck(async (t: CheckContext) => t.expect(true, 'held'), { id: 'UNIT-06' });
+    const failed = await runConformance(
+      configFor(fake.endpoint),
+      [check],
+      listener,
+      new AbortController().signal,
+      '0.0.0-test',
+    ).catch((e: unknown) => e);
+    expect(failed).to.be.instanceOf(Error).with.property('message', 'the reporter broke');
+    expect(existsSync(runLogDirectory(runId)), "the run's pod logs").to.equal(false);
+  });
+
   it('keeps the verdicts when the runtime stops answering before the sweep, and says how to clean up later', async () => {
     const notes: string[] = [];
     const unavailable = () => {

@@ -50,8 +50,10 @@ export async function runConformance(
     bundled: loadBundledDeviations(),
   };
   const client = await connectRuntime(config);
+  let runId: string | undefined;
   try {
     const prepared = await prepare(config, checks, client, signal, toolVersion, hooks);
+    runId = prepared.env.runId;
     prepared.env.knownDeviation = knownDeviationTest(deviations, prepared.runtime);
     listener.onStart(checks.length, prepared.properties);
     const { kubelet } = prepared.properties;
@@ -73,6 +75,8 @@ export async function runConformance(
       ...(crashes.length > 0 ? { runtimeCrashes: crashes } : {}),
     };
   } finally {
+    // The sweep removed the run's pod logs; this is for a run that threw before it got there.
+    if (runId !== undefined) removeRunLogs(runId);
     client.close();
   }
 }
