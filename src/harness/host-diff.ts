@@ -170,7 +170,11 @@ function walkCgroups(
 }
 
 /** Cgroup directories (any hierarchy, a few levels down) whose name contains one of the ids. */
-function cgroupDirsNaming(ids: readonly string[], mounts: readonly CgroupMount[], view: NodeView): string[] {
+export function cgroupDirsNaming(
+  ids: readonly string[],
+  mounts: readonly CgroupMount[],
+  view: NodeView,
+): string[] {
   if (ids.length === 0) return [];
   return walkCgroups(mounts, (name) => ids.some((id) => name.includes(id)), false, view).filter((d) =>
     exists(view.path(d)),

@@ -6,6 +6,7 @@
 import type { HostProbe, NetnsKind } from './context.js';
 import { SkipSignal } from './errors.js';
 import {
+  cgroupDirsNaming,
   type HostBaseline,
   listNetns,
   netnsOwnedBy,
@@ -57,12 +58,18 @@ export class NodeHostProbe implements HostProbe {
     const mountinfo = this.view.mountinfo();
     const mounts = hostCgroupMounts(parseCgroupMounts(mountinfo));
     const cgroupDirs = new Set<string>();
+    let outsideOurNamespace = false;
     for (const p of processes) {
       for (const line of readProc(p.pid)?.cgroups ?? []) {
         const dir = cgroupDir(line, mounts);
-        if (dir && ids.some((id) => dir.includes(id))) cgroupDirs.add(dir);
+        // From a pod with a cgroup namespace of its own, a node process's cgroup reads "/../../k8s.io/<id>":
+        // relative to the pod's cgroup, which this process cannot name.
+        if (dir?.includes('/../')) outsideOurNamespace = true;
+        else if (dir && ids.some((id) => dir.includes(id))) cgroupDirs.add(dir);
       }
     }
+    // Then the node's hierarchies are searched for the ids instead, as the leak diff does.
+    if (outsideOurNamespace) for (const dir of cgroupDirsNaming(ids, mounts, this.view)) cgroupDirs.add(dir);
     return {
       podId,
       ids,

@@ -29,6 +29,12 @@ describe('proc parsing', () => {
     expect(cgroupDir('5:blkio:/x', mounts)).to.equal(undefined);
   });
 
+  it("keeps the climb out of a reader's own cgroup namespace visible, so the probe does not take it for a directory", () => {
+    // A node process read from a pod whose cgroup namespace is rooted at /kubepods/pod1/ctr1.
+    const mounts = parseCgroupMounts(MOUNTINFO);
+    expect(cgroupDir('0::/../../../k8s.io/abc123', mounts)).to.include('/../');
+  });
+
   it('finds mounts whose line mentions an id', () => {
     expect(mountsMentioning(MOUNTINFO, ['abc123'])).to.deep.equal([
       '/run/containerd/io.containerd.runtime.v2.task/k8s.io/abc123/rootfs',

@@ -44,15 +44,18 @@ export function startDaemon(dir: string, cmd: DaemonCommand, host: HostView): nu
 
 /** The daemon's pid when it runs and its command line names this instance's config. */
 export function runningDaemon(dir: string, flavor: Flavor): number | undefined {
-  const p = layoutPaths(dir, flavor);
-  let pid: number;
+  const pid = recordedPid(dir, flavor);
+  if (pid === undefined) return undefined;
+  const argv = cmdlineOf(pid);
+  return argv?.includes(layoutPaths(dir, flavor).config) && alive(pid) ? pid : undefined;
+}
+
+function recordedPid(dir: string, flavor: Flavor): number | undefined {
   try {
-    pid = Number(readFileSync(p.pidFile, 'utf8').trim());
+    return Number(readFileSync(layoutPaths(dir, flavor).pidFile, 'utf8').trim());
   } catch {
     return undefined;
   }
-  const argv = cmdlineOf(pid);
-  return argv?.includes(p.config) && alive(pid) ? pid : undefined;
 }
 
 /** Resolves once the daemon answers CRI Version; fails early when it exits. */
@@ -66,7 +69,10 @@ export async function waitAnswering(
   const endpoint = `unix://${layoutPaths(dir, flavor).socket}`;
   for (;;) {
     signal?.throwIfAborted();
-    if (runningDaemon(dir, flavor) === undefined)
+    // Alive, not its command line: nsenter execs the daemon after the spawn returned, and during an exec
+    // the command line reads empty. The pid was recorded a moment ago, so it cannot have been reused.
+    const pid = recordedPid(dir, flavor);
+    if (pid === undefined || !alive(pid))
       throw new Error(`the private ${flavor} exited: ${logTail(dir, flavor)}`);
     try {
       const client = await CriClient.connect({ runtimeEndpoint: endpoint, connectTimeoutMs: 1_000 });
