@@ -10,6 +10,7 @@ import { NriPlugin } from '../nri/plugin.js';
 import { EnvironmentError, errorMessage } from './errors.js';
 import { NodeHostProbe } from './host-probe.js';
 import { NodeView } from './node-view.js';
+import type { NriTimeouts } from './result.js';
 import type { RunConfig } from './settings.js';
 
 export const CONNECT_TIMEOUT_MS = 5_000;
@@ -36,6 +37,8 @@ export interface NriFinding {
   unavailable?: string;
   version?: string;
   runtime?: string;
+  /** What the runtime sent in Configure (NRI v0.7+); absent when it sent none. */
+  timeouts?: NriTimeouts;
 }
 
 /** Registers a short-lived probe plugin to learn whether NRI answers and which version it speaks. */
@@ -55,10 +58,14 @@ export async function probeNri(socketPath: string, registrationTimeoutMs = 6_000
       acceptsPod: () => false,
       registrationTimeoutMs,
     });
-    const finding = {
+    const sent = probe.runtime;
+    const finding: NriFinding = {
       socketPath,
-      version: probe.runtime.nriVersion,
-      runtime: `${probe.runtime.name} ${probe.runtime.version}`,
+      version: sent.nriVersion,
+      runtime: `${sent.name} ${sent.version}`,
+      ...(sent.sentTimeouts
+        ? { timeouts: { requestMs: sent.requestTimeoutMs, registrationMs: sent.registrationTimeoutMs } }
+        : {}),
     };
     await probe.close();
     return finding;

@@ -91,6 +91,17 @@ export interface RunProperties {
   kernel?: string;
   /** The NRI socket the run used, when it had one. */
   nriSocket?: string;
+  /**
+   * The runtime's NRI plugin timeouts, as it sent them to the run's probe plugin; 'not sent' by a runtime
+   * whose NRI predates them (v0.7); absent without NRI, and in files of runs that did not record them.
+   */
+  nriTimeouts?: NriTimeouts | 'not sent';
+}
+
+/** An NRI runtime's plugin timeouts (ConfigureRequest request_timeout and registration_timeout, NRI v0.7+). */
+export interface NriTimeouts {
+  requestMs: number;
+  registrationMs: number;
 }
 
 /** The runtime crashed (or restarted on its own) while checks ran: a failure of the run in its own right. */

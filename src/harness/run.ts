@@ -146,6 +146,7 @@ async function prepare(
     kubelet: readiness.kubelet.signs.length > 0 ? `seen: ${readiness.kubelet.signs.join('; ')}` : 'none seen',
     ...hostPlatform(),
     ...(nri.socketPath ? { nriSocket: nri.socketPath } : {}),
+    ...(nri.socketPath ? { nriTimeouts: nri.timeouts ?? 'not sent' } : {}),
   };
   claimRunLogs(runId);
   return { env, properties, availability, runtime, watch };

@@ -43,6 +43,7 @@ describe('NriPlugin against the runtime side', () => {
       nriVersion: 'v0.12.0',
       requestTimeoutMs: 1500,
       registrationTimeoutMs: 5000,
+      sentTimeouts: true,
     });
     expect(p.isConnected()).to.equal(true);
     expect(fx.runtime.plugins()).to.deep.equal([{ name: 'p10', index: '10', events: 0x2 | 0x20 | 0x800 }]);
@@ -56,6 +57,10 @@ describe('NriPlugin against the runtime side', () => {
     });
     const p = await start({ index: '10', events: ['RunPodSandbox', 'UpdatePodSandbox'] });
     expect(p.runtime.nriVersion).to.equal('v0.6.1');
+    expect(
+      p.runtime.sentTimeouts,
+      'NRI v0.6.1 sends no timeouts: the plugin knows only the defaults',
+    ).to.equal(false);
     expect(p.subscribed).to.deep.equal(['RunPodSandbox']);
     expect(fx.runtime.plugins()[0]?.events).to.equal(0x1);
   });

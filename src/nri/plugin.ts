@@ -41,6 +41,8 @@ export interface RuntimeInfo {
   nriVersion: string;
   requestTimeoutMs: number;
   registrationTimeoutMs: number;
+  /** Whether the runtime sent the two timeouts in Configure (NRI v0.7+); if not, they are NRI's defaults. */
+  sentTimeouts: boolean;
 }
 
 /** How long close() waits for replies in flight (released hangs) to be written before cutting the socket. */
@@ -53,6 +55,7 @@ export class NriPlugin {
     nriVersion: UNKNOWN_NRI_VERSION,
     requestTimeoutMs: 2000,
     registrationTimeoutMs: 5000,
+    sentTimeouts: false,
   };
   readonly synchronized: { pods: NriPod[]; containers: NriContainer[] } = { pods: [], containers: [] };
   readonly events = new EventLog();
@@ -188,6 +191,7 @@ export class NriPlugin {
       nriVersion: req.NRIVersion || inferNriVersion(req.runtimeName, req.runtimeVersion),
       requestTimeoutMs: req.requestTimeout || 2000,
       registrationTimeoutMs: req.registrationTimeout || 5000,
+      sentTimeouts: req.requestTimeout > 0 && req.registrationTimeout > 0,
     });
     // Never reply 0 (it means "everything") and never a bit the runtime does not know (it closes us).
     const mask = eventsMask(this.opts.events) & validEventsMask(this.runtime.nriVersion);

@@ -63,6 +63,21 @@ describe('the bug report for one failed check (--issue)', () => {
     expect(issueReport(crashed, 'TEAR-05')).not.to.contain('crashed');
   });
 
+  it("gives the runtime's NRI plugin timeouts as the run learned them, or why it has none", () => {
+    const row = (properties: Partial<typeof c21.properties>) =>
+      /^\| NRI timeouts \| (.*) \|$/m.exec(
+        issueReport({ ...c21, properties: { ...c21.properties, ...properties } }, 'TEAR-16'),
+      )?.[1];
+    expect(row({ nriTimeouts: { requestMs: 2_000, registrationMs: 5_000 } })).to.equal(
+      "plugin request 2.0 s, registration 5.0 s (as the runtime sent them to cri-conform's plugin)",
+    );
+    expect(row({ nriVersion: 'v0.6.1', nriTimeouts: 'not sent' })).to.equal(
+      'not sent by the runtime (its NRI predates v0.7, whose Configure carries them)',
+    );
+    expect(row({}), 'a results file from before runs recorded them').to.equal('not recorded by this run');
+    expect(row({ nriVersion: 'absent' }), 'a run without NRI').to.equal(undefined);
+  });
+
   it('refuses a check that did not fail, or that the run did not have, with a sentence', () => {
     expect(() => issueReport(c21, 'IDEM-01')).to.throw(IssueReportError, 'IDEM-01 passed in this run');
     expect(() => issueReport(c21, 'NOPE-01')).to.throw(IssueReportError, 'NOPE-01 is not in this run');

@@ -5,11 +5,17 @@
  * reader is a runtime maintainer on another machine, so nothing names this one: the private directory of
  * the runtime's socket becomes $RUNTIME_DIR, and the run id appears once. Pure: a result in, text out.
  */
-import { type CheckResult, describeCrash, type RunOutcome, type TimelineEntry } from '../harness/result.js';
+import {
+  type CheckResult,
+  describeCrash,
+  type RunOutcome,
+  type RunProperties,
+  type TimelineEntry,
+} from '../harness/result.js';
 import { type RawSegment, splitTrials } from './html/sequence-model.js';
 import { anonymizer, privateRuntimeDir } from './machine-paths.js';
 import { type CheckNeeds, reproduce } from './reproduce-command.js';
-import { formatMs } from './text.js';
+import { describeNriTimeouts, formatMs } from './text.js';
 
 export type { CheckNeeds } from './reproduce-command.js';
 
@@ -56,6 +62,7 @@ function environment(outcome: RunOutcome, hide: (s: string) => string): string[]
   const rows: [string, string][] = [
     ['runtime', `${p.runtimeName} ${p.runtimeVersion} (CRI API ${p.criApiVersion})`],
     ['NRI', p.nriVersion],
+    ...nriTimeoutsRow(p),
     ['OS', p.os ?? 'not recorded by this run'],
     ['kernel', p.kernel ?? 'not recorded by this run'],
     ['runtime endpoint', `\`${hide(p.endpoint)}\``],
@@ -72,6 +79,13 @@ function environment(outcome: RunOutcome, hide: (s: string) => string): string[]
       `\`$RUNTIME_DIR\` is the directory of the runtime's socket: a private instance here, \`/run/${p.runtimeName}\` on a default install. Paths below are relative to it.`,
     );
   return out;
+}
+
+/** How long the runtime gives an NRI plugin: a hook held longer is the plugin's failure, not the runtime's. */
+function nriTimeoutsRow(p: RunProperties): [string, string][] {
+  if (p.nriVersion === 'absent') return [];
+  const text = p.nriTimeouts === undefined ? 'not recorded by this run' : describeNriTimeouts(p.nriTimeouts);
+  return [['NRI timeouts', text]];
 }
 
 function whatHappened(r: CheckResult, hide: (s: string) => string): string[] {

@@ -12,9 +12,9 @@ import type { RunDiff } from './diff.js';
 import { renderHtml } from './html/render-html.js';
 import { renderJson } from './json.js';
 import { groupBySuite } from './tally.js';
-import { cleanText, formatTimelineEntry } from './text.js';
+import { cleanText, describeNriTimeouts, formatTimelineEntry } from './text.js';
 
-const PROPERTY_KEYS: readonly Exclude<keyof RunProperties, 'isolated'>[] = [
+const PROPERTY_KEYS: readonly Exclude<keyof RunProperties, 'isolated' | 'nriTimeouts'>[] = [
   'runId',
   'toolVersion',
   'runtimeName',
@@ -72,6 +72,7 @@ function addRunProperties(ts: TestSuite, props: RunProperties): void {
     const value = props[key];
     if (value !== undefined) ts.property(key, xmlText(value));
   }
+  if (props.nriTimeouts !== undefined) ts.property('nriTimeouts', describeNriTimeouts(props.nriTimeouts));
   const isolated = props.isolated;
   if (isolated) {
     const { path, version, sha256 } = isolated.binary;

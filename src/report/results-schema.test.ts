@@ -28,6 +28,7 @@ describe('results.json against results.schema.json', () => {
   it('accepts the optional fields: a known issue, stale deviations, an interruption', () => {
     const outcome = sampleOutcome();
     outcome.interrupted = 'SIGINT';
+    outcome.properties.nriTimeouts = { requestMs: 2_000, registrationMs: 5_000 };
     outcome.staleDeviations = ['HOOK-01 containerd 1.7: fixed upstream?'];
     outcome.results = [
       result({
@@ -48,6 +49,7 @@ describe('results.json against results.schema.json', () => {
     const outcome = sampleOutcome();
     outcome.results = [];
     outcome.notStarted = 'cannot reach unix:///nope.sock';
+    outcome.properties.nriTimeouts = 'not sent';
     expect(errorsOf(JSON.parse(renderJson(outcome)))).to.equal('');
   });
 

@@ -3,7 +3,7 @@
  * clean-up of text that came from elsewhere (runtime messages, assertion diffs) before it is printed or
  * embedded in XML/JSON.
  */
-import type { TimelineEntry } from '../harness/result.js';
+import type { RunProperties, TimelineEntry } from '../harness/result.js';
 
 /** CSI sequences (colors, cursor moves) and OSC sequences (hyperlinks, titles). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding escape sequences is this regex's job
@@ -48,6 +48,13 @@ export function wrapText(text: string, width: number, indent = '', hang = indent
   }
   lines.push(line);
   return lines;
+}
+
+/** The runtime's NRI plugin timeouts as a run recorded them: a hook slower than the request timeout fails. */
+export function describeNriTimeouts(t: NonNullable<RunProperties['nriTimeouts']>): string {
+  if (t === 'not sent')
+    return 'not sent by the runtime (its NRI predates v0.7, whose Configure carries them)';
+  return `plugin request ${formatMs(t.requestMs)}, registration ${formatMs(t.registrationMs)} (as the runtime sent them to cri-conform's plugin)`;
 }
 
 export function formatMs(ms: number): string {
