@@ -30,7 +30,12 @@ interface JsonResult {
 }
 
 interface JsonReport {
-  properties: { runtimeName: string; runtimeVersion: string; startedAt: string };
+  properties: {
+    runtimeName: string;
+    runtimeVersion: string;
+    startedAt: string;
+    nriTimeouts?: 'not sent' | { requestMs: number; registrationMs: number };
+  };
   results: JsonResult[];
 }
 
@@ -108,6 +113,12 @@ for (const runtime of runtimesUnderTest()) {
         report.results.length - skipped,
       );
       expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).to.match(/<testsuite /);
+      // What the runtime's NRI sent when the probe plugin registered: both timeouts, or none before v0.7.
+      const { nriTimeouts } = report.properties;
+      if (nriTimeouts !== 'not sent') {
+        expect(nriTimeouts?.requestMs, 'NRI request timeout').to.be.above(0);
+        expect(nriTimeouts?.registrationMs, 'NRI registration timeout').to.be.above(0);
+      }
       expect(await labelledLeft(endpoint)).to.deep.equal({ pods: [], containers: [] });
     });
 
