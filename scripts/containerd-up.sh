@@ -227,19 +227,7 @@ TOML
 TOML
 } >"$dir/config.toml"
 
-# start.sh: how containerd-up.sh and containerd-restart.sh start this instance. The containerd's own bin
-# dir comes first on PATH (2.1 must use its own shim); descriptors inherited from the caller are closed,
-# so a caller reading our output through a pipe is never held open by the daemon.
-cat >"$dir/start.sh" <<START
-#!/usr/bin/env bash
-for fd in /proc/self/fd/*; do
-  fd=\${fd##*/}
-  if [ "\$fd" -gt 2 ]; then exec {fd}>&-; fi
-done
-export PATH="$bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-exec "$bin/containerd" --config "$dir/config.toml"
-START
-chmod 0755 "$dir/start.sh"
+write_start_script "$dir" "$bin"
 
 # `ip netns` turns /run/netns into a shared bind mount of itself the first time it runs. Done after
 # containerd made namespaces there (the reference runtime's root mode runs `ip netns add`), that bind hides

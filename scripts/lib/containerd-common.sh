@@ -53,6 +53,27 @@ check_dir_usable() { # dir
 # start.sh). Nothing is ever removed from a dir that is not one.
 is_instance_dir() { [ -f "$1/$CC_MARKER" ] || { [ -f "$1/config.toml" ] && [ -f "$1/start.sh" ]; }; }
 
+# write_start_script DIR BIN: <dir>/start.sh, how containerd-up.sh and containerd-restart.sh start the
+# instance. The containerd's own bin dir comes first on PATH (2.1 must use its own shim); descriptors
+# inherited from the caller are closed, so a caller reading our output through a pipe is never held open
+# by the daemon; and the caller's TMPDIR is dropped: the restart command runs inside whoever called it
+# (npm test points TMPDIR at a scratch dir it removes when it ends), and the daemon hands TMPDIR down to
+# its shims and runc, whose every exec then failed once that dir was gone.
+write_start_script() {
+  local d=$1 bin=$2
+  cat >"$d/start.sh" <<START
+#!/usr/bin/env bash
+for fd in /proc/self/fd/*; do
+  fd=\${fd##*/}
+  if [ "\$fd" -gt 2 ]; then exec {fd}>&-; fi
+done
+unset TMPDIR
+export PATH="$bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+exec "$bin/containerd" --config "$d/config.toml"
+START
+  chmod 0755 "$d/start.sh"
+}
+
 containerd_bin_dir() { # version
   if [ "$1" = 2.1 ]; then echo "$CC_CONTAINERD21_DIR/usr/bin"; else echo /usr/bin; fi
 }
