@@ -109,7 +109,7 @@ runner.on('end', () => {
   if (changed.length > 0) {
     failed++;
     process.stdout.write(
-      `\nThe tests changed the working tree (write to TMPDIR instead): ${changed.join(', ')}\n`,
+      `\nThe tests changed the working tree (a test should write to TMPDIR; a file edited by hand during the run shows here too): ${changed.join(', ')}\n`,
     );
   }
   const line = `${passed} passed, ${failed} failed, ${skipped} skipped`;
