@@ -3,12 +3,14 @@
  * with labels (label selectors honoured), and per-method overrides so a test can make one call fail, hang
  * or answer late. Also builds the RunEnv a check runs in, with NRI and host probes unavailable.
  */
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { status as Status } from '@grpc/grpc-js';
 import { CriClient } from '../cri/client.js';
 import { type Handler, type Running, socketDir, startCriServer } from '../cri/fake-cri.test.helper.js';
 import type { Check, CheckSpec } from './check.js';
 import { inSuite } from './check.js';
+import { runLogDirectory } from './pod-logs.js';
 import { RegistrationGate } from './registration-gate.js';
 import type { RunEnv } from './run-env.js';
 import { MARGIN_MS } from './settings.js';
@@ -165,9 +167,13 @@ export async function startFakeRuntime(): Promise<FakeRuntime> {
       client.close();
       await server.close();
       tmp.remove();
+      // The tracked CRI makes each container's log directory, as the kubelet does, on this machine.
+      rmSync(runLogDirectory(UNIT_RUN_ID), { recursive: true, force: true });
     },
   };
 }
+
+const UNIT_RUN_ID = 'unit-run';
 
 /** The environment a check runs in against the fake runtime. */
 export function fakeEnv(
@@ -176,7 +182,7 @@ export function fakeEnv(
 ): RunEnv {
   return {
     ...(opts.knownDeviation ? { knownDeviation: opts.knownDeviation } : {}),
-    runId: 'unit-run',
+    runId: UNIT_RUN_ID,
     client,
     sequence: new Sequence(),
     registrations: new RegistrationGate(),

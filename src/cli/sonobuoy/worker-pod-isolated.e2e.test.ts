@@ -4,15 +4,17 @@
  * private instance of the node's runtime from the node's binary, runs an injector, a [Restart], a held-hook
  * and a [Node] check on it, names its results directory in `done`, and once the pod is deleted the host
  * holds nothing of the instance; the double never saw a pod of cri-conform. A pod killed mid-run leaves
- * its instance behind, and the next worker pod removes it before it starts its own.
+ * its instance and its checks' container logs behind, and the next worker pod removes both before it
+ * starts its own.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { type RunningDouble, startDouble } from '../../../fixtures/kubelet-double/process.test.helper.js';
 import { CriClient } from '../../cri/client.js';
+import { POD_LOG_ROOT_AS_ROOT } from '../../harness/pod-logs.js';
 import { labelledLeft, runtimesUnderTest } from '../e2e-env.test.helper.js';
 import {
   hostTraces,
@@ -183,8 +185,9 @@ for (const runtime of runtimesUnderTest()) {
       expect(hostTraces(dir, network.bridge, watch.seen)).to.deep.equal([]);
     });
 
-    it('a pod killed mid-run leaves its instance behind; the next worker pod removes it first', async () => {
+    it('a pod killed mid-run leaves its instance and logs behind; the next worker pod removes them first', async () => {
       const before = instanceNames();
+      const logsBefore = runLogFolders();
       const killed = await startPod(podUids[1] ?? '', { CRI_CONFORM_FOCUS: '^TEAR-04 ' });
       const dir = await newInstanceDir(POD_ENDPOINT, before, 60_000);
       const watch = watchInstance(dir);
@@ -198,6 +201,8 @@ for (const runtime of runtimesUnderTest()) {
       const left = hostTraces(dir, network.bridge, watch.seen);
       console.log(`      a killed worker pod left: ${left.join('; ')}`);
       expect(left, 'a killed pod leaves its instance').to.not.deep.equal([]);
+      const killedLogs = runLogFolders().filter((name) => !logsBefore.includes(name));
+      expect(killedLogs, 'a killed pod leaves its run log folder').to.have.length(1);
 
       const next = await startPod(podUids[2] ?? '', { CRI_CONFORM_FOCUS: '^IDEM-11 ' });
       await waitUntil(() => existsSync(join(next.resultsDir, 'done')), {
@@ -206,9 +211,16 @@ for (const runtime of runtimesUnderTest()) {
         log: () => podLog(next.logFile),
       });
       expect(podLog(next.logFile)).to.include(`removed the private instance ${dir} a killed run left`);
+      const killedLogDir = join(POD_LOG_ROOT_AS_ROOT, killedLogs[0] ?? '');
+      expect(podLog(next.logFile)).to.include(`removed the pod logs ${killedLogDir} a killed run left`);
+      expect(existsSync(killedLogDir), `${killedLogDir} after the next worker pod`).to.equal(false);
       expect(hostTraces(dir, network.bridge, watch.seen)).to.deep.equal([]);
       await deletePod(next, 30);
       expect(double.entries.filter((e) => e.action === 'kill-orphan')).to.deep.equal([]);
     });
   });
+}
+
+function runLogFolders(): string[] {
+  return existsSync(POD_LOG_ROOT_AS_ROOT) ? readdirSync(POD_LOG_ROOT_AS_ROOT) : [];
 }

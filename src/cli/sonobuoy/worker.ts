@@ -137,6 +137,7 @@ async function runFleetChecks(
   const reporter = createConsoleReporter({ write: io.out, isTTY: false }, { color: useColor(color, io) });
   const progress = new ProgressState();
   const signals = [io.signal, ...(config.runTimeoutMs ? [AbortSignal.timeout(config.runTimeoutMs)] : [])];
+  await sweepDeadRunLogs(log);
   if (config.isolated) await sweepKilledInstances(config.runtimeEndpoint, log);
   const { maybeIsolated } = await import('../isolated.js');
   const run = await maybeIsolated(config, io, (runConfig) =>
@@ -165,6 +166,17 @@ async function runFleetChecks(
   reporter.onEnd(outcome);
   poster.send(progress.finish(outcome.interrupted ? `interrupted: ${outcome.interrupted}` : 'complete'));
   return outcome;
+}
+
+/**
+ * A worker pod killed mid-run left its checks' container logs in the host's pod log root, which this pod
+ * mounts; with the host's PID namespace it can tell that the run that owns them is gone.
+ */
+async function sweepDeadRunLogs(log: (text: string) => void): Promise<void> {
+  const { removeDeadRunLogs } = await import('../../harness/pod-logs.js');
+  const { removed, problems } = removeDeadRunLogs();
+  for (const dir of removed) log(`removed the pod logs ${dir} a killed run left`);
+  for (const problem of problems) log(`could not remove ${problem}`);
 }
 
 /**
