@@ -1,11 +1,11 @@
 /**
  * Where the node's things are, for a cri-conform that may run in a pod of its own (the Sonobuoy worker:
- * hostPID, but its own mount namespace). The node's binaries, libraries, shims and config files are in
- * the mount namespace of the node's runtime, so the private instance is started there (nsenter -m -C: the
- * daemon stays in this process's cgroup and network namespace), and
- * the node's files are read through that process's root (NodeView, which the host probes use too). On
- * the node itself both are the plain paths and commands. The instance's own directory is the same path on both sides (the plugin
- * mounts the host's /run/cri-conform at /run/cri-conform), so it needs no translation.
+ * hostPID, but its own mount namespace). The node's binaries, libraries, shims and config files are in the
+ * mount namespace of the node's runtime, so the private instance is started there (nsenter -m -C: the
+ * daemon stays in this process's cgroup and network namespace), and the node's files are read through that
+ * process's root (NodeView, which the host probes use too). On the node itself both are the plain paths
+ * and commands. The instance's own directory is the same path on both sides (the plugin mounts the host's
+ * /run/cri-conform at /run/cri-conform), so it needs no translation.
  */
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
