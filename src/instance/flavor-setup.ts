@@ -1,7 +1,7 @@
 /**
- * What differs between the flavors (containerd-setup.ts, crio-setup.ts) when a private instance is set up: how the node's effective config is
- * read and turned into the copy's, and how the bundled images get into the copy. Everything else
- * (directory, network, injectors, daemon, removal) is shared.
+ * What differs between the flavors (containerd-setup.ts, crio-setup.ts) when a private instance is set
+ * up: how the node's effective config is read and turned into the copy's, and how the bundled images get
+ * into the copy. Everything else (directory, network, injectors, daemon, removal) is shared.
  */
 import type { DerivedConfig } from './containerd-config.js';
 import type { HostView } from './host-view.js';

@@ -11,7 +11,10 @@ import type { PrivateNetwork } from './network.js';
 import { startTimeOf } from './processes.js';
 
 export const INSTANCE_FILE = 'instance.json';
-/** Short on purpose: <dir>/containerd.sock.ttrpc (and CRI-O's pinned namespaces) must stay under the 108 bytes of a unix socket path. */
+/**
+ * Short on purpose: <dir>/containerd.sock.ttrpc (and CRI-O's pinned namespaces) must stay under the 108
+ * bytes of a unix socket path.
+ */
 export const DEFAULT_BASE_DIR = '/run/cri-conform/isolated';
 
 export interface InstanceFile {
@@ -45,6 +48,11 @@ export function readInstanceFile(dir: string): InstanceFile | undefined {
 /** The current process as an instance's owner. */
 export function selfAsOwner(): InstanceFile['owner'] {
   return { pid: process.pid, startTime: startTimeOf(process.pid) ?? '' };
+}
+
+/** The instance's flavor; files written before CRI-O was supported name none, and are containerd's. */
+export function flavorOf(info: InstanceFile): Flavor {
+  return info.flavor ?? 'containerd';
 }
 
 /** How the instance's processes and node files are reached from this process. */

@@ -5,6 +5,7 @@
  */
 import { readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { basename, isAbsolute, resolve } from 'node:path';
+import { readTextOrEmpty } from './read-text.js';
 
 export interface NodeDaemon {
   pid: number;
@@ -25,15 +26,21 @@ const LISTENING_FLAG = 0x10000;
 
 /** The inodes of listening unix sockets bound to `path`, from the text of /proc/net/unix. */
 export function listeningInodes(procNetUnix: string, path: string): number[] {
-  const inodes: number[] = [];
+  return listeningSockets(procNetUnix)
+    .filter((s) => s.path === path)
+    .map((s) => s.inode);
+}
+
+/** The listening unix sockets in the text of /proc/net/unix, with the paths they are bound to. */
+function listeningSockets(procNetUnix: string): { path: string; inode: number }[] {
+  const sockets: { path: string; inode: number }[] = [];
   for (const line of procNetUnix.split('\n').slice(1)) {
     // Num RefCount Protocol Flags Type St Inode Path
     const f = line.trim().split(/\s+/);
-    if (f.length < 8 || f.slice(7).join(' ') !== path) continue;
-    if ((Number.parseInt(f[3] ?? '0', 16) & LISTENING_FLAG) === 0) continue;
-    inodes.push(Number(f[6]));
+    if (f.length < 8 || (Number.parseInt(f[3] ?? '0', 16) & LISTENING_FLAG) === 0) continue;
+    sockets.push({ path: f.slice(7).join(' '), inode: Number(f[6]) });
   }
-  return inodes;
+  return sockets;
 }
 
 /** The config path in a containerd or CRI-O command line: --config X, --config=X, -c X, -config X. */
@@ -113,40 +120,21 @@ function runtimeServingFile(path: string, procRoot: string): number | undefined 
     } catch {
       continue;
     }
-    const argv = readFileSafe(`${procRoot}/${pid}/cmdline`).split('\0').filter(Boolean);
+    const argv = readTextOrEmpty(`${procRoot}/${pid}/cmdline`).split('\0').filter(Boolean);
     if (flavorOf(binary, argv) === undefined) continue;
-    const table = readFileSafe(`${procRoot}/${pid}/net/unix`);
-    for (const bound of boundPaths(table)) {
+    const sockets = listeningSockets(readTextOrEmpty(`${procRoot}/${pid}/net/unix`));
+    for (const bound of new Set(sockets.map((s) => s.path).filter((p) => p.startsWith('/')))) {
       try {
         const st = statSync(`${procRoot}/${pid}/root${bound}`);
         if (st.dev !== wanted.dev || st.ino !== wanted.ino) continue;
       } catch {
         continue;
       }
-      const inodes = new Set(listeningInodes(table, bound));
+      const inodes = new Set(sockets.filter((s) => s.path === bound).map((s) => s.inode));
       if (holderOf(inodes, procRoot, [pid]) === pid) return pid;
     }
   }
   return undefined;
-}
-
-/** The absolute paths of listening unix sockets in the text of /proc/net/unix. */
-function boundPaths(procNetUnix: string): string[] {
-  const paths = new Set<string>();
-  for (const line of procNetUnix.split('\n').slice(1)) {
-    const f = line.trim().split(/\s+/);
-    const path = f.slice(7).join(' ');
-    if (path.startsWith('/') && (Number.parseInt(f[3] ?? '0', 16) & LISTENING_FLAG) !== 0) paths.add(path);
-  }
-  return [...paths];
-}
-
-function readFileSafe(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
 }
 
 function pidsOf(procRoot: string): number[] {
@@ -157,11 +145,7 @@ function pidsOf(procRoot: string): number[] {
 }
 
 function listeningInodesIn(file: string, path: string): number[] {
-  try {
-    return listeningInodes(readFileSync(file, 'utf8'), path);
-  } catch {
-    return [];
-  }
+  return listeningInodes(readTextOrEmpty(file), path);
 }
 
 function holderOf(
@@ -189,16 +173,12 @@ function holderOf(
 }
 
 function environOf(pid: number, procRoot: string): Record<string, string> {
-  try {
-    const env: Record<string, string> = {};
-    for (const kv of readFileSync(`${procRoot}/${pid}/environ`, 'utf8').split('\0')) {
-      const eq = kv.indexOf('=');
-      if (eq > 0) env[kv.slice(0, eq)] = kv.slice(eq + 1);
-    }
-    return env;
-  } catch {
-    return {};
+  const env: Record<string, string> = {};
+  for (const kv of readTextOrEmpty(`${procRoot}/${pid}/environ`).split('\0')) {
+    const eq = kv.indexOf('=');
+    if (eq > 0) env[kv.slice(0, eq)] = kv.slice(eq + 1);
   }
+  return env;
 }
 
 function realOrSelf(path: string): string {

@@ -6,24 +6,25 @@
  * reports whatever is still there: a removal that leaves something says so.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CriClient } from '../cri/client.js';
 import { crioPaths } from './crio-config.js';
 import { runningDaemon, signalAndWait, stopDaemon } from './daemon.js';
 import type { HostView } from './host-view.js';
-import { hostViewOf, type InstanceFile } from './instance-file.js';
+import { flavorOf, hostViewOf, type InstanceFile } from './instance-file.js';
 import { type Flavor, layoutPaths } from './layout.js';
 import { releaseNetwork } from './network.js';
 import { alive, pidsMentioning, pidsWithArgs } from './processes.js';
+import { readTextOrEmpty } from './read-text.js';
 
 const exec = promisify(execFile);
 const CGROUP_ROOT = '/sys/fs/cgroup';
 const STATE_FILE = /^(?:address|meta\.db|.*\.json)$/;
 
 export async function removeInstance(dir: string, info: InstanceFile): Promise<string[]> {
-  const flavor = info.flavor ?? 'containerd';
+  const flavor = flavorOf(info);
   const p = layoutPaths(dir, flavor);
   const host = hostViewOf(info);
   const quiet = quietOn(host);
@@ -125,13 +126,7 @@ function namedInState(
 ): { netns: string[]; ids: string[]; shimSockets: string[] } {
   const p = layoutPaths(dir, flavor);
   const text = filesUnder([p.state, join(p.root, 'io.containerd.metadata.v1.bolt')], 6)
-    .map((f) => {
-      try {
-        return readFileSync(f, 'latin1');
-      } catch {
-        return '';
-      }
-    })
+    .map((f) => readTextOrEmpty(f, 'latin1'))
     .join('\n');
   const ids = new Set<string>();
   for (const d of [
@@ -143,7 +138,7 @@ function namedInState(
   }
   // Containers already removed may have left a cgroup (CRI-O's conmon cgroup of a failed create); the
   // daemon's own log names every id it made. An id there that is no container's matches no cgroup.
-  for (const id of readText(p.log).match(/\b[0-9a-f]{64}\b/g) ?? []) ids.add(id);
+  for (const id of readTextOrEmpty(p.log).match(/\b[0-9a-f]{64}\b/g) ?? []) ids.add(id);
   return {
     netns: unique(text.match(/\/(?:var\/)?run\/netns\/cni-[0-9a-f-]{36}/g)),
     ids: [...ids],
@@ -236,14 +231,6 @@ function filesUnder(roots: readonly string[], depth: number): string[] {
           depth - 1,
         );
   });
-}
-
-function readText(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
 }
 
 function subdirs(dir: string): string[] {

@@ -4,7 +4,7 @@
  * runtime is never touched: the daemon is found through DIR and its command line.
  */
 import { startDaemon, stopDaemon, waitAnswering } from './daemon.js';
-import { hostViewOf, readInstanceFile } from './instance-file.js';
+import { flavorOf, hostViewOf, readInstanceFile } from './instance-file.js';
 
 const ANSWER_WITHIN_MS = 20_000;
 
@@ -12,7 +12,7 @@ async function restart(dir: string | undefined): Promise<void> {
   const info = dir ? readInstanceFile(dir) : undefined;
   if (!dir || !info)
     throw new Error(`usage: restart-main.js DIR (a private instance's directory); got ${dir}`);
-  const flavor = info.flavor ?? 'containerd';
+  const flavor = flavorOf(info);
   await stopDaemon(dir, flavor);
   startDaemon(dir, { binary: info.binary, path: info.path, flavor }, hostViewOf(info));
   await waitAnswering(dir, flavor, ANSWER_WITHIN_MS);
