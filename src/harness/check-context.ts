@@ -62,7 +62,7 @@ export function openCheckScope(
   const timeline = new Timeline(env.sequence);
   const monitor = env.disturbance;
   const objects = new CheckObjects({
-    besideAnotherClient: env.disturbance !== undefined,
+    besideAnotherClient: monitor !== undefined,
     checkId: check.id,
     onDisturbed,
   });
@@ -120,7 +120,7 @@ export function openCheckScope(
     const scope = { runId: env.runId, checkId: check.id, spareTrialsAfter };
     // A last look before the check's own cleanup ends everything: a trial judged on a pod another client
     // stopped a moment ago must not go unnoticed.
-    await env.disturbance?.lastLook(objects);
+    await monitor?.lastLook(objects);
     objects.endingAll();
     const report = await removeLabelledUntilGone(client, scope, CLEANUP_MS);
     objects.sweepDone();

@@ -278,6 +278,11 @@ interface Listing {
   exitedContainerIds: Set<string>;
 }
 
+/** Shows a check one listing of the run's objects, asked for at `askedAt`. */
+function show(objects: CheckObjects, listing: Listing, askedAt: number): void {
+  objects.listed(listing.pods, listing.containerIds, askedAt, listing.exitedContainerIds);
+}
+
 /** How often the run's objects are listed beside another client: well inside a kubelet's 2 s housekeeping. */
 const LIST_EVERY_MS = 250;
 /** How long a check's own Stop or Remove waits for the look before it: a slow listing only goes unused. */
@@ -311,7 +316,7 @@ export class DisturbanceMonitor {
     for (;;) {
       const askedAt = performance.now();
       const listing = await this.list().catch(() => undefined);
-      if (listing) objects.listed(listing.pods, listing.containerIds, askedAt, listing.exitedContainerIds);
+      if (listing) show(objects, listing, askedAt);
       if (objects.disturbance || performance.now() >= endAt) return;
       await new Promise((resolve) => setTimeout(resolve, LIST_EVERY_MS));
     }
@@ -329,7 +334,7 @@ export class DisturbanceMonitor {
     });
     const asked = await Promise.race([this.sharedListing(), bound]);
     clearTimeout(timer);
-    if (asked) objects.listed(asked.pods, asked.containerIds, asked.askedAt, asked.exitedContainerIds);
+    if (asked) show(objects, asked, asked.askedAt);
   }
 
   /**
@@ -363,9 +368,7 @@ export class DisturbanceMonitor {
     const askedAt = performance.now();
     try {
       const listing = await this.list();
-      for (const objects of watching)
-        if (this.checks.has(objects))
-          objects.listed(listing.pods, listing.containerIds, askedAt, listing.exitedContainerIds);
+      for (const objects of watching) if (this.checks.has(objects)) show(objects, listing, askedAt);
     } catch {
       // A listing that failed shows nothing; the next one may.
     }

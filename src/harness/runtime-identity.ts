@@ -8,6 +8,7 @@
 import { readdir, readFile, readlink, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseEndpoint } from '../cri/endpoint.js';
+import { parseStat } from './proc.js';
 
 /** The listening sockets bound to the endpoint's path (normally one), by inode. */
 export interface ServingSocket {
@@ -88,9 +89,7 @@ function listeners(table: string, paths: ReadonlySet<string>): string[] {
 }
 
 async function startOf(proc: string, pid: string): Promise<number | undefined> {
-  const stat = await readFile(join(proc, pid, 'stat'), 'utf8').catch(() => '');
-  // The command name (field 2) may hold spaces and parentheses: count fields after its closing one.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[19]);
-  return Number.isFinite(ticks) && stat !== '' ? ticks / TICKS_PER_SECOND : undefined;
+  const stat = parseStat(await readFile(join(proc, pid, 'stat'), 'utf8').catch(() => ''));
+  const ticks = Number(stat?.startTime);
+  return stat && Number.isFinite(ticks) ? ticks / TICKS_PER_SECOND : undefined;
 }
