@@ -109,6 +109,19 @@ for (const runtime of runtimesUnderTest()) {
       return pod;
     }
 
+    /** A worker pod on TEAR-04, once its private instance holds a pod: the instance's dir, watched. */
+    async function podMidRun(uid: string) {
+      const before = instanceNames();
+      const pod = await startPod(uid, { CRI_CONFORM_FOCUS: '^TEAR-04 ' });
+      const dir = await newInstanceDir(POD_ENDPOINT, before, 60_000);
+      const watch = watchInstance(dir);
+      const { network } = JSON.parse(readFileSync(join(dir, 'instance.json'), 'utf8')) as {
+        network: { bridge: string };
+      };
+      await untilCopyHasPod(dir, 60_000);
+      return { pod, dir, watch, bridge: network.bridge };
+    }
+
     /** Stops the pod's container with the grace a kubelet gives, then its sandbox, and removes it. */
     async function deletePod(pod: WorkerPod, graceS: number): Promise<void> {
       await client.call('StopContainer', { containerId: pod.containerId, timeout: String(graceS) });
@@ -162,14 +175,7 @@ for (const runtime of runtimesUnderTest()) {
     });
 
     it('a pod deleted mid-run removes its instance within the grace period', async () => {
-      const before = instanceNames();
-      const pod = await startPod(podUids[3] ?? '', { CRI_CONFORM_FOCUS: '^TEAR-04 ' });
-      const dir = await newInstanceDir(POD_ENDPOINT, before, 60_000);
-      const watch = watchInstance(dir);
-      const { network } = JSON.parse(readFileSync(join(dir, 'instance.json'), 'utf8')) as {
-        network: { bridge: string };
-      };
-      await untilCopyHasPod(dir, 60_000);
+      const { pod, dir, watch, bridge } = await podMidRun(podUids[3] ?? '');
       await client.call('StopContainer', { containerId: pod.containerId, timeout: '30' });
       const { status } = await client.call('ContainerStatus', {
         containerId: pod.containerId,
@@ -182,23 +188,16 @@ for (const runtime of runtimesUnderTest()) {
       );
       await deletePod(pod, 30);
       await watch.stop();
-      expect(hostTraces(dir, network.bridge, watch.seen)).to.deep.equal([]);
+      expect(hostTraces(dir, bridge, watch.seen)).to.deep.equal([]);
     });
 
     it('a pod killed mid-run leaves its instance and logs behind; the next worker pod removes them first', async () => {
-      const before = instanceNames();
       const logsBefore = runLogFolders();
-      const killed = await startPod(podUids[1] ?? '', { CRI_CONFORM_FOCUS: '^TEAR-04 ' });
-      const dir = await newInstanceDir(POD_ENDPOINT, before, 60_000);
-      const watch = watchInstance(dir);
-      const { network } = JSON.parse(readFileSync(join(dir, 'instance.json'), 'utf8')) as {
-        network: { bridge: string };
-      };
-      await untilCopyHasPod(dir, 60_000);
+      const { pod: killed, dir, watch, bridge } = await podMidRun(podUids[1] ?? '');
       // No grace: the kubelet's SIGKILL after its grace period, before the worker removed anything.
       await deletePod(killed, 0);
       await watch.stop();
-      const left = hostTraces(dir, network.bridge, watch.seen);
+      const left = hostTraces(dir, bridge, watch.seen);
       console.log(`      a killed worker pod left: ${left.join('; ')}`);
       expect(left, 'a killed pod leaves its instance').to.not.deep.equal([]);
       const killedLogs = runLogFolders().filter((name) => !logsBefore.includes(name));
@@ -214,7 +213,7 @@ for (const runtime of runtimesUnderTest()) {
       const killedLogDir = join(POD_LOG_ROOT_AS_ROOT, killedLogs[0] ?? '');
       expect(podLog(next.logFile)).to.include(`removed the pod logs ${killedLogDir} a killed run left`);
       expect(existsSync(killedLogDir), `${killedLogDir} after the next worker pod`).to.equal(false);
-      expect(hostTraces(dir, network.bridge, watch.seen)).to.deep.equal([]);
+      expect(hostTraces(dir, bridge, watch.seen)).to.deep.equal([]);
       await deletePod(next, 30);
       expect(double.entries.filter((e) => e.action === 'kill-orphan')).to.deep.equal([]);
     });
