@@ -113,6 +113,10 @@ const PACING: readonly FlagSpec[] = [
     help: 'repetitions of race-prone scenarios, per path of the check; the first violation fails the check and ends them; a PASS states what the trials could have seen (default 20: a race in 15% of trials shows with 95% confidence)',
   },
   {
+    flags: '--parallel-trials <n>',
+    help: "trials of one race check at once (default 4): most of a trial is waiting, and each trial has its own objects; a check runs fewer where running them together would change what they test, and a trial's held NRI hooks take turns",
+  },
+  {
     flags: '--parallel <n>',
     help: 'checks at once that may share the runtime: injector checks, or NRI checks that only watch hooks, each with CRI-only checks (default 4); checks that stall hooks or restart the runtime run alone',
   },

@@ -89,6 +89,7 @@ export function resolveRunConfig(
     restartTimeoutMs: duration('restart-timeout', '60s'),
     cacheTtlMs: duration('cache-ttl', '150s'),
     trials: count('trials', '20', 1),
+    parallelTrials: count('parallel-trials', '4', 1),
     parallel: count('parallel', '4', 1),
     checkTimeoutMs: parseDurationMs(
       typeof flags.timeout === 'string' ? flags.timeout : (fileString(file, 'check-timeout') ?? '5m'),

@@ -18,16 +18,39 @@ export type QuietEnding =
 
 export class Assertions {
   /** Contract assertions made so far, held or not. */
-  count = 0;
+  private made = 0;
+  /** The same by the trial they were made in (trials run side by side). */
+  private readonly byTrial = new Map<number, number>();
   readonly variants: VariantOutcome[] = [];
 
-  /** `clauses`: the ids of the check's clauses (CheckSpec.clauses); every assertion names one of them. */
-  constructor(private readonly clauses: readonly string[]) {}
+  /**
+   * `clauses`: the ids of the check's clauses (CheckSpec.clauses); every assertion names one of them.
+   * `trialOf`: the trial the caller runs in (trial-scope.ts).
+   */
+  constructor(
+    private readonly clauses: readonly string[],
+    private readonly trialOf: () => number | undefined = () => undefined,
+  ) {}
+
+  get count(): number {
+    return this.made;
+  }
+
+  /** Assertions made in one trial. */
+  countIn(trial: number): number {
+    return this.byTrial.get(trial) ?? 0;
+  }
+
+  private counted(): void {
+    this.made++;
+    const trial = this.trialOf();
+    if (trial !== undefined) this.byTrial.set(trial, this.countIn(trial) + 1);
+  }
 
   /** Fails the check with `message`, as a violation of `clause`, when `cond` is false. */
   expect(cond: boolean, message: string, clause: string): asserts cond {
     this.known(clause);
-    this.count++;
+    this.counted();
     if (!cond) throw new ContractViolation(message, { clause });
   }
 
@@ -59,12 +82,12 @@ export class Assertions {
     this.known(clause);
     try {
       const value = await work;
-      this.count++;
+      this.counted();
       return value;
     } catch (e) {
       const why = violation(e);
       if (why === undefined) throw e;
-      this.count++;
+      this.counted();
       throw new ContractViolation(why, { clause });
     }
   }
@@ -77,7 +100,7 @@ export class Assertions {
     } catch (e) {
       throw e instanceof ContractViolation ? new ContractViolation(e.message, { clause }) : e;
     } finally {
-      this.count++;
+      this.counted();
     }
   }
 
@@ -94,7 +117,10 @@ export class Assertions {
    * without an assertion is an ERROR, like a whole check would be.
    */
   async variant(name: string, scenario: () => Promise<void>): Promise<void> {
-    const before = this.count;
+    // Inside a trial, only the trial's own assertions count: the trials beside it make theirs meanwhile.
+    const trial = this.trialOf();
+    const made = () => (trial === undefined ? this.count : this.countIn(trial));
+    const before = made();
     try {
       await scenario();
     } catch (e) {
@@ -103,7 +129,7 @@ export class Assertions {
       return;
     }
     this.variants.push({ name, ran: true });
-    if (this.count === before) throw new SetupError(`variant "${name}" asserted nothing`);
+    if (made() === before) throw new SetupError(`variant "${name}" asserted nothing`);
   }
 
   /** The verdict of a check that returned without throwing. */

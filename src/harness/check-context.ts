@@ -1,11 +1,10 @@
 /** Builds the `t` a check runs with, and tears down everything the check made when it ends. */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { Assertions } from './assertions.js';
 import type { Check } from './check.js';
 import { CheckPaths } from './check-paths.js';
 import { removeLabelledUntilGone } from './cleanup.js';
 import { createConfigFactory, podNamePrefix } from './config-factory.js';
-import type { CheckContext, HostProbe } from './context.js';
+import type { CheckContext, ConfigFactory, HostProbe } from './context.js';
 import { CheckObjects, type Disturbance } from './disturbance.js';
 import { errorMessage, SkipSignal } from './errors.js';
 import { CheckInjectors } from './injectors.js';
@@ -15,8 +14,28 @@ import type { RunEnv } from './run-env.js';
 import { Timeline } from './timeline.js';
 import { CheckCri } from './tracked-cri.js';
 import { TrialBuilds } from './trial-builds.js';
-import { assertTrials, emptyTally, plannedTrials, runTrials, type TrialTally } from './trials.js';
+import { TrialScope, trialNamePrefix } from './trial-scope.js';
+import {
+  assertTrials,
+  emptyTally,
+  plannedTrials,
+  runTrials,
+  type TrialTally,
+  trialsAtOnce,
+} from './trials.js';
 import { holdsFor, poll, sleep } from './waits.js';
+
+/** CRI calls a runtime passes through its NRI hooks (delivered one at a time across all pods). */
+const HOOKED_METHODS: ReadonlySet<string> = new Set([
+  'RunPodSandbox',
+  'StopPodSandbox',
+  'RemovePodSandbox',
+  'CreateContainer',
+  'StartContainer',
+  'StopContainer',
+  'RemoveContainer',
+  'UpdateContainerResources',
+]);
 
 /** How long cleanup waits for a check's calls that are still in flight (a held or slow create). */
 const SETTLE_MS = 60_000;
@@ -29,6 +48,8 @@ export interface CheckScope {
   assertions: Assertions;
   /** The trials' tally, live while they run; undefined when the check runs none. */
   trials(): TrialTally | undefined;
+  /** How many trials ran side by side at most (0 when the check runs none). */
+  trialsAtOnce(): number;
   /** The check's paths and the known deviations they showed. */
   paths: CheckPaths;
   /** Releases hooks, disconnects plugins, resets injectors, removes every labelled object of the check. */
@@ -60,7 +81,8 @@ export function openCheckScope(
   signal: AbortSignal,
   onDisturbed: (d: Disturbance) => void = () => {},
 ): CheckScope {
-  const timeline = new Timeline(env.sequence);
+  const scope = new TrialScope();
+  const timeline = new Timeline(env.sequence, { trial: scope.current, laned: scope.laned });
   const monitor = env.disturbance;
   const objects = new CheckObjects({
     besideAnotherClient: monitor !== undefined,
@@ -68,16 +90,38 @@ export function openCheckScope(
     onDisturbed,
   });
   const observations: Record<string, string> = {};
-  const assertions: Assertions = new Assertions(Object.keys(check.clauses));
-  const make = createConfigFactory(env.runId, check.id, env.settings.testImage);
+  const assertions: Assertions = new Assertions(Object.keys(check.clauses), scope.current);
+  const checkMake = createConfigFactory(env.runId, check.id, env.settings.testImage);
+  const trialMakes = new Map<number, ConfigFactory>();
+  /** The factory of the caller's trial: its objects carry the trial's label and name prefix. */
+  const make = (): ConfigFactory => {
+    const trial = scope.current();
+    if (trial === undefined) return checkMake;
+    const made =
+      trialMakes.get(trial) ?? createConfigFactory(env.runId, check.id, env.settings.testImage, trial);
+    trialMakes.set(trial, made);
+    return made;
+  };
+  /** Who the registration gate keeps apart: the check, and each of its trials (registration-gate.ts). */
+  const gateKey = () => {
+    const trial = scope.current();
+    return trial === undefined ? check.id : `${check.id} trial ${trial}`;
+  };
   // Cleanup runs after the check's signal has aborted, so the gate waits on the run's.
-  const client = env.client.withGate(env.registrations.forCalls(check.id, env.signal));
+  const registrationGate = env.registrations.forCalls(gateKey, env.signal);
+  // A call that needs the runtime's hooks waits while another trial holds one (trial-scope.ts).
+  const client = env.client.withGate((method, send) =>
+    HOOKED_METHODS.has(method)
+      ? scope.hooked(() => registrationGate(method, send))
+      : registrationGate(method, send),
+  );
   const cri = new CheckCri({
     client,
     timeline,
     runId: env.runId,
     checkId: check.id,
     make,
+    trialOf: scope.current,
     runtimeHandler: env.settings.runtimeHandler,
     callTimeoutMs: env.settings.callTimeoutMs,
     signal,
@@ -98,50 +142,55 @@ export function openCheckScope(
           nriRequestTimeoutMs: env.settings.nriRequestTimeoutMs,
           signal,
           onEvent: (e) => objects.nriEvent(e),
+          trialOf: scope.current,
+          gateKey,
+          hooked: (register) => scope.hooked(register),
         })
       : undefined;
-  const injectors = new CheckInjectors(env.injectors, check.needs, podNamePrefix(check.id), check.uses);
+  const injectors = new CheckInjectors(
+    env.injectors,
+    check.needs,
+    podNamePrefix(check.id),
+    check.uses,
+    scope.current,
+  );
   let tally: TrialTally | undefined;
   const paths = new CheckPaths(
     (message) => env.knownDeviation?.(check.id, message) ?? false,
     (text) => timeline.note(text),
   );
   /**
-   * The trial a path runs in (undefined outside t.trials): carried by the trial's own async context, not a
-   * shared variable, so that trials run side by side each tell their paths apart.
+   * The one cleanup sequence, after each trial and at the end: returns what it could not clean. After a
+   * trial it clears that trial's objects, plugins and injector claims only: the trials beside it go on.
    */
-  const trialOf = new AsyncLocalStorage<number>();
-
-  /**
-   * The one cleanup sequence, between trials and at the end: returns what it could not clean. Between
-   * trials it spares what was built ahead for the trials after `spareTrialsAfter`.
-   */
-  const clearAll = async (spareTrialsAfter?: number): Promise<string[]> => {
+  const clearAll = async (trial?: number): Promise<string[]> => {
     const problems: string[] = [];
-    await nri?.closeAll();
-    await injectors.reset().catch((e: unknown) => problems.push(`injector reset: ${errorMessage(e)}`));
-    if (!(await cri.settled(SETTLE_MS))) problems.push(`CRI calls still in flight after ${SETTLE_MS} ms`);
-    const scope = { runId: env.runId, checkId: check.id, spareTrialsAfter };
+    await nri?.closeAll(trial);
+    await injectors.reset(trial).catch((e: unknown) => problems.push(`injector reset: ${errorMessage(e)}`));
+    if (!(await cri.settled(SETTLE_MS, trial)))
+      problems.push(`CRI calls still in flight after ${SETTLE_MS} ms`);
+    const sweep = { runId: env.runId, checkId: check.id, ...(trial === undefined ? {} : { trial }) };
     // A last look before the check's own cleanup ends everything: a trial judged on a pod another client
     // stopped a moment ago must not go unnoticed.
     await monitor?.lastLook(objects);
-    objects.endingAll();
-    const report = await removeLabelledUntilGone(client, scope, CLEANUP_MS);
+    objects.endingAll(trial === undefined ? undefined : trialNamePrefix(podNamePrefix(check.id), trial));
+    const report = await removeLabelledUntilGone(client, sweep, CLEANUP_MS);
     objects.sweepDone();
     problems.push(...report.problems);
     return problems;
   };
-  const cleanupNow = async (spareTrialsAfter?: number): Promise<void> => {
-    const problems = await clearAll(spareTrialsAfter);
+  const cleanupNow = async (trial?: number): Promise<void> => {
+    const problems = await clearAll(trial);
     if (problems.length > 0) timeline.note(`cleanup problems: ${problems.join('; ')}`);
   };
+  let atOnce = 0;
 
   const unavailable = (why: string): never => {
     throw new SkipSignal(why);
   };
   const host: HostProbe = 'unavailable' in env.host ? unavailableHost(env.host.unavailable) : env.host;
   const requiredWait = <T>(ms: number, wait: Promise<T>): Promise<T> => {
-    timeline.requiredWaitMs += ms;
+    timeline.addRequiredWait(ms);
     return wait;
   };
 
@@ -150,7 +199,9 @@ export function openCheckScope(
     settings: env.settings,
     signal,
     cri,
-    make,
+    get make() {
+      return make();
+    },
     nri: nri ?? {
       available: false,
       plugin: () => unavailable('unavailable' in env.nri ? env.nri.unavailable : 'NRI unavailable'),
@@ -175,40 +226,46 @@ export function openCheckScope(
     },
     trials: async (scenario, build) => {
       const planned = plannedTrials(env.settings.trials, check.trialScale);
+      atOnce = trialsAtOnce(env.settings.parallelTrials, check.trialsAtOnce, planned);
       if (check.trialScale !== 1)
         timeline.note(`${planned} trials, ${check.trialScale} x --trials: ${check.trialScaleWhy}`);
-      tally = emptyTally(planned);
+      if (check.trialsAtOnce && check.trialsAtOnce.max < env.settings.parallelTrials)
+        timeline.note(`at most ${check.trialsAtOnce.max} trials at once: ${check.trialsAtOnce.why}`);
+      timeline.note(`${planned} trials, up to ${atOnce} side by side`);
+      const trials = emptyTally(planned);
+      tally = trials;
       const builds = new TrialBuilds(
-        async (n) =>
-          build
-            ? build(n, createConfigFactory(env.runId, check.id, env.settings.testImage, n), n === planned)
-            : undefined,
+        (n) =>
+          scope.run(n, async () =>
+            build ? build(n, make(), n === planned) : (undefined as Parameters<typeof scenario>[1]['built']),
+          ),
         planned,
         (text) => timeline.note(text),
+        () => trials.started,
       );
-      let current = 0;
       await runTrials(
-        async (n) => {
-          current = n;
-          timeline.note(`trial ${n} of ${planned}`);
-          // Without `build` there is nothing to build: P is undefined.
-          const setup = (await builds.setupFor(n)) as Parameters<typeof scenario>[1];
-          await trialOf.run(n, () => scenario(n, setup));
-        },
+        (n) =>
+          scope.run(n, async () => {
+            timeline.note(`trial ${n} of ${planned}`);
+            await scenario(n, await builds.setupFor(n));
+          }),
         {
-          between: () => cleanupNow(current),
-          onTrial: (n, outcome) => timeline.note(`trial ${n}: ${outcome}`),
-          assertions: () => assertions.count,
+          after: (n) => scope.run(n, () => cleanupNow(n)),
+          onTrial: (n, outcome) => scope.run(n, () => timeline.note(`trial ${n}: ${outcome}`)),
+          assertionsIn: (n) => assertions.countIn(n),
           deviatedIn: (n) => paths.deviatedIn(n),
           absorb: (e, n) => paths.absorb(e, n),
           signal,
         },
-        tally,
+        trials,
+        atOnce,
       );
-      assertTrials(tally);
+      assertTrials(trials);
     },
-    path: (name, scenario) => paths.run(name, scenario, trialOf.getStore()),
-    cleanupNow: () => cleanupNow(),
+    oneAtATime: (what, work) =>
+      scope.oneAtATime(work, () => timeline.note(`waiting for another trial's ${what} to end first`)),
+    path: (name, scenario) => paths.run(name, scenario, scope.current()),
+    cleanupNow: () => cleanupNow(scope.current()),
     shared: async <T>(key: string, produce: () => Promise<T>): Promise<T> => {
       if (!env.shared) return produce();
       const outcome = await env.shared.obtain(key, check.id, produce, () => objects.disturbance);
@@ -231,8 +288,7 @@ export function openCheckScope(
       assertions.require(cond, message);
     },
     // A known deviation in one variant leaves the others to run, as on any path.
-    variant: (name, scenario) =>
-      assertions.variant(name, () => paths.run(name, scenario, trialOf.getStore())),
+    variant: (name, scenario) => assertions.variant(name, () => paths.run(name, scenario, scope.current())),
   };
 
   const teardown = async (): Promise<string[]> => {
@@ -240,5 +296,15 @@ export function openCheckScope(
     await injectors.release().catch((e: unknown) => problems.push(`injector release: ${errorMessage(e)}`));
     return problems;
   };
-  return { t, timeline, observations, assertions, trials: () => tally, paths, teardown, objects };
+  return {
+    t,
+    timeline,
+    observations,
+    assertions,
+    trials: () => tally,
+    trialsAtOnce: () => atOnce,
+    paths,
+    teardown,
+    objects,
+  };
 }

@@ -71,7 +71,7 @@ describe('a known deviation decides only the trials it matched (fake CRI)', () =
         trials: [1, 3],
       },
     ]);
-    expect(r.trials).to.deep.equal({ run: 4, violated: 2 });
+    expect(r.trials).to.deep.equal({ run: 4, violated: 2, atOnce: 1 });
   });
 
   it('is a plain FAIL when a path shows another violation later, with the known deviation kept beside it', async () => {
@@ -83,6 +83,7 @@ describe('a known deviation decides only the trials it matched (fake CRI)', () =
       clause: 'unit',
       message: 'path "container": a leaked netns',
       known: false,
+      trials: [4],
     });
     expect(r.observations['known deviation']).to.match(/in trial 1 of 4: path "sandbox": a leaked shim$/);
   });

@@ -33,7 +33,7 @@ export interface CheckSpec<C extends string = string> {
    * spread over, so that each path gets --trials of them, or more for a race that a broken runtime shows
    * in only a few attempts (`why` says which, so the extra time is explained where it is spent).
    */
-  trials?: boolean | { scale: number; why: string };
+  trials?: boolean | TrialsSpec;
   /**
    * Why the check may wait out a long window while the checks beside it work. The scheduler starts such a
    * check before the rest of its sharing group, so that the window overlaps their work instead of
@@ -43,6 +43,19 @@ export interface CheckSpec<C extends string = string> {
   run(t: CheckContext<NoInfer<C>>): Promise<void>;
 }
 
+/** How a race check runs its trials (CheckSpec.trials). */
+export interface TrialsSpec {
+  /** Trials per --trials (see CheckSpec.trials), and why the check takes more than --trials. */
+  scale?: number;
+  why?: string;
+  /**
+   * At most this many of the check's trials side by side, fewer than --parallel-trials, where running them
+   * at once would change what a trial tests; `why` says how. (A trial's held NRI hooks already take turns:
+   * t.oneAtATime.)
+   */
+  atOnce?: { max: number; why: string };
+}
+
 export interface Check extends Required<Omit<CheckSpec, 'trials' | 'longWait'>> {
   suite: SuiteName;
   trials: boolean;
@@ -50,6 +63,8 @@ export interface Check extends Required<Omit<CheckSpec, 'trials' | 'longWait'>> 
   trialScale: number;
   /** Why the check runs more trials than --trials ('' at scale 1). */
   trialScaleWhy: string;
+  /** The most trials it runs at once, and why so few (undefined: --parallel-trials decides). */
+  trialsAtOnce?: { max: number; why: string };
   /** Why the scheduler starts it early ('' when it need not). */
   longWait: string;
 }
@@ -78,8 +93,9 @@ export function inSuite(suite: SuiteName, specs: readonly CheckSpec[]): Check[] 
     contract: s.contract,
     clauses: s.clauses,
     trials: s.trials !== undefined && s.trials !== false,
-    trialScale: typeof s.trials === 'object' ? s.trials.scale : 1,
-    trialScaleWhy: typeof s.trials === 'object' ? s.trials.why : '',
+    trialScale: typeof s.trials === 'object' ? (s.trials.scale ?? 1) : 1,
+    trialScaleWhy: typeof s.trials === 'object' ? (s.trials.why ?? '') : '',
+    ...(typeof s.trials === 'object' && s.trials.atOnce ? { trialsAtOnce: s.trials.atOnce } : {}),
     longWait: s.longWait ?? '',
     run: s.run,
   }));

@@ -13,8 +13,8 @@ export interface CleanupScope {
   runId?: string;
   /** Only this check of the run. */
   checkId?: string;
-  /** Leaves alone the objects built ahead for a trial after this one (between trials). */
-  spareTrialsAfter?: number;
+  /** Only this trial of the check (after a trial; the trials beside it keep theirs). */
+  trial?: number;
 }
 
 export interface CleanupReport {
@@ -38,9 +38,7 @@ export async function removeLabelled(client: CriClient, scope: CleanupScope): Pr
   const report: CleanupReport = { containers: [], pods: [], owners: [], runs: [], problems: [] };
   const selector = selectorOf(scope);
   const inScope = (labels: Record<string, string>) =>
-    labels[RUN_LABEL] !== undefined &&
-    Object.entries(selector).every(([k, v]) => labels[k] === v) &&
-    !builtForLaterTrial(labels, scope.spareTrialsAfter);
+    labels[RUN_LABEL] !== undefined && Object.entries(selector).every(([k, v]) => labels[k] === v);
 
   const { containers } = await client.call('ListContainers', { filter: { labelSelector: selector } });
   for (const c of containers.filter((c) => inScope(c.labels))) {
@@ -104,15 +102,11 @@ export async function removeLabelledUntilGone(
   }
 }
 
-function builtForLaterTrial(labels: Record<string, string>, after: number | undefined): boolean {
-  const trial = labels[TRIAL_LABEL];
-  return after !== undefined && trial !== undefined && Number(trial) > after;
-}
-
 function selectorOf(scope: CleanupScope): Record<string, string> {
   const s: Record<string, string> = {};
   if (scope.runId) s[RUN_LABEL] = scope.runId;
   if (scope.runId && scope.checkId) s[CHECK_LABEL] = scope.checkId;
+  if (scope.runId && scope.checkId && scope.trial !== undefined) s[TRIAL_LABEL] = String(scope.trial);
   return s;
 }
 

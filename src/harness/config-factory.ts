@@ -13,6 +13,7 @@ import type {
 import type { ConfigFactory, ContainerOptions, PodOptions } from './context.js';
 import { labelsFor, NAME_PREFIX, POD_NAMESPACE, TRIAL_LABEL, uniqueToken } from './labels.js';
 import { containerLogPath, podLogDirectory } from './pod-logs.js';
+import { trialNamePrefix } from './trial-scope.js';
 
 /** A container that sleeps and ignores nothing: the default workload. */
 export const SLEEP_COMMAND = ['sleep', '3600'];
@@ -22,7 +23,10 @@ export function podNamePrefix(checkId: string): string {
   return `${NAME_PREFIX}${checkId.toLowerCase()}-`;
 }
 
-/** `forTrial`: the objects belong to that trial, which cleanup between earlier trials spares. */
+/**
+ * `forTrial`: the objects belong to that trial of the check: they carry its label (its listings, events and
+ * cleanup see only them) and its name prefix (its injector claim).
+ */
 export function createConfigFactory(
   runId: string,
   checkId: string,
@@ -35,7 +39,9 @@ export function createConfigFactory(
   };
   return {
     pod(name: string, opts: PodOptions = {}): PodSandboxConfig {
-      const podName = `${podNamePrefix(checkId)}${name}-${uniqueToken()}`;
+      const prefix =
+        forTrial === undefined ? podNamePrefix(checkId) : trialNamePrefix(podNamePrefix(checkId), forTrial);
+      const podName = `${prefix}${name}-${uniqueToken()}`;
       const uid = opts.uid ?? randomUUID();
       return {
         metadata: { name: podName, uid, namespace: POD_NAMESPACE, attempt: opts.attempt ?? 0 },

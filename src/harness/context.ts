@@ -156,6 +156,8 @@ export interface FaultHandle {
   release(): void;
   remove(): void;
   readonly hits: number;
+  /** Resolves once every hook the fault acted on has been answered (at once when it acted on none). */
+  answered(): Promise<void>;
 }
 
 /** A plugin registered for this check only; closed when the check ends. */
@@ -325,11 +327,15 @@ export interface CheckContext<C extends string = string> {
   /** A visible pause where a race window truly needs one; shows in the timeline with its reason. */
   pause(ms: number, why: string): Promise<void>;
   /**
-   * Runs the scenario up to --trials times its scale (fresh objects each time). The first violating trial
-   * ends the trials and fails the check with "violated in trial k of N" and its message, whatever earlier
-   * trials did; a trial that errors is an ERROR only when none violated; a skip stops the trials. A known
-   * deviation on a path (t.path) ends only that path. A PASS states what the trials could have seen, per
-   * path where the check has paths (trials.ts describeStrength).
+   * Runs the scenario up to --trials times its scale (fresh objects each time), up to --parallel-trials of
+   * them side by side (fewer where the check declares so: CheckSpec.trials.atOnce). Each trial is
+   * independent: inside it t.make names and labels its objects as the trial's, and t.cri's listings,
+   * t.nri's plugins and events, t.inject's settings and logs and t.cleanupNow see only the trial's own, so
+   * no trial's evidence can come from another. The first violating trial ends the trials (none starts after
+   * it) and fails the check with "violated in trial k of N" and its message, whatever other trials did; a
+   * trial that errors is an ERROR only when none violated; a skip stops the trials. A known deviation on a
+   * path (t.path) ends only that path. A PASS states what the trials could have seen, per path where the
+   * check has paths (trials.ts describeStrength).
    *
    * With `build`, a trial's objects that no race depends on are built by it, with a factory whose objects
    * belong to that trial (`last` says whether it is the last trial planned), and handed to the scenario as
@@ -339,6 +345,14 @@ export interface CheckContext<C extends string = string> {
     scenario: (trial: number, setup: TrialSetup<P>) => Promise<void>,
     build?: (trial: number, make: ConfigFactory, last: boolean) => Promise<P>,
   ): Promise<void>;
+  /**
+   * Runs `work` once no other trial of the check is inside oneAtATime, trials taking turns in the order
+   * they ask; at once outside trials. For the part of a trial that holds an NRI hook (`what`): runtimes
+   * deliver hooks one at a time across all pods, so a hold queued behind another trial's would meet its
+   * deadline before its hook and test another scenario. Keep `work` to the hold itself; everything before
+   * and after it overlaps other trials.
+   */
+  oneAtATime<T>(what: string, work: () => Promise<T>): Promise<T>;
   /**
    * Restarts the runtime with --restart-cmd and waits until Version and Status answer again (skips the
    * check when no restart command is configured). Returns how long the runtime took to come back.

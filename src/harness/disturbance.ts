@@ -95,8 +95,11 @@ export class CheckObjects {
   private readonly starting = new Map<string, { stopSeenAt?: Date }>();
   private found: Disturbance | undefined;
   private readonly scenarios: { by: string; disturbance: () => Disturbance | undefined }[] = [];
-  /** While the check's own cleanup sweeps its label, and until a listing asked after it: no adopting. */
-  private sweeping = false;
+  /**
+   * While the check's own cleanup sweeps its label (or a trial's: several may at once), and until a
+   * listing asked after it: no adopting.
+   */
+  private sweeping = 0;
   private sweptAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly opts: CheckObjectsOptions) {}
@@ -124,15 +127,22 @@ export class CheckObjects {
     if (ENDING_METHODS.has(method)) this.ended.add(id);
   }
 
-  /** The check's cleanup is about to end everything it made so far. */
-  endingAll(): void {
-    for (const id of [...this.pods.keys(), ...this.containers.keys()]) this.ended.add(id);
-    this.sweeping = true;
+  /**
+   * The check's cleanup is about to end everything it made so far, or, with `namePrefix`, everything of one
+   * trial (the pods whose names start with it, and their containers).
+   */
+  endingAll(namePrefix?: string): void {
+    const pods = [...this.pods].filter(([, p]) => namePrefix === undefined || p.name.startsWith(namePrefix));
+    const podIds = new Set(pods.map(([id]) => id));
+    for (const id of podIds) this.ended.add(id);
+    for (const [id, c] of this.containers)
+      if (namePrefix === undefined || podIds.has(c.podId)) this.ended.add(id);
+    this.sweeping++;
   }
 
   /** The cleanup's sweep is over: pods listed from now on with the check's label are new ones. */
   sweepDone(): void {
-    this.sweeping = false;
+    this.sweeping = Math.max(0, this.sweeping - 1);
     this.sweptAt = performance.now();
   }
 
@@ -240,7 +250,7 @@ export class CheckObjects {
    */
   private adoptUnnamed(pods: readonly ListedPod[], askedAt: number): void {
     const { checkId } = this.opts;
-    if (!checkId || this.sweeping || askedAt <= this.sweptAt) return;
+    if (!checkId || this.sweeping > 0 || askedAt <= this.sweptAt) return;
     for (const p of pods) {
       const mine = p.labels?.[CHECK_LABEL] === checkId;
       if (mine && p.state === 'SANDBOX_READY' && !this.pods.has(p.id) && !this.ended.has(p.id))

@@ -10,6 +10,7 @@ import { openCheckScope } from './check-context.js';
 import { type CheckPaths, KNOWN_DEVIATION_OBSERVATION } from './check-paths.js';
 import { type Disturbance, describeDisturbance } from './disturbance.js';
 import { errorMessage, isAssertion, SetupError, SkipSignal, violationOf, WaitTimeout } from './errors.js';
+import { floorsOfTimeline } from './floors.js';
 import type { CheckResult, Verdict, ViolationRecord } from './result.js';
 import type { RunEnv } from './run-env.js';
 import { describeStrength, describeTally, type TrialTally } from './trials.js';
@@ -103,11 +104,20 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
     ...(message !== undefined ? { message } : {}),
     ...(detail !== undefined ? { detail } : {}),
     observations: scope.observations,
-    ...violationsOf(violation, scope.paths),
+    ...violationsOf(violation, scope.paths, tally?.violatedIn),
     // A known deviation is a violation too: it only does not end the other trials and paths.
-    ...(tally ? { trials: { run: tally.run, violated: tally.violated + tally.deviated.length } } : {}),
+    ...(tally
+      ? {
+          trials: {
+            run: tally.run,
+            violated: tally.violated + tally.deviated.length,
+            atOnce: scope.trialsAtOnce(),
+          },
+        }
+      : {}),
     timeline: scope.timeline.entries,
     requiredWaitMs: Math.round(scope.timeline.requiredWaitMs),
+    ...(tally ? { floorMs: floorsOfTimeline(scope.timeline, scope.trialsAtOnce()) } : {}),
   };
 }
 
@@ -162,12 +172,21 @@ export function identityOf(
   return { id, suite, title, level, tags, contract };
 }
 
-/** The violations a result carries: the one that decided a FAIL, then the known deviations seen. */
+/**
+ * The violations a result carries: the one that decided a FAIL (with the trial it showed in), then the
+ * known deviations seen.
+ */
 function violationsOf(
   deciding: Omit<ViolationRecord, 'known'> | undefined,
   paths: CheckPaths,
+  trial: number | undefined,
 ): { violations?: ViolationRecord[] } {
-  const all = [...(deciding ? [{ ...deciding, known: false }] : []), ...paths.records()];
+  const decided = deciding && {
+    ...deciding,
+    known: false,
+    ...(trial === undefined ? {} : { trials: [trial] }),
+  };
+  const all = [...(decided ? [decided] : []), ...paths.records()];
   return all.length > 0 ? { violations: all } : {};
 }
 

@@ -178,7 +178,12 @@ const UNIT_RUN_ID = 'unit-run';
 /** The environment a check runs in against the fake runtime. */
 export function fakeEnv(
   client: CriClient,
-  opts: { trials?: number; signal?: AbortSignal; knownDeviation?: RunEnv['knownDeviation'] } = {},
+  opts: {
+    trials?: number;
+    parallelTrials?: number;
+    signal?: AbortSignal;
+    knownDeviation?: RunEnv['knownDeviation'];
+  } = {},
 ): RunEnv {
   return {
     ...(opts.knownDeviation ? { knownDeviation: opts.knownDeviation } : {}),
@@ -190,6 +195,7 @@ export function fakeEnv(
       nriRequestTimeoutMs: 2_000,
       marginMs: MARGIN_MS,
       trials: opts.trials ?? 3,
+      parallelTrials: opts.parallelTrials ?? 1,
       cacheTtlMs: 5_000,
       runtimeHandler: '',
       testImage: 'test:1',

@@ -7,7 +7,9 @@
  * Checks that use them run at once, so each check claims its own settings: the directory pods/<key>/ in
  * each control directory, where the key starts the names of all of the check's pods. The wrappers apply
  * that directory's delay and failure only to those pods and tag their log lines with the key, so a check
- * sets and reads nothing of another's.
+ * sets and reads nothing of another's. A trial of a check claims a key of its own the same way (its pods'
+ * names start `cc-idem-14t3-`, which the check's `cc-idem-14-` does not start), so trials run side by side
+ * each set their own delay and read only their own pods' lines.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -20,6 +22,7 @@ import {
   injectorFor,
   type OfferedInjector,
 } from './injector-needs.js';
+import { trialNamePrefix } from './trial-scope.js';
 import type { Need } from './vocabulary.js';
 
 const DELAY_FILE = 'delay-ms';
@@ -48,8 +51,10 @@ function keyedLog(dir: string, log: WrapperLog): KeyedLog {
 }
 
 export class CheckInjectors implements Injectors {
-  /** The check's own settings directories, claimed when it first takes an injector. */
-  private readonly claimed = new Set<string>();
+  /** The settings directories claimed so far, with the key (check or trial) each was claimed for. */
+  private readonly claimed = new Map<string, string>();
+  /** Per log and key: the lines the log held when the key was first claimed (earlier runs' lines). */
+  private readonly linesAtClaim = new Map<string, number>();
   /** Injectors the check uses only where the run offers them (see offers()). */
   private readonly optional = new Set<InjectorNeed>();
 
@@ -57,12 +62,14 @@ export class CheckInjectors implements Injectors {
    * `declared`: the check's needs; asking for an injector it did not declare is a bug in the check.
    * `key`: the start of every pod name the check makes (config-factory's podNamePrefix).
    * `uses`: the injectors it may take where the run offers them (CheckSpec.uses).
+   * `trialOf`: the trial the caller runs in; inside one, every setting and log is the trial's own.
    */
   constructor(
     private readonly config: InjectorConfig,
     private readonly declared: readonly Need[],
     private readonly key: string,
     private readonly uses: readonly OfferedInjector[] = [],
+    private readonly trialOf: () => number | undefined = () => undefined,
   ) {}
 
   slowRuntime(): SlowRuntime {
@@ -103,10 +110,20 @@ export class CheckInjectors implements Injectors {
     return undefined;
   }
 
-  /** Puts every delay this check set back to zero and lifts every CNI failure it asked for. */
-  async reset(): Promise<void> {
+  /**
+   * Puts every delay this check set back to zero and lifts every CNI failure it asked for; with `trial`,
+   * gives up that trial's settings instead (its pods are gone: nothing of the trial is delayed any more).
+   */
+  async reset(trial?: number): Promise<void> {
+    if (trial !== undefined) {
+      const key = trialNamePrefix(this.key, trial);
+      const own = [...this.claimed].filter(([, k]) => k === key).map(([dir]) => dir);
+      for (const dir of own) this.claimed.delete(dir);
+      await Promise.all(own.map((dir) => rm(dir, { recursive: true, force: true })));
+      return;
+    }
     await Promise.all(
-      [...this.claimed].map(async (dir) => {
+      [...this.claimed.keys()].map(async (dir) => {
         await writeDelay(dir, 0);
         await rm(join(dir, FAIL_FILE), { force: true });
       }),
@@ -115,7 +132,7 @@ export class CheckInjectors implements Injectors {
 
   /** Gives up the check's settings directories: its pods, if any were left, are then delayed by no one. */
   async release(): Promise<void> {
-    await Promise.all([...this.claimed].map((dir) => rm(dir, { recursive: true, force: true })));
+    await Promise.all([...this.claimed.keys()].map((dir) => rm(dir, { recursive: true, force: true })));
     this.claimed.clear();
   }
 
@@ -151,59 +168,82 @@ export class CheckInjectors implements Injectors {
   private runtime(): SlowRuntime {
     const { slowRuntimeHandler: handler, slowRuntimeDir: dir } = this.config;
     if (!handler || !dir) throw new Error('unreachable: require() checked the slow runtime handler');
-    const own = this.claim(dir);
+    this.claim(dir);
     return {
       handler,
-      setDelay: (ms) => writeDelay(own, ms),
-      createdIds: this.idsLoggedSince(keyedLog(dir, 'created.log')),
+      setDelay: (ms) => writeDelay(this.claim(dir), ms),
+      createdIds: this.idsLoggedSince(dir, keyedLog(dir, 'created.log')),
     };
   }
 
   private cni(): SlowCni {
     const dir = this.config.slowCniDir;
     if (!dir) throw new Error('unreachable: require() checked the slow CNI dir');
-    const own = this.claim(dir);
-    const added = keyedLog(dir, 'added.log');
-    const addedAtStart = this.linesOf(added);
+    this.claim(dir);
+    const added = this.linesLoggedSince(dir, keyedLog(dir, 'added.log'));
     return {
-      setDelay: (ms) => writeDelay(own, ms),
-      deletedIds: this.idsLoggedSince(keyedLog(dir, 'del.log')),
-      setFail: (fail) =>
-        fail ? writeFile(join(own, FAIL_FILE), 'cri-conform\n') : rm(join(own, FAIL_FILE), { force: true }),
+      setDelay: (ms) => writeDelay(this.claim(dir), ms),
+      deletedIds: this.idsLoggedSince(dir, keyedLog(dir, 'del.log')),
+      setFail: (fail) => {
+        const own = this.claim(dir);
+        return fail
+          ? writeFile(join(own, FAIL_FILE), 'cri-conform\n')
+          : rm(join(own, FAIL_FILE), { force: true });
+      },
       added: async () => {
-        const lines = (await this.linesOf(added)).slice((await addedAtStart).length);
         const owners = new Map<string, string>();
-        for (const [id, netns] of lines.map((l) => l.split(' '))) if (id && netns) owners.set(netns, id);
+        for (const [id, netns] of (await added()).map((l) => l.split(' ')))
+          if (id && netns) owners.set(netns, id);
         return owners;
       },
     };
   }
 
+  /** The key of the caller: its trial's inside a trial, else the check's. */
+  private currentKey(): string {
+    const trial = this.trialOf();
+    return trial === undefined ? this.key : trialNamePrefix(this.key, trial);
+  }
+
   /**
-   * The check's settings directory in a control dir, made at once: from here on the wrapper tags the
-   * check's pods with the key, so the check reads them in the shared logs.
+   * The caller's settings directory in a control dir, made at once: from here on the wrapper tags the pods
+   * of the caller's key with it, so the caller reads them in the shared logs.
    */
   private claim(dir: string): string {
-    const own = join(dir, CLAIMS_DIR, this.key);
+    const key = this.currentKey();
+    const own = join(dir, CLAIMS_DIR, key);
     if (!this.claimed.has(own)) {
+      for (const log of Object.keys(WRAPPER_LOGS) as WrapperLog[]) {
+        const file = join(dir, log);
+        const count = ownLines(splitLines(readOrEmpty(file)), WRAPPER_LOGS[log], key).length;
+        this.linesAtClaim.set(`${file} ${key}`, count);
+      }
       mkdirSync(own, { recursive: true });
-      this.claimed.add(own);
+      this.claimed.set(own, key);
     }
     return own;
   }
 
-  /** The check's lines of a wrapper log: those that carry its key. */
-  private async linesOf(log: KeyedLog): Promise<string[]> {
-    return ownLines(await readLines(log.file), log.keyField, this.key);
+  /**
+   * A reader of the lines the caller's pods gained in `log` since this call (a key first seen later: since
+   * it was claimed). The count at the start is read at once, so nothing logged after the call can count as
+   * "before".
+   */
+  private linesLoggedSince(dir: string, log: KeyedLog): () => Promise<string[]> {
+    const keyNow = this.currentKey();
+    const before = ownLines(splitLines(readOrEmpty(log.file)), log.keyField, keyNow).length;
+    return async () => {
+      this.claim(dir);
+      const key = this.currentKey();
+      const from = key === keyNow ? before : (this.linesAtClaim.get(`${log.file} ${key}`) ?? 0);
+      return ownLines(await readLines(log.file), log.keyField, key).slice(from);
+    };
   }
 
-  /**
-   * A reader of the ids the check's pods gained in `log` after this call. The count at the start is read
-   * at once, so nothing logged after the call can count as "before".
-   */
-  private idsLoggedSince(log: KeyedLog): () => Promise<string[]> {
-    const before = idsIn(ownLines(splitLines(readOrEmpty(log.file)), log.keyField, this.key)).length;
-    return async () => idsIn(await this.linesOf(log)).slice(before);
+  /** As linesLoggedSince, for the ids those lines name. */
+  private idsLoggedSince(dir: string, log: KeyedLog): () => Promise<string[]> {
+    const lines = this.linesLoggedSince(dir, log);
+    return async () => idsIn(await lines());
   }
 }
 

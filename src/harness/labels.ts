@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 
 export const RUN_LABEL = 'cri-conform.io/run';
 export const CHECK_LABEL = 'cri-conform.io/check';
-/** Set on objects a check built ahead for one of its trials: cleanup between earlier trials spares them. */
+/** Set on the objects of one trial of a check: the trial's listings, events and cleanup see only them. */
 export const TRIAL_LABEL = 'cri-conform.io/trial';
 export const NAME_PREFIX = 'cc-';
 export const POD_NAMESPACE = 'cri-conform';

@@ -13,7 +13,7 @@ import type {
   NriPod,
 } from '../nri/types.js';
 import type { FaultHandle, NriControl, TestPlugin } from './context.js';
-import { CHECK_LABEL, RUN_LABEL } from './labels.js';
+import { CHECK_LABEL, RUN_LABEL, TRIAL_LABEL } from './labels.js';
 import type { RegistrationGate } from './registration-gate.js';
 import { undeclaredStall } from './sharing.js';
 import type { Sequence, Timeline } from './timeline.js';
@@ -35,49 +35,70 @@ export interface NriControlDeps {
   signal: AbortSignal;
   /** Sees every event of the check's pods as it arrives (disturbance.ts). */
   onEvent?: (e: NriEventRecord) => void;
+  /**
+   * The trial the caller runs in (trial-scope.ts). A plugin registered in a trial is that trial's: it acts
+   * on the trial's pods only, carries the trial in its name, and goes with the trial's cleanup.
+   */
+  trialOf?: () => number | undefined;
+  /** The key the registration gate knows the caller by (the check, or one of its trials). */
+  gateKey?: () => string;
+  /** Runs a registration as a call that needs the runtime's hooks (trial-scope.ts hooked). */
+  hooked?: <T>(register: () => Promise<T>) => Promise<T>;
 }
 
 export class CheckNri implements NriControl {
   readonly available = true;
-  private readonly plugins: CheckPlugin[] = [];
+  /** The check's plugins, each with the trial it was registered in. */
+  private readonly plugins: { plugin: CheckPlugin; trial: number | undefined }[] = [];
   private readonly watched = new Set<string>();
 
   constructor(private readonly deps: NriControlDeps) {}
 
   async plugin(opts: { index: string; events: readonly NriEventName[]; name?: string }): Promise<TestPlugin> {
-    const name = opts.name ?? `cri-conform-${this.deps.checkId.toLowerCase()}`;
+    const trial = this.deps.trialOf?.();
+    const own = opts.name ?? `cri-conform-${this.deps.checkId.toLowerCase()}`;
+    // Trials side by side each register their own plugin; a runtime tells plugins apart by index and name.
+    const name = trial === undefined || opts.name !== undefined ? own : `${own}-t${trial}`;
     const pluginOpts: PluginOptions = {
       socketPath: this.deps.socketPath,
       name,
       index: opts.index,
       events: opts.events,
       sequence: this.deps.sequence.next,
-      acceptsPod: (pod, container) => this.isOurs(pod, container),
+      acceptsPod: (pod, container) => this.isOurs(pod, container, trial),
       onEvent: (e) => this.record(e),
       // Until the runtime gives up on the plugin the check can only wait; past its timeout it waits on the
       // runtime's slowness, which the contract does not require.
       onHungUntilClosed: (_e, ms) => {
-        this.deps.timeline.requiredWaitMs += Math.min(ms, this.deps.nriRequestTimeoutMs);
+        this.deps.timeline.addRequiredWait(Math.min(ms, this.deps.nriRequestTimeoutMs), trial);
       },
     };
+    const hooked = this.deps.hooked ?? (<T>(register: () => Promise<T>) => register());
     const start = () =>
-      this.deps.registrations.registration(
-        this.deps.checkId,
-        () => startWhileLive(pluginOpts, this.deps.signal),
-        this.deps.signal,
+      hooked(() =>
+        this.deps.registrations.registration(
+          this.deps.gateKey?.() ?? this.deps.checkId,
+          () => startWhileLive(pluginOpts, this.deps.signal),
+          this.deps.signal,
+        ),
       );
     const plugin = new CheckPlugin(pluginOpts, await start(), start, {
       id: this.deps.checkId,
       needs: this.deps.needs,
       timeline: this.deps.timeline,
     });
-    this.plugins.push(plugin);
+    this.plugins.push({ plugin, trial });
     this.deps.timeline.note(`NRI plugin ${plugin.label} registered for ${opts.events.join(',')}`);
     return plugin;
   }
 
+  /** Every event of the check's pods; inside a trial, of the trial's pods only. */
   events(match: EventMatch = {}): NriEventRecord[] {
-    return this.plugins.flatMap((p) => p.events(match)).sort((a, b) => a.seq - b.seq);
+    const trial = this.deps.trialOf?.();
+    return this.plugins
+      .flatMap(({ plugin }) => plugin.events(match))
+      .filter((e) => trial === undefined || trialOfEvent(e) === trial)
+      .sort((a, b) => a.seq - b.seq);
   }
 
   watchIds(ids: readonly string[]): void {
@@ -89,25 +110,30 @@ export class CheckNri implements NriControl {
    * the check watches, or when its pod is no one's (no id, or neither name nor uid): no runtime creates such
    * a pod, so only a runtime relaying an invalid request sends one, and the check must see it.
    */
-  private isOurs(pod: NriPod, container: NriContainer | undefined): boolean {
+  private isOurs(pod: NriPod, container: NriContainer | undefined, trial: number | undefined): boolean {
     const labelled = (labels: Record<string, string>) =>
-      labels[RUN_LABEL] === this.deps.runId && labels[CHECK_LABEL] === this.deps.checkId;
+      labels[RUN_LABEL] === this.deps.runId &&
+      labels[CHECK_LABEL] === this.deps.checkId &&
+      (trial === undefined || labels[TRIAL_LABEL] === String(trial));
     if (labelled(pod.labels) || (container !== undefined && labelled(container.labels))) return true;
     const ids = [pod.id, container?.id ?? '', container?.podSandboxId ?? ''];
     if (ids.some((id) => id !== '' && this.watched.has(id))) return true;
     return pod.id === '' || (pod.name === '' && pod.uid === '');
   }
 
-  /** Releases every hold and disconnects every plugin of the check. */
-  async closeAll(): Promise<void> {
-    await Promise.allSettled(this.plugins.map((p) => p.close()));
+  /** Releases every hold and disconnects every plugin of the check, or those of one trial. */
+  async closeAll(trial?: number): Promise<void> {
+    const closing = this.plugins.filter((p) => trial === undefined || p.trial === trial);
+    await Promise.allSettled(closing.map(({ plugin }) => plugin.close()));
   }
 
   private record(e: NriEventRecord): void {
     this.deps.onEvent?.(e);
+    const trial = trialOfEvent(e);
     this.deps.timeline.add(
       {
         kind: 'nri',
+        ...(trial === undefined ? {} : { trial }),
         plugin: `${e.pluginIndex}-${e.pluginName}`,
         event: e.event,
         podId: e.pod.id,
@@ -173,7 +199,7 @@ class CheckPlugin implements TestPlugin {
     if (outcome !== 'open') return outcome;
     // A window the connection outlived is one the contract set: the plugin had to stay connected through
     // it, or a runtime that never drops it can only be told from a slow one by waiting it out.
-    this.owner.timeline.requiredWaitMs += opts.withinMs;
+    this.owner.timeline.addRequiredWait(opts.withinMs);
     return undefined;
   }
 
@@ -186,6 +212,12 @@ class CheckPlugin implements TestPlugin {
   close(): Promise<void> {
     return this.current.close();
   }
+}
+
+/** The trial whose pod (or container) an event is about, by its trial label; undefined for none. */
+function trialOfEvent(e: NriEventRecord): number | undefined {
+  const label = e.pod.labels[TRIAL_LABEL] ?? e.container?.labels[TRIAL_LABEL];
+  return label === undefined ? undefined : Number(label);
 }
 
 /**

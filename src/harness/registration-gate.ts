@@ -6,7 +6,9 @@
  * - a registration waits until no other check has a RemovePodSandbox in flight;
  * - a RemovePodSandbox waits while another check's registration waits or is under way (a registration
  *   is never starved by a stream of removals).
- * A check's own calls never wait for each other: TEAR-16 registers during its own removal on purpose.
+ * A check's own calls never wait for each other: TEAR-16 registers during its own removal on purpose. The
+ * trials of a check that run side by side are kept apart like checks (each has a key of its own), since
+ * nothing orders one trial's registration against another's removal.
  */
 import type { CallGate } from '../cri/client.js';
 
@@ -17,9 +19,13 @@ export class RegistrationGate {
   private readonly registering: Counts = new Map();
   private wakeAll: (() => void)[] = [];
 
-  /** The gate for one check's CRI calls: its RemovePodSandbox calls wait as above, the rest go at once. */
-  forCalls(checkId: string, signal: AbortSignal): CallGate {
-    return (method, send) => (method === 'RemovePodSandbox' ? this.removal(checkId, send, signal) : send());
+  /**
+   * The gate for one check's CRI calls: its RemovePodSandbox calls wait as above, the rest go at once.
+   * `key` names the caller when the call is made (the check, or the trial of it the call comes from).
+   */
+  forCalls(key: string | (() => string), signal: AbortSignal): CallGate {
+    const keyNow = typeof key === 'string' ? () => key : key;
+    return (method, send) => (method === 'RemovePodSandbox' ? this.removal(keyNow(), send, signal) : send());
   }
 
   // Each test of the other side and the count of this side happen with no await between them, so a

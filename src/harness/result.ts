@@ -19,6 +19,8 @@ export type TimelineEntry =
       kind: 'cri';
       seq: number;
       atMs: number; // since the check started
+      /** The trial of t.trials the entry belongs to (trials run side by side); absent outside trials. */
+      trial?: number;
       method: string;
       ids: string; // pod/container ids or names the call concerns, human-readable
       deadlineMs: number | undefined;
@@ -30,6 +32,7 @@ export type TimelineEntry =
       kind: 'nri';
       seq: number;
       atMs: number;
+      trial?: number;
       plugin: string; // "<index>-<name>"
       event: string;
       podId: string;
@@ -38,7 +41,7 @@ export type TimelineEntry =
       containerName?: string;
       note?: string; // e.g. "fault: hang", "fault: error"
     }
-  | { kind: 'note'; seq: number; atMs: number; text: string };
+  | { kind: 'note'; seq: number; atMs: number; text: string; trial?: number };
 
 /** A violation a check found, in its own words, with the clause of the contract it broke. */
 export interface ViolationRecord {
@@ -74,8 +77,11 @@ export interface CheckResult {
    * then the known deviations it saw (which decide a FAIL only when nothing else does).
    */
   violations?: ViolationRecord[];
-  /** For trial checks: how many trials ran and how many violated the contract. */
-  trials?: { run: number; violated: number };
+  /**
+   * For trial checks: how many trials ran, how many violated the contract, and how many the run let go
+   * side by side (--parallel-trials, or fewer where the check says so).
+   */
+  trials?: { run: number; violated: number; atOnce?: number };
   timeline: TimelineEntry[];
   /**
    * failed or deviation: the known, upstream-tracked runtime issue this failure matches (an entry of the
@@ -87,6 +93,12 @@ export interface CheckResult {
    * calls that were meant to time out. The benchmark compares it with the wall time.
    */
   requiredWaitMs?: number;
+  /**
+   * Trial checks: the least wall time their required waits allow. `serial`: every trial one after another
+   * (requiredWaitMs). `sideBySide`: as the run ran them, the waits outside the trials plus the longer of
+   * the trials packed into `trials.atOnce` lanes and the holds the runtime serializes (one at a time).
+   */
+  floorMs?: { sideBySide: number; serial: number };
 }
 
 export interface RunProperties {

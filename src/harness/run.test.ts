@@ -29,6 +29,7 @@ function configFor(endpoint: string): RunConfig {
     restartTimeoutMs: 1_000,
     cacheTtlMs: 5_000,
     trials: 2,
+    parallelTrials: 1,
     parallel: 1,
     checkTimeoutMs: 10_000,
     failFast: false,

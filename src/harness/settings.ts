@@ -23,6 +23,8 @@ export interface RunConfig {
   restartTimeoutMs: number;
   cacheTtlMs: number;
   trials: number;
+  /** Trials of one race check at once (--parallel-trials); a check may take fewer (CheckSpec.trials). */
+  parallelTrials: number;
   parallel: number;
   checkTimeoutMs: number;
   runTimeoutMs?: number;
@@ -60,6 +62,8 @@ export interface CheckSettings {
   /** Added to bounds that come from a runtime timeout (scheduling noise, not slack for the runtime). */
   marginMs: number;
   trials: number;
+  /** --parallel-trials: how many trials of a race check run side by side at most. */
+  parallelTrials: number;
   cacheTtlMs: number;
   runtimeHandler: string;
   testImage: string;
@@ -75,6 +79,7 @@ export function checkSettingsOf(c: RunConfig): CheckSettings {
     nriRequestTimeoutMs: c.nriRequestTimeoutMs,
     marginMs: MARGIN_MS,
     trials: c.trials,
+    parallelTrials: c.parallelTrials,
     cacheTtlMs: c.cacheTtlMs,
     runtimeHandler: c.runtimeHandler,
     testImage: c.testImage,

@@ -21,7 +21,7 @@ import type {
 } from './context.js';
 import { type CheckObjects, endsAnObject } from './disturbance.js';
 import { shortId } from './ids.js';
-import { CHECK_LABEL, RUN_LABEL } from './labels.js';
+import { CHECK_LABEL, RUN_LABEL, TRIAL_LABEL } from './labels.js';
 import { makeContainerLogDir, missingLogPath } from './pod-logs.js';
 import { retryLikeKubelet } from './retry.js';
 import type { Timeline } from './timeline.js';
@@ -31,7 +31,10 @@ export interface TrackedCriDeps {
   timeline: Timeline;
   runId: string;
   checkId: string;
-  make: ConfigFactory;
+  /** The factory of the caller's trial (or the check's outside trials). */
+  make: () => ConfigFactory;
+  /** The trial the caller runs in (trial-scope.ts): lists see only its objects, calls are its own. */
+  trialOf?: () => number | undefined;
   runtimeHandler: string;
   callTimeoutMs: number;
   signal: AbortSignal;
@@ -42,25 +45,44 @@ export interface TrackedCriDeps {
   lookBeforeEnding?: () => Promise<void>;
 }
 
+/** CallOpts, plus where the call's required wait goes (retries count their attempts' waits themselves). */
+type CountedCallOpts = CallOpts & { countWait?: (ms: number) => void };
+
 export class CheckCri implements TrackedCri {
   private readonly client: CriClient;
-  private readonly inFlight = new Set<Promise<unknown>>();
+  /** Calls in flight, each with the trial it was made in. */
+  private readonly inFlight = new Map<Promise<unknown>, number | undefined>();
+  /** The trial each request was sent from, for its timeline entry. */
+  private readonly trialOfRequest = new WeakMap<object, number>();
 
   constructor(private readonly deps: TrackedCriDeps) {
     this.client = deps.client.withObserver((r) => this.record(r));
   }
 
-  /** Settles when every call this check started has returned (or the wait gives up). */
-  async settled(withinMs: number): Promise<boolean> {
+  /**
+   * Settles when every call this check started (or, with `trial`, that trial started) has returned, or
+   * the wait gives up.
+   */
+  async settled(withinMs: number, trial?: number): Promise<boolean> {
     const deadline = Date.now() + withinMs;
-    while (this.inFlight.size > 0 && Date.now() < deadline) {
+    const mine = () =>
+      [...this.inFlight].filter(([, t]) => trial === undefined || t === trial).map(([p]) => p);
+    while (mine().length > 0 && Date.now() < deadline) {
       const left = deadline - Date.now();
-      await Promise.race([Promise.allSettled([...this.inFlight]), delay(left)]);
+      await Promise.race([Promise.allSettled(mine()), delay(left)]);
     }
-    return this.inFlight.size === 0;
+    return mine().length === 0;
   }
 
-  call<M extends CriMethod>(method: M, request: CriRequest<M>, opts: CallOpts = {}): Promise<CriResponse<M>> {
+  private trial(): number | undefined {
+    return this.deps.trialOf?.();
+  }
+
+  call<M extends CriMethod>(
+    method: M,
+    request: CriRequest<M>,
+    opts: CountedCallOpts = {},
+  ): Promise<CriResponse<M>> {
     // Once the check has ended, code it abandoned must not reach the runtime, and calls in flight are cancelled.
     const checkSignal = this.deps.signal;
     if (checkSignal.aborted) return Promise.reject(checkSignal.reason);
@@ -69,6 +91,9 @@ export class CheckCri implements TrackedCri {
     if (unsafe) return Promise.reject(new Error(`cri-conform refused to send ${unsafe} (a bug of the tool)`));
     makeContainerLogDir(method, request);
     const shaped = kubeletShaped(method, request);
+    const trial = this.trial();
+    if (trial !== undefined && typeof shaped === 'object' && shaped !== null)
+      this.trialOfRequest.set(shaped, trial);
     const signal = opts.signal ? AbortSignal.any([opts.signal, checkSignal]) : checkSignal;
     const deadlineMs = opts.deadlineMs ?? this.deps.callTimeoutMs;
     const late = opts.cancelLateByMs === undefined ? {} : { cancelLateByMs: opts.cancelLateByMs };
@@ -84,7 +109,7 @@ export class CheckCri implements TrackedCri {
     const look = this.deps.lookBeforeEnding;
     // The look comes before the call is marked as the check's own: it judges the object as it was.
     const p = look && endsAnObject(method) ? look().then(go) : go();
-    this.inFlight.add(p);
+    this.inFlight.set(p, trial);
     p.then(
       (reply) => objects?.replied(method, shaped, reply),
       (e: unknown) => {
@@ -93,41 +118,21 @@ export class CheckCri implements TrackedCri {
     );
     const forget = () => this.inFlight.delete(p);
     p.then(forget, forget);
+    const count = (code: string) => {
+      const ms = requiredWaitOf(opts, deadlineMs, performance.now() - startedAt, code, this.deps.signal);
+      if (ms > 0) (opts.countWait ?? ((w) => this.deps.timeline.addRequiredWait(w, trial)))(ms);
+    };
     p.then(
-      () => this.countRequiredWait(opts, deadlineMs, performance.now() - startedAt, 'OK'),
-      (e: unknown) =>
-        this.countRequiredWait(
-          opts,
-          deadlineMs,
-          performance.now() - startedAt,
-          e instanceof CriCallError ? e.statusName : '',
-        ),
+      () => count('OK'),
+      (e: unknown) => count(e instanceof CriCallError ? e.statusName : ''),
     );
     return p;
-  }
-
-  /**
-   * A call meant to time out waits as long as the contract makes it: to its deadline, to the runtime's own
-   * copy of it when the client cancels late, or to the check's deliberate cancel. That time is a required
-   * wait (the benchmarks compare wall time against it). A runtime whose own copy of the deadline fires
-   * first answers CANCELLED at the deadline (grpc-go), which is the same wait.
-   */
-  private countRequiredWait(opts: CallOpts, deadlineMs: number, latencyMs: number, code: string): void {
-    const timeline = this.deps.timeline;
-    // A call the client cancels late waits past its deadline on purpose; the branch below counts all of it.
-    const atDeadline = code === 'CANCELLED' && opts.cancelLateByMs === undefined && latencyMs >= deadlineMs;
-    if (code === 'DEADLINE_EXCEEDED' || atDeadline)
-      timeline.requiredWaitMs += Math.min(latencyMs, deadlineMs);
-    else if (opts.cancelLateByMs !== undefined && latencyMs >= deadlineMs)
-      timeline.requiredWaitMs += latencyMs;
-    else if (code === 'CANCELLED' && opts.signal?.aborted && !this.deps.signal.aborted)
-      timeline.requiredWaitMs += latencyMs;
   }
 
   async tryCall<M extends CriMethod>(
     method: M,
     request: CriRequest<M>,
-    opts?: CallOpts,
+    opts?: CountedCallOpts,
   ): Promise<CallResult<CriResponse<M>>> {
     const started = performance.now();
     try {
@@ -156,21 +161,25 @@ export class CheckCri implements TrackedCri {
     policy: RetryPolicy,
   ): Promise<RetryOutcome<CriResponse<M>>> {
     const timeline = this.deps.timeline;
-    const countedBefore = timeline.requiredWaitMs;
+    // The attempts' own waits count only when the retries converged; else the whole budget counts, once.
+    let attemptsMs = 0;
+    const countWait = (ms: number) => {
+      attemptsMs += ms;
+    };
     const startedAt = performance.now();
     const outcome = await retryLikeKubelet(
-      (deadlineMs) => this.tryCall(method, request, { deadlineMs }),
+      (deadlineMs) => this.tryCall(method, request, { deadlineMs, countWait }),
       policy,
       this.deps.signal,
     );
     if (outcome.value === undefined && !this.deps.signal.aborted) {
       const spentMs = Math.min(performance.now() - startedAt, policy.budgetMs);
-      timeline.requiredWaitMs = countedBefore + spentMs;
+      timeline.addRequiredWait(spentMs);
       // scripts/lib/bench-breakdown.js reads this note, to show the ratio with and without these waits.
       timeline.note(
         `retries did not converge in ${Math.round(spentMs)} ms of their budget (a required wait)`,
       );
-    }
+    } else timeline.addRequiredWait(attemptsMs);
     return outcome;
   }
 
@@ -284,22 +293,32 @@ export class CheckCri implements TrackedCri {
     name: string,
     opts: Parameters<TrackedCri['runPodWithContainer']>[1] = {},
   ): Promise<{ podId: string; containerId: string; podConfig: PodSandboxConfig }> {
-    const podConfig = this.deps.make.pod(name, opts.pod);
+    const make = this.deps.make();
+    const podConfig = make.pod(name, opts.pod);
     const podId = await this.runPod(podConfig);
-    const config = this.deps.make.container('workload', { ...opts.container, command: opts.command });
+    const config = make.container('workload', { ...opts.container, command: opts.command });
     const containerId = await this.createContainer(podId, config, podConfig);
     await this.startContainer(containerId);
     return { podId, containerId, podConfig };
   }
 
+  /** The check's labels, and inside a trial the trial's: a trial lists only its own objects. */
   private ownLabels(): Record<string, string> {
-    return { [RUN_LABEL]: this.deps.runId, [CHECK_LABEL]: this.deps.checkId };
+    const trial = this.trial();
+    return {
+      [RUN_LABEL]: this.deps.runId,
+      [CHECK_LABEL]: this.deps.checkId,
+      ...(trial === undefined ? {} : { [TRIAL_LABEL]: String(trial) }),
+    };
   }
 
   private record(r: CallRecord): void {
+    const trial =
+      typeof r.request === 'object' && r.request !== null ? this.trialOfRequest.get(r.request) : undefined;
     this.deps.timeline.add(
       {
         kind: 'cri',
+        ...(trial === undefined ? {} : { trial }),
         method: r.method,
         ids: describeRequest(r.request),
         deadlineMs: r.deadlineMs,
@@ -336,6 +355,27 @@ async function goneOnNotFound(status: Promise<{ state: string }>): Promise<strin
     if (e instanceof CriCallError && e.statusName === 'NOT_FOUND') return 'GONE';
     throw e;
   }
+}
+
+/**
+ * How long of a call's time the contract makes it wait: a call meant to time out waits to its deadline, to
+ * the runtime's own copy of it when the client cancels late, or to the check's deliberate cancel (the
+ * benchmarks compare wall time against these waits). A runtime whose own copy of the deadline fires first
+ * answers CANCELLED at the deadline (grpc-go), which is the same wait. 0 for any other call.
+ */
+function requiredWaitOf(
+  opts: CallOpts,
+  deadlineMs: number,
+  latencyMs: number,
+  code: string,
+  checkSignal: AbortSignal,
+): number {
+  // A call the client cancels late waits past its deadline on purpose; the branch below counts all of it.
+  const atDeadline = code === 'CANCELLED' && opts.cancelLateByMs === undefined && latencyMs >= deadlineMs;
+  if (code === 'DEADLINE_EXCEEDED' || atDeadline) return Math.min(latencyMs, deadlineMs);
+  if (opts.cancelLateByMs !== undefined && latencyMs >= deadlineMs) return latencyMs;
+  if (code === 'CANCELLED' && opts.signal?.aborted && !checkSignal.aborted) return latencyMs;
+  return 0;
 }
 
 function delay(ms: number): Promise<void> {

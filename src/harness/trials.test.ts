@@ -39,7 +39,7 @@ describe('trials keep what they found (fake CRI)', () => {
     expect(r.message).to.equal(
       'violated in trial 1 of 3 (trials 2-3 not run: one violation decides): a duplicate in trial 1',
     );
-    expect(r.trials).to.deep.equal({ run: 1, violated: 1 });
+    expect(r.trials).to.deep.equal({ run: 1, violated: 1, atOnce: 1 });
     expect(fake.pods.size).to.equal(0);
   });
 
@@ -54,7 +54,7 @@ describe('trials keep what they found (fake CRI)', () => {
   it('fails when a violation comes after an error: the error does not end the trials', async () => {
     const r = await runTrials(['error', 'violate', 'hold']);
     expect(r.verdict).to.equal('failed');
-    expect(r.trials).to.deep.equal({ run: 2, violated: 1 });
+    expect(r.trials).to.deep.equal({ run: 2, violated: 1, atOnce: 1 });
     expect(r.message).to.match(
       /^violated in trial 2 of 3 \(trial 3 not run.*; also error in trial 1: the plugin connection broke$/,
     );
@@ -126,7 +126,7 @@ describe('trials keep what they found (fake CRI)', () => {
     );
     expect(r.verdict).to.equal('passed');
     expect(ran).to.equal(6);
-    expect(r.trials).to.deep.equal({ run: 6, violated: 0 });
+    expect(r.trials).to.deep.equal({ run: 6, violated: 0, atOnce: 1 });
     expect(r.timeline.some((e) => e.kind === 'note' && e.text === 'trial 6 of 6')).to.equal(true);
   });
 

@@ -2,21 +2,36 @@
  * Repeats a race-prone scenario. One lucky trial never turns a broken runtime green: any violating trial
  * fails the check, with its evidence. Trials keep what they found: a later trial that errors or skips never
  * throws away an earlier violation, and a violation always wins. The first violation ends the trials: it
- * already decides the verdict, and a runtime that fails should not be made to fail four times more. A known
- * deviation (check-paths.ts) is no such violation: it decides only the trial it showed in, and the trials
- * go on, so that a new bug behind it still shows.
+ * already decides the verdict, and a runtime that fails should not be made to fail four times more, so no
+ * trial starts after it (those already under way run to their end). A known deviation (check-paths.ts) is
+ * no such violation: it decides only the trial it showed in, and the trials go on, so that a new bug behind
+ * it still shows.
+ *
+ * Trials run side by side, up to `parallel` at once (--parallel-trials, or fewer where the check says so):
+ * each is independent by construction (its own objects, names, plugins and injector claims; trial-scope.ts),
+ * and most of a trial is waiting.
  */
 import { ContractViolation, errorMessage, SetupError, SkipSignal, violationOf } from './errors.js';
 
 export interface TrialTally {
   /** How many trials the run asked for (--trials). */
   planned: number;
+  /** Trials that ran to their end. */
   run: number;
+  /** The highest trial number started (trials start in order, so every lower one started too). */
+  started: number;
   violated: number;
-  /** The violation's message (it ended the trials, so it came from trial `run`). */
+  /**
+   * The deciding violation's message and trial: the lowest-numbered violating trial (the first violation
+   * ends the trials, but trials already under way beside it run to their end and may violate too; the
+   * lowest one decides, as it would have with the trials one after another).
+   */
   firstViolation?: string;
+  violatedIn?: number;
   /** Its clause and own words (ContractViolation), for the verdict and the deviation entries. */
   first?: { clause: string; own: string };
+  /** The other violating trials' violations, as "trial 9: why". */
+  otherViolations: string[];
   /** Trials in which a known deviation showed (each went on to its end or to its own outcome). */
   deviated: number[];
   /** Trials that ended in an error (the tool could not decide them), as "trial 2: why". */
@@ -26,11 +41,11 @@ export interface TrialTally {
 }
 
 export interface TrialHooks {
-  /** Between trials (and after the last): clears what the trial made. */
-  between: () => Promise<void>;
+  /** After each trial: clears what that trial made (its own objects only: others may still run). */
+  after: (trial: number) => Promise<void>;
   onTrial: (trial: number, outcome: string) => void;
-  /** How many contract assertions the check has made so far (a trial that adds none tested nothing). */
-  assertions: () => number;
+  /** How many contract assertions this trial has made so far (a trial that makes none tested nothing). */
+  assertionsIn: (trial: number) => number;
   /** Whether a known deviation showed in this trial (check-paths.ts): asked by trial, not by count, so
    * that trials run side by side are told apart. */
   deviatedIn: (trial: number) => boolean;
@@ -47,28 +62,40 @@ export function plannedTrials(trials: number, scale: number): number {
   return Math.max(1, Math.round(trials * scale));
 }
 
+/**
+ * How many trials run side by side: --parallel-trials, or fewer where the check says running them at once
+ * would change what they test, and never more than there are trials.
+ */
+export function trialsAtOnce(
+  parallelTrials: number,
+  declared: { max: number } | undefined,
+  planned: number,
+): number {
+  return Math.max(1, Math.min(parallelTrials, declared?.max ?? parallelTrials, planned));
+}
+
 export function emptyTally(planned: number): TrialTally {
-  return { planned, run: 0, violated: 0, errors: [], deviated: [] };
+  return { planned, run: 0, started: 0, violated: 0, otherViolations: [], errors: [], deviated: [] };
 }
 
 /**
  * Runs tally.planned trials into `tally` (live, so a check that is cut short still reports what they
- * found), up to the first violation or skip.
+ * found), `parallel` at a time, in order, until the first violation or skip: no trial starts after it.
  */
 export async function runTrials(
   scenario: (trial: number) => Promise<void>,
   hooks: TrialHooks,
   tally: TrialTally,
+  parallel = 1,
 ): Promise<void> {
   const decided = () => tally.skipped !== undefined || tally.violated > 0;
-  for (let trial = 1; trial <= tally.planned && !decided(); trial++) {
-    const before = hooks.assertions();
+  const one = async (trial: number): Promise<void> => {
     const deviated = () => {
       if (hooks.deviatedIn(trial) && !tally.deviated.includes(trial)) tally.deviated.push(trial);
     };
     try {
       await scenario(trial);
-      if (hooks.assertions() === before) throw new SetupError('asserted nothing');
+      if (hooks.assertionsIn(trial) === 0) throw new SetupError('asserted nothing');
       deviated();
       hooks.onTrial(trial, tally.deviated.includes(trial) ? 'showed a known deviation' : 'held');
     } catch (e) {
@@ -83,19 +110,34 @@ export async function runTrials(
       }
     } finally {
       tally.run++;
-      await hooks.between();
+      await hooks.after(trial);
     }
-  }
+  };
+  // Each lane takes the next trial as soon as its last one is cleared up.
+  const lane = async (): Promise<void> => {
+    while (tally.started < tally.planned && !decided()) {
+      tally.started++;
+      await one(tally.started);
+    }
+  };
+  const lanes = Math.max(1, Math.min(parallel, tally.planned));
+  await Promise.all(Array.from({ length: lanes }, lane));
 }
 
 function record(tally: TrialTally, trial: number, e: unknown): void {
   const line = `trial ${trial}: ${errorMessage(e)}`;
-  if (e instanceof SkipSignal) tally.skipped = line;
+  if (e instanceof SkipSignal) tally.skipped ??= line;
   else if (isViolation(e)) {
     tally.violated++;
-    // The violation ends the trials, so the trial it came from is the last one run.
-    tally.firstViolation ??= errorMessage(e);
-    tally.first ??= violationOf(e);
+    if (tally.violatedIn !== undefined && tally.violatedIn < trial) {
+      tally.otherViolations.push(line);
+      return;
+    }
+    if (tally.violatedIn !== undefined)
+      tally.otherViolations.push(`trial ${tally.violatedIn}: ${tally.firstViolation ?? ''}`);
+    tally.violatedIn = trial;
+    tally.firstViolation = errorMessage(e);
+    tally.first = violationOf(e);
   } else tally.errors.push(line);
 }
 
@@ -109,20 +151,22 @@ function isViolation(e: unknown): boolean {
 }
 
 /**
- * "violated in trial 2 of 5 (trials 3-5 not run: one violation decides): trial 2: ...; also error in
- * trial 1: ..."
+ * "violated in trial 2 of 5 (trials 4-5 not run: one violation decides): ...; also violated in trial 3:
+ * ...; also error in trial 1: ..."
  */
 export function describeTally(tally: TrialTally): string {
   const rest = [
+    ...tally.otherViolations.map((v) => `violated in ${v}`),
     ...tally.errors.map((e) => `error in ${e}`),
     ...(tally.skipped ? [`skip in ${tally.skipped}`] : []),
   ];
-  const unrun = tally.planned - tally.run;
+  const unrun = tally.planned - tally.started;
+  const from = tally.started + 1;
   const after =
-    unrun === 0
+    unrun <= 0
       ? ''
-      : ` (${unrun === 1 ? `trial ${tally.planned}` : `trials ${tally.run + 1}-${tally.planned}`} not run: one violation decides)`;
-  return `violated in trial ${tally.run} of ${tally.planned}${after}: ${tally.firstViolation ?? ''}${
+      : ` (${unrun === 1 ? `trial ${tally.planned}` : `trials ${from}-${tally.planned}`} not run: one violation decides)`;
+  return `violated in trial ${tally.violatedIn ?? tally.run} of ${tally.planned}${after}: ${tally.firstViolation ?? ''}${
     rest.length > 0 ? `; also ${rest.join('; ')}` : ''
   }`;
 }

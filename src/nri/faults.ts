@@ -14,6 +14,11 @@ export interface FaultHandle {
   remove(): void;
   /** How many events it acted on. */
   readonly hits: number;
+  /**
+   * Resolves once every event it acted on has been answered (a delay has run out, a hang was released, the
+   * plugin closed): the hook is no longer held here. At once when it acted on none.
+   */
+  answered(): Promise<void>;
 }
 
 /**
@@ -30,6 +35,26 @@ class Fault implements FaultHandle {
   armed = true;
   readonly acted = new EventLog();
   private held = new Set<() => void>();
+  /** Actions under way, and who waits for them to end. */
+  private acting = 0;
+  private idle: (() => void)[] = [];
+
+  answered(): Promise<void> {
+    if (this.acting === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  /** Runs one action of this fault, so that answered() knows when the last one ended (adds no tick). */
+  track<T>(action: () => Promise<T>): Promise<T> {
+    this.acting++;
+    const done = () => {
+      this.acting--;
+      if (this.acting === 0) for (const wake of this.idle.splice(0)) wake();
+    };
+    const p = action();
+    p.then(done, done);
+    return p;
+  }
 
   constructor(readonly spec: FaultSpec) {}
 
@@ -82,7 +107,7 @@ export class FaultTable {
     record.fault = f.spec.action.kind;
     return async () => {
       f.acted.record(record);
-      return this.act(f, record);
+      return f.track(() => this.act(f, record));
     };
   }
 

@@ -16,7 +16,7 @@ describe('renderJson', () => {
       'summary',
       'results',
     ]);
-    expect(report.schemaVersion).to.equal(4);
+    expect(report.schemaVersion).to.equal(5);
     expect(report.runtimeCrashes).to.equal(null);
     expect(report.interrupted).to.equal(null);
     expect(report.durationMs).to.equal(65_432);
@@ -48,6 +48,7 @@ describe('renderJson', () => {
       'observations',
       'trials',
       'requiredWaitMs',
+      'floorMs',
       'knownIssue',
       'violations',
       'timeline',
@@ -65,8 +66,9 @@ describe('renderJson', () => {
       containerId: null,
       containerName: null,
       note: 'fault: hang',
+      trial: null,
     });
-    expect(report.results[5].trials).to.deep.equal({ run: 5, violated: 0 });
+    expect(report.results[5].trials).to.deep.equal({ run: 5, violated: 0, atOnce: null });
   });
 
   it('keeps the interruption reason and strips ANSI codes from messages', () => {

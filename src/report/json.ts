@@ -3,13 +3,14 @@
  * schemaVersion), and every field is always present (null when it does not apply), so consumers need no
  * existence checks. results.schema.json beside this file is the published schema.
  * Version 2 added properties.node, notStarted, staleDeviations and each result's knownIssue; version 3
- * added runtimeCrashes; version 4 each result's violations (the clause each broke, in its own words).
+ * added runtimeCrashes; version 4 each result's violations (the clause each broke, in its own words);
+ * version 5 each trial check's trials.atOnce and floorMs, and each timeline entry's trial.
  */
 import type { CheckResult, RunOutcome, TimelineEntry, ViolationRecord } from '../harness/result.js';
 import { countVerdicts } from './tally.js';
 import { cleanText } from './text.js';
 
-export const JSON_SCHEMA_VERSION = 4;
+export const JSON_SCHEMA_VERSION = 5;
 
 export function renderJson(outcome: RunOutcome): string {
   const report = {
@@ -43,8 +44,11 @@ function resultJson(r: CheckResult) {
     message: r.message === undefined ? null : cleanText(r.message),
     detail: r.detail === undefined ? null : cleanText(r.detail),
     observations: r.observations,
-    trials: r.trials ?? null,
+    trials: r.trials
+      ? { run: r.trials.run, violated: r.trials.violated, atOnce: r.trials.atOnce ?? null }
+      : null,
     requiredWaitMs: r.requiredWaitMs ?? null,
+    floorMs: r.floorMs ?? null,
     knownIssue: r.knownIssue ?? null,
     violations: r.violations?.map(violationJson) ?? null,
     timeline: r.timeline.map(entryJson),
@@ -67,17 +71,19 @@ function entryJson(e: TimelineEntry) {
     case 'cri':
       return {
         ...e,
+        trial: e.trial ?? null,
         deadlineMs: e.deadlineMs ?? null,
         message: e.message === undefined ? null : cleanText(e.message),
       };
     case 'nri':
       return {
         ...e,
+        trial: e.trial ?? null,
         containerId: e.containerId ?? null,
         containerName: e.containerName ?? null,
         note: e.note ?? null,
       };
     case 'note':
-      return { ...e, text: cleanText(e.text) };
+      return { ...e, trial: e.trial ?? null, text: cleanText(e.text) };
   }
 }

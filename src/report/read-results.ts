@@ -1,6 +1,6 @@
 /**
- * Reads a results.json back into a RunOutcome, for `report` and `diff`. It accepts schema versions 1 and 2
- * (version 1 lacks the fields version 2 added) and checks the shape it relies on, so a wrong file gives one
+ * Reads a results.json back into a RunOutcome, for `report` and `diff`. It accepts schema versions 1 to 5
+ * (each lacks the fields later ones added) and checks the shape it relies on, so a wrong file gives one
  * clear sentence instead of a crash deep in a renderer.
  */
 import { readFile } from 'node:fs/promises';
@@ -18,7 +18,7 @@ export class ResultsFileError extends Error {
   override readonly name = 'ResultsFileError';
 }
 
-const SUPPORTED_VERSIONS = new Set([1, 2, 3, 4]);
+const SUPPORTED_VERSIONS = new Set([1, 2, 3, 4, 5]);
 
 export async function readResultsFile(path: string): Promise<RunOutcome> {
   let text: string;
@@ -89,20 +89,30 @@ function optionalString<K extends string>(o: Json, key: K): Partial<Record<K, st
 }
 
 function resultOf(r: Json): CheckResult {
-  const { message, detail, trials, requiredWaitMs, knownIssue, violations, timeline, ...rest } = r;
+  const { message, detail, trials, requiredWaitMs, floorMs, knownIssue, violations, timeline, ...rest } = r;
   return {
     ...(rest as unknown as Omit<CheckResult, 'timeline'>),
     observations: isObject(r.observations) ? (r.observations as Record<string, string>) : {},
     tags: Array.isArray(r.tags) ? (r.tags as CheckResult['tags']) : [],
     ...optionalString(r, 'message'),
     ...optionalString(r, 'detail'),
-    ...(isObject(trials) ? { trials: trials as unknown as NonNullable<CheckResult['trials']> } : {}),
+    ...(isObject(trials) ? { trials: trialsOf(trials) } : {}),
     ...(typeof requiredWaitMs === 'number' ? { requiredWaitMs } : {}),
+    ...(isObject(floorMs) ? { floorMs: floorMs as unknown as NonNullable<CheckResult['floorMs']> } : {}),
     ...(isObject(knownIssue)
       ? { knownIssue: knownIssue as unknown as NonNullable<CheckResult['knownIssue']> }
       : {}),
     ...(Array.isArray(violations) ? { violations: violations.map(violationOf) } : {}),
     timeline: (timeline as Json[]).map(entryOf),
+  };
+}
+
+/** The trials as the file has them (atOnce is null or absent before version 5). */
+function trialsOf(t: Json): NonNullable<CheckResult['trials']> {
+  return {
+    run: Number(t.run ?? 0),
+    violated: Number(t.violated ?? 0),
+    ...(typeof t.atOnce === 'number' ? { atOnce: t.atOnce } : {}),
   };
 }
 

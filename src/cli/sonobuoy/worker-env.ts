@@ -40,6 +40,7 @@ export const FLEET_FLAGS = [
   'expected-deviations',
   'runtime-handler',
   'trials',
+  'parallel-trials',
   'parallel',
   'timeout',
   'run-timeout',

@@ -1,8 +1,10 @@
 /**
  * A check's timeline as sequence-diagram steps: lanes (the cri-conform client, the runtime, each NRI plugin
- * by index), CRI calls and replies, NRI events and their faults, notes, and compressed gaps. Trials are
- * split apart on the notes the harness writes at each trial's start ("trial 2 of 5") and end ("trial 2:
- * held" or "trial 2: violated: ..."). Pure: no markup here.
+ * by index), CRI calls and replies, NRI events and their faults, notes, and compressed gaps. Trials run side
+ * by side, so their entries interleave: each entry names its trial, and a trial's diagram has its own
+ * entries only. Files from before entries named their trial (schema 4 and older) are split on the notes
+ * the harness writes at each trial's start ("trial 2 of 5") and end ("trial 2: held" or "trial 2:
+ * violated: ..."). Pure: no markup here.
  */
 import type { TimelineEntry } from '../../harness/result.js';
 import { formatTimelineEntry } from '../text.js';
@@ -66,6 +68,7 @@ export interface RawSegment {
 }
 
 export function splitTrials(timeline: readonly TimelineEntry[]): RawSegment[] {
+  if (timeline.some((e) => e.trial !== undefined)) return byTrialField(timeline);
   const hasTrials = timeline.some((e) => e.kind === 'note' && TRIAL_START.test(e.text));
   if (!hasTrials) return [{ title: '', entries: [...timeline] }];
   const segments: RawSegment[] = [{ title: 'before the trials', entries: [] }];
@@ -74,10 +77,37 @@ export function splitTrials(timeline: readonly TimelineEntry[]): RawSegment[] {
     if (start) segments.push({ title: `trial ${start[1]} of ${start[2]}`, entries: [] });
     const current = segments.at(-1) as RawSegment;
     current.entries.push(e);
-    const end = e.kind === 'note' ? TRIAL_END.exec(e.text) : null;
-    if (end?.[2]?.startsWith('violated')) current.violation = end[2].replace(/^violated:\s*/, '');
+    markViolation(current, e);
   }
   return segments.filter((s) => s.entries.length > 0);
+}
+
+/** Entries that name their trial: one segment per trial, in trial order, with the check's own around them. */
+function byTrialField(timeline: readonly TimelineEntry[]): RawSegment[] {
+  const before: RawSegment = { title: 'before the trials', entries: [] };
+  const after: RawSegment = { title: 'after the trials', entries: [] };
+  const trials = new Map<number, RawSegment>();
+  let planned = '';
+  for (const e of timeline) {
+    if (e.trial === undefined) {
+      (trials.size === 0 ? before : after).entries.push(e);
+      continue;
+    }
+    const start = e.kind === 'note' ? TRIAL_START.exec(e.text) : null;
+    if (start) planned = start[2] ?? planned;
+    const segment = trials.get(e.trial) ?? { title: '', entries: [] };
+    trials.set(e.trial, segment);
+    segment.entries.push(e);
+    markViolation(segment, e);
+  }
+  const ordered = [...trials].sort(([a], [b]) => a - b);
+  for (const [n, segment] of ordered) segment.title = planned ? `trial ${n} of ${planned}` : `trial ${n}`;
+  return [before, ...ordered.map(([, s]) => s), after].filter((s) => s.entries.length > 0);
+}
+
+function markViolation(segment: RawSegment, e: TimelineEntry): void {
+  const end = e.kind === 'note' ? TRIAL_END.exec(e.text) : null;
+  if (end?.[2]?.startsWith('violated')) segment.violation = end[2].replace(/^violated:\s*/, '');
 }
 
 function toSegment(raw: RawSegment): Segment {

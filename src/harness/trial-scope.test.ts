@@ -1,0 +1,96 @@
+import { expect } from 'chai';
+import { floorsOf, packedMs } from './floors.js';
+import { TrialScope, trialNamePrefix } from './trial-scope.js';
+
+const tick = (ms = 5) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('the hook lane: one trial holds a hook at a time, and nothing of another trial queues before it', () => {
+  it('lets a trial in only once the other trials’ hooked calls in flight have returned', async () => {
+    const scope = new TrialScope();
+    const log: string[] = [];
+    let finish = () => {};
+    const slow = scope.run(1, () =>
+      scope.hooked(async () => {
+        log.push('trial 1 call sent');
+        await new Promise<void>((resolve) => {
+          finish = resolve;
+        });
+        log.push('trial 1 call returned');
+      }),
+    );
+    const held = scope.run(2, () =>
+      scope.oneAtATime(async () => {
+        log.push('trial 2 holds');
+      }),
+    );
+    await tick();
+    expect(log).to.deep.equal(['trial 1 call sent']);
+    finish();
+    await Promise.all([slow, held]);
+    expect(log).to.deep.equal(['trial 1 call sent', 'trial 1 call returned', 'trial 2 holds']);
+  });
+
+  it('holds back other trials’ hooked calls while a trial is in the lane, but not the holder’s own', async () => {
+    const scope = new TrialScope();
+    const log: string[] = [];
+    let leave = () => {};
+    const held = scope.run(1, () =>
+      scope.oneAtATime(async () => {
+        await scope.hooked(async () => log.push('trial 1 own call'));
+        await new Promise<void>((resolve) => {
+          leave = resolve;
+        });
+        log.push('trial 1 leaves');
+      }),
+    );
+    await tick();
+    const other = scope.run(2, () => scope.hooked(async () => log.push('trial 2 call')));
+    await tick();
+    expect(log).to.deep.equal(['trial 1 own call']);
+    leave();
+    await Promise.all([held, other]);
+    expect(log).to.deep.equal(['trial 1 own call', 'trial 1 leaves', 'trial 2 call']);
+  });
+
+  it('knows the trial of work started inside it, and that a hold runs in the lane', async () => {
+    const scope = new TrialScope();
+    expect(scope.current()).to.equal(undefined);
+    await scope.run(7, async () => {
+      await tick(1);
+      expect(scope.current()).to.equal(7);
+      expect(scope.laned()).to.equal(false);
+      await scope.oneAtATime(async () => expect(scope.laned()).to.equal(true));
+    });
+  });
+
+  it('names a trial’s pods so that neither the check’s key nor another trial’s starts them', () => {
+    expect(trialNamePrefix('cc-idem-14-', 3)).to.equal('cc-idem-14t3-');
+    expect(trialNamePrefix('cc-idem-14-', 30).startsWith(trialNamePrefix('cc-idem-14-', 3))).to.equal(false);
+    expect(trialNamePrefix('cc-idem-14-', 3).startsWith('cc-idem-14-')).to.equal(false);
+  });
+});
+
+describe('the floors of a trial check', () => {
+  it('packs trials into lanes in trial order, each lane taking the next trial once free', () => {
+    expect(packedMs([100, 100, 100, 100], 2)).to.equal(200);
+    expect(packedMs([300, 100, 100, 100], 2)).to.equal(300);
+    expect(packedMs([100, 100, 100], 1)).to.equal(300);
+  });
+
+  it('adds the waits outside the trials, and never goes below the waits spent in the lane', () => {
+    const byTrial = new Map([
+      [1, 1_000],
+      [2, 1_000],
+      [3, 1_000],
+      [4, 1_000],
+    ]);
+    expect(floorsOf({ totalMs: 4_500, byTrial, lanedMs: 0, atOnce: 4 })).to.deep.equal({
+      sideBySide: 1_500,
+      serial: 4_500,
+    });
+    expect(floorsOf({ totalMs: 4_500, byTrial, lanedMs: 2_400, atOnce: 4 })).to.deep.equal({
+      sideBySide: 2_900,
+      serial: 4_500,
+    });
+  });
+});
