@@ -58,3 +58,23 @@ export const FIRST_DEADLINE_MS = 500;
 export const LATE_CANCEL_MS = 150;
 /** The explicit client cancel of IDEM-12 comes this long after the call started (the build is under way). */
 export const CANCEL_AFTER_MS = 400;
+
+/**
+ * How long an NRI hold of a creation hook lasts past the moment the client has surely given up (its
+ * deadline plus the late cancel): the runtime must meet the expired deadline while the hook is still held,
+ * and a runtime that takes the expired call for a broken plugin drops it within this. Measured on
+ * containerd 1.7.24 and 2.1.9 (README "Race checks": scripts/bench-holds.mjs).
+ */
+export const NRI_HOLD_MARGIN_MS = 250;
+
+/**
+ * An NRI delay that a creation's deadline (or cancel) must expire in: the deadline, the late cancel and
+ * the margin, never closer than 500 ms to the runtime's plugin request timeout (which would end the hold
+ * for the runtime's own reasons). Holds take turns (t.oneAtATime), so this is the price of every trial.
+ */
+export function nriHoldMs(t: CheckContext): number {
+  return Math.min(
+    FIRST_DEADLINE_MS + LATE_CANCEL_MS + NRI_HOLD_MARGIN_MS,
+    t.settings.nriRequestTimeoutMs - 500,
+  );
+}

@@ -4,17 +4,25 @@
  * container inside CreateContainer (IDEM-07).
  */
 import {
-  type CallResult,
   type CheckContext,
   type ContainerConfig,
+  type FaultHandle,
   notYet,
   type PodSandboxConfig,
   type SlowRuntime,
   shortId,
 } from '../../src/harness/face.js';
 import { describeItems } from '../common/census.js';
-import { DELAY_MS, FIRST_DEADLINE_MS } from '../common/timing.js';
-import { converge, type Ending, evidence, firstAttempt, kubeletBackoff, kubeletRetry } from './scenarios.js';
+import { DELAY_MS, FIRST_DEADLINE_MS, nriHoldMs } from '../common/timing.js';
+import {
+  converge,
+  type Ending,
+  evidence,
+  type FirstAttempt,
+  firstAttempt,
+  kubeletBackoff,
+  kubeletRetry,
+} from './scenarios.js';
 
 /** A delay that holds CreateContainer of one named container in one sandbox. */
 export interface ContainerDelay {
@@ -23,6 +31,10 @@ export interface ContainerDelay {
   runtimeHandler: string;
   arm(podId: string, containerName: string): Promise<void>;
   disarm(): Promise<void>;
+  /** How long it holds the create (default DELAY_MS). */
+  holdMs?: number;
+  /** For an NRI hook hold: resolves once the hook is answered (scenarios.ts HeldBy). */
+  holdEnded?: () => Promise<void>;
 }
 
 /**
@@ -31,26 +43,27 @@ export interface ContainerDelay {
  * inside CreateContainer; use it where only convergence and duplicates matter, never for reuse (IDEM-07).
  */
 export async function nriCreateDelay(t: CheckContext): Promise<ContainerDelay> {
-  const holdMs = Math.min(DELAY_MS, t.settings.nriRequestTimeoutMs - 500);
+  const holdMs = nriHoldMs(t);
   if (holdMs < FIRST_DEADLINE_MS + 300) {
     t.skip(
       `--nri-request-timeout ${t.settings.nriRequestTimeoutMs} ms is too short to hold CreateContainer past a ${FIRST_DEADLINE_MS} ms deadline`,
     );
   }
   const plugin = await t.nri.plugin({ index: '10', events: ['CreateContainer'] });
-  let removeFault = () => {};
+  let fault: FaultHandle | undefined;
   return {
     name: `NRI CreateContainer hook delay (${holdMs} ms)`,
     runtimeHandler: '',
+    holdMs,
     arm: async (podId, containerName) => {
-      const fault = plugin.fault({
+      fault = plugin.fault({
         match: { event: 'CreateContainer', podId, containerName },
         action: { kind: 'delay', ms: holdMs },
         times: 1,
       });
-      removeFault = () => fault.remove();
     },
-    disarm: async () => removeFault(),
+    disarm: async () => fault?.remove(),
+    holdEnded: async () => fault?.answered(),
   };
 }
 
@@ -69,7 +82,9 @@ export interface TimedOutContainer {
   podConfig: PodSandboxConfig;
   config: ContainerConfig;
   request: { podSandboxId: string; config: ContainerConfig; sandboxConfig: PodSandboxConfig };
-  first: CallResult<{ containerId: string }>;
+  first: FirstAttempt<{ containerId: string }>;
+  /** How long the delay held the first attempt. */
+  holdMs: number;
 }
 
 /** A CreateContainer whose client gave up while the runtime was still creating it, in a fresh sandbox. */
@@ -89,15 +104,21 @@ export async function timeOutCreateContainer(
     opts.podId ?? (await t.cri.runPod(podConfig, { runtimeHandler: delay.runtimeHandler || undefined }));
   const config = t.make.container('workload');
   const request = { podSandboxId: podId, config, sandboxConfig: podConfig };
+  const holdMs = delay.holdMs ?? DELAY_MS;
   const first = await firstAttempt(
     t,
     `CreateContainer workload in ${shortId(podId)}`,
-    { name: delay.name, setDelay: (ms) => (ms > 0 ? delay.arm(podId, 'workload') : delay.disarm()) },
+    {
+      name: delay.name,
+      setDelay: (ms) => (ms > 0 ? delay.arm(podId, 'workload') : delay.disarm()),
+      holdMs,
+      ...(delay.holdEnded ? { holdEnded: delay.holdEnded } : {}),
+    },
     opts.ending ?? 'deadline',
     (callOpts) => t.cri.tryCall('CreateContainer', request, callOpts),
     opts.notHeld,
   );
-  return { podId, podConfig, config, request, first };
+  return { podId, podConfig, config, request, first, holdMs };
 }
 
 /**
@@ -110,7 +131,7 @@ export async function retryCreateContainerAfterTimeout(
   delay: ContainerDelay,
 ): Promise<TimedOutContainer & { containerId?: string; evidence: string }> {
   const timedOut = await timeOutCreateContainer(t, name, delay);
-  await kubeletBackoff(t, timedOut.first);
+  await kubeletBackoff(t, timedOut.first, timedOut.holdMs);
   t.step(`the identical CreateContainer in ${shortId(timedOut.podId)}, kubelet-like retries`);
   const outcome = await t.cri.retry('CreateContainer', timedOut.request, kubeletRetry(t));
   const containerId = outcome.value?.containerId;
@@ -189,7 +210,7 @@ export async function createContainerAfterTimeout(
   opts: Parameters<typeof timeOutCreateContainer>[3] = {},
 ): Promise<TimedOutContainer & { containerId: string; evidence: string }> {
   const timedOut = await timeOutCreateContainer(t, name, delay, opts);
-  await kubeletBackoff(t, timedOut.first);
+  await kubeletBackoff(t, timedOut.first, timedOut.holdMs);
   const done = await converge(
     t,
     clause,

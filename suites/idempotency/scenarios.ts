@@ -32,13 +32,27 @@ const RETRY_DEADLINE_MS = DELAY_MS + 500;
 /** How the first attempt ends: its own deadline, or the client cancelling it (IDEM-12). */
 export type Ending = 'deadline' | 'cancel';
 
-/** A delay that holds sandbox creation: the slow runtime handler or the slow CNI wrapper. */
-export interface Delay {
-  name: string;
+/** A delay that holds sandbox creation: the slow runtime handler, the slow CNI wrapper, or an NRI hook. */
+export interface Delay extends HeldBy {
   /** The handler the request must name for the delay to act ('' = the run's default handler). */
   runtimeHandler: string;
-  setDelay(ms: number): Promise<void>;
 }
+
+/** What holds a first attempt, and for how long. */
+export interface HeldBy {
+  name: string;
+  setDelay(ms: number): Promise<void>;
+  /** How long it holds the request (default DELAY_MS). */
+  holdMs?: number;
+  /**
+   * For a hold of an NRI hook: resolves once the hook is answered. The runtime delivers hooks one at a time
+   * across all pods, so the held attempt takes its turn (t.oneAtATime) until then.
+   */
+  holdEnded?: () => Promise<void>;
+}
+
+/** A first attempt's outcome, and when it was sent (performance.now()), for the back-off after it. */
+export type FirstAttempt<T> = CallResult<T> & { sentAt?: number };
 
 /** The slow runtime handler as a Delay, for checks that also need its record of created ids. */
 export function slowHandlerDelay(slow: SlowRuntime): Delay {
@@ -106,25 +120,34 @@ function answeredPastDeadline(reply: CallResult<unknown>): boolean {
 export async function firstAttempt<T>(
   t: CheckContext,
   what: string,
-  delay: { name: string; setDelay(ms: number): Promise<void> },
+  delay: HeldBy,
   ending: Ending,
   send: (opts: CallOpts) => Promise<CallResult<T>>,
   notHeld: (why: string) => never = (why) => setupFailed(t, why),
-): Promise<CallResult<T>> {
-  await delay.setDelay(DELAY_MS);
-  const opts: CallOpts =
-    ending === 'deadline'
-      ? { deadlineMs: FIRST_DEADLINE_MS, cancelLateByMs: LATE_CANCEL_MS }
-      : { signal: AbortSignal.timeout(CANCEL_AFTER_MS) };
-  t.step(
-    `${what} with the ${delay.name} holding it ${DELAY_MS} ms; the client ends it by ${
+): Promise<FirstAttempt<T>> {
+  const holdMs = delay.holdMs ?? DELAY_MS;
+  const attempt = async (): Promise<FirstAttempt<T>> => {
+    await delay.setDelay(holdMs);
+    // The cancel's timer starts with the call, not before a wait for the lane.
+    const opts: CallOpts =
       ending === 'deadline'
-        ? `its ${FIRST_DEADLINE_MS} ms deadline (the runtime's copy expires first; the client gives up ${LATE_CANCEL_MS} ms later)`
-        : `a cancel after ${CANCEL_AFTER_MS} ms`
-    }`,
-  );
-  const first = await send(opts);
-  await delay.setDelay(0);
+        ? { deadlineMs: FIRST_DEADLINE_MS, cancelLateByMs: LATE_CANCEL_MS }
+        : { signal: AbortSignal.timeout(CANCEL_AFTER_MS) };
+    t.step(
+      `${what} with the ${delay.name} holding it ${holdMs} ms; the client ends it by ${
+        ending === 'deadline'
+          ? `its ${FIRST_DEADLINE_MS} ms deadline (the runtime's copy expires first; the client gives up ${LATE_CANCEL_MS} ms later)`
+          : `a cancel after ${CANCEL_AFTER_MS} ms`
+      }`,
+    );
+    const sentAt = performance.now();
+    const reply = await send(opts);
+    await delay.holdEnded?.();
+    await delay.setDelay(0);
+    return { ...reply, sentAt };
+  };
+  const { holdEnded } = delay;
+  const first = holdEnded ? await t.oneAtATime(`held ${what}`, attempt) : await attempt();
   // The reply is kept as the runtime gave it (the timeline shows that same outcome); one that came past
   // the deadline ended for a kubelet at the deadline (answeredPastDeadline).
   const endedByClient =
@@ -148,7 +171,9 @@ function setupFailed(t: CheckContext, why: string): never {
 export interface TimedOutPod {
   config: PodSandboxConfig;
   request: RunPodRequest;
-  first: CallResult<{ podSandboxId: string }>;
+  first: FirstAttempt<{ podSandboxId: string }>;
+  /** How long the delay held the first attempt. */
+  holdMs: number;
 }
 
 /** A RunPodSandbox whose client gave up while the runtime was still building it. */
@@ -163,7 +188,7 @@ export async function timeOutRunPod(
   const first = await firstAttempt(t, `RunPodSandbox ${config.metadata.name}`, delay, ending, (opts) =>
     t.cri.tryCall('RunPodSandbox', request, opts),
   );
-  return { config, request, first };
+  return { config, request, first, holdMs: delay.holdMs ?? DELAY_MS };
 }
 
 /**
@@ -233,7 +258,7 @@ export async function runPodAfterTimeout(
   ending: Ending = 'deadline',
 ): Promise<TimedOutPod & { podId: string; evidence: string }> {
   const timedOut = await timeOutRunPod(t, name, delay, ending);
-  await kubeletBackoff(t, timedOut.first);
+  await kubeletBackoff(t, timedOut.first, timedOut.holdMs);
   return { ...timedOut, ...(await retryRunPod(t, timedOut, clause)) };
 }
 
@@ -243,8 +268,13 @@ export async function runPodAfterTimeout(
  * the finished build (kept, rolled back, or published and forgotten: a duplicate), not only the build
  * in progress (NAME-01 covers requests that overlap).
  */
-export async function kubeletBackoff(t: CheckContext, first: CallResult<unknown>): Promise<void> {
-  const leftMs = Math.round(DELAY_MS + 100 - first.latencyMs);
+export async function kubeletBackoff(
+  t: CheckContext,
+  first: FirstAttempt<unknown>,
+  holdMs = DELAY_MS,
+): Promise<void> {
+  const since = first.sentAt === undefined ? first.latencyMs : performance.now() - first.sentAt;
+  const leftMs = Math.round(holdMs + 100 - since);
   if (leftMs > 0)
     await t.pause(leftMs, 'kubelet-like back-off: the first retry comes after the timed-out build has ended');
 }

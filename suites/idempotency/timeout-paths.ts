@@ -4,8 +4,8 @@
  * (the check's plugin delays it), for IDEM-16; each for a sandbox and for a container where the runtime can
  * be held there. Each path is ended by a deadline or by a client cancel.
  */
-import type { CheckContext } from '../../src/harness/face.js';
-import { DELAY_MS, FIRST_DEADLINE_MS } from '../common/timing.js';
+import type { CheckContext, FaultHandle } from '../../src/harness/face.js';
+import { DELAY_MS, FIRST_DEADLINE_MS, nriHoldMs } from '../common/timing.js';
 import type { TrialEvidence } from '../common/trial-leftovers.js';
 import {
   type ContainerDelay,
@@ -132,7 +132,7 @@ export async function driveTimeoutPath(
     return { notHeld: `${timedOut.message}: the runtime creates the OCI container later` };
   await seen.fromInjectors(logs);
   await seen.look();
-  await kubeletBackoff(t, timedOut.first);
+  await kubeletBackoff(t, timedOut.first, timedOut.holdMs);
   const outcome = await t.cri.retry('CreateContainer', timedOut.request, {
     ...kubeletRetry(t),
     budgetMs: DELAY_MS,
@@ -154,32 +154,33 @@ function sandboxDelay(t: CheckContext, path: TimeoutPath): Delay {
 }
 
 /**
- * Holds the next RunPodSandbox of this check in its plugin (the plugin sees this check's pods only, and
- * IDEM-16 stalls hooks, so it runs alone), below the runtime's plugin request timeout; the retries are not
- * held.
+ * Holds the next RunPodSandbox of the caller (the check, or its trial) in its plugin, below the runtime's
+ * plugin request timeout; the retries are not held. The plugin sees the caller's pods only, and the held
+ * attempt takes its turn among the trials (t.oneAtATime), since the runtime delivers hooks one at a time.
  */
 function nriRunHookDelay(t: CheckContext): Delay {
-  const holdMs = Math.min(DELAY_MS, t.settings.nriRequestTimeoutMs - 500);
+  const holdMs = nriHoldMs(t);
   if (holdMs < FIRST_DEADLINE_MS + 300) {
     t.skip(
       `--nri-request-timeout ${t.settings.nriRequestTimeoutMs} ms is too short to hold RunPodSandbox past a ${FIRST_DEADLINE_MS} ms deadline`,
     );
   }
   const plugin = t.nri.plugin({ index: '10', events: ['RunPodSandbox'] });
-  let remove = () => {};
+  let fault: FaultHandle | undefined;
   return {
     name: `NRI RunPodSandbox hook delay (${holdMs} ms)`,
     runtimeHandler: '',
+    holdMs,
     setDelay: async (ms) => {
-      remove();
+      fault?.remove();
       if (ms <= 0) return;
-      const fault = (await plugin).fault({
+      fault = (await plugin).fault({
         match: { event: 'RunPodSandbox' },
         action: { kind: 'delay', ms: holdMs },
         times: 1,
       });
-      remove = () => fault.remove();
     },
+    holdEnded: async () => fault?.answered(),
   };
 }
 
@@ -193,7 +194,7 @@ async function timeOutSandbox(
   const timedOut = await timeOutRunPod(t, t.id.toLowerCase(), delay, ending);
   await seen.fromInjectors(logs);
   await seen.look();
-  await kubeletBackoff(t, timedOut.first);
+  await kubeletBackoff(t, timedOut.first, timedOut.holdMs);
   // Whether the retries converge is IDEM-01's and IDEM-12's verdict; here it is only recorded.
   const outcome = await t.cri.retry('RunPodSandbox', timedOut.request, kubeletRetry(t));
   await seen.fromInjectors(logs);

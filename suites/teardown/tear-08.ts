@@ -130,29 +130,33 @@ async function keptThrough(
             : `the client's cancel held back until ${opts.cancelLateByMs} ms after it`
         }`;
   t.step(step);
-  const attempt = await tryHoldDuring(
-    t,
-    plugin,
-    'RemovePodSandbox',
-    { podId: pods.during },
-    () => t.cri.tryCall('RemovePodSandbox', { podSandboxId: pods.during }, opts),
-    { kind: 'delay', ms: hookMs },
-  );
-  if ('unreached' in attempt) {
-    t.require(
-      false,
-      `RemovePodSandbox answered (${describeReply(attempt.unreached)}) before its hook ran (plugin 10 ${plugin.isConnected() ? 'connected' : 'disconnected'}): the path tested nothing`,
+  // The hold and the rest of its hook take their turn among the trials: a runtime delivers hooks one at a
+  // time, so this hook must not wait behind another trial's (the deadline would expire before it).
+  const { reply, cause } = await t.oneAtATime('held RemovePodSandbox hook', async () => {
+    const attempt = await tryHoldDuring(
+      t,
+      plugin,
+      'RemovePodSandbox',
+      { podId: pods.during },
+      () => t.cri.tryCall('RemovePodSandbox', { podSandboxId: pods.during }, opts),
+      { kind: 'delay', ms: hookMs },
     );
-  }
-  trigger.during(abort);
-  const reply = await attempt.reply;
-  // The rest of the hook is the window: a runtime that drops the plugin for the ended call does so now,
-  // mostly within a few ms of its answer. Past that, after the trial's last path, the trial only waits, so
-  // the next trial's pods are built then (an unknown drop ends the trials, and would leave them unused).
-  const hookLeftMs = () => Math.max(0, Math.round(attempt.held.atMs + hookMs - performance.now()));
-  const soon = await plugin.waitDisconnected({ withinMs: Math.min(hookLeftMs(), hookMs / 10) });
-  if (soon === undefined && run.last) run.setup.buildNext();
-  const cause = soon ?? (await plugin.waitDisconnected({ withinMs: hookLeftMs() }));
+    if ('unreached' in attempt) {
+      t.require(
+        false,
+        `RemovePodSandbox answered (${describeReply(attempt.unreached)}) before its hook ran (plugin 10 ${plugin.isConnected() ? 'connected' : 'disconnected'}): the path tested nothing`,
+      );
+    }
+    trigger.during(abort);
+    const answer = await attempt.reply;
+    // The rest of the hook is the window: a runtime that drops the plugin for the ended call does so now,
+    // mostly within a few ms of its answer. Past that, after the trial's last path, the trial only waits,
+    // so the next trial's pods are built then (an unknown drop ends the trials, and would leave them unused).
+    const hookLeftMs = () => Math.max(0, Math.round(attempt.held.atMs + hookMs - performance.now()));
+    const soon = await plugin.waitDisconnected({ withinMs: Math.min(hookLeftMs(), hookMs / 10) });
+    if (soon === undefined && run.last) run.setup.buildNext();
+    return { reply: answer, cause: soon ?? (await plugin.waitDisconnected({ withinMs: hookLeftMs() })) };
+  });
   t.expect(
     cause === undefined,
     `plugin 10 was disconnected after ${step} (reply: ${describeReply(reply)}), during its ${hookMs} ms hook: ${cause?.message ?? ''}`,

@@ -69,13 +69,20 @@ async function refusedSandbox(t: CheckContext, trial: number, { holder, refuser 
   const podConfig = t.make.pod(`tear-14-${trial}-refused`);
   const podName = podConfig.metadata.name;
   refuser.fault({ match: { event: 'RunPodSandbox', podName }, action: REFUSE });
-  const run = await tryHoldDuring(t, holder, 'RunPodSandbox', { podName }, () => t.cri.tryRunPod(podConfig));
-  if ('unreached' in run) t.skip(OUT_OF_ORDER);
-  const podSnapshot = await t.host.snapshot(run.held.pod.id);
-  seen.add(run.held.pod.id);
-  await seen.look();
-  run.hold.release();
-  const ran = await run.reply;
+  // The hold takes its turn among the trials: the runtime delivers hooks one at a time.
+  const held = await t.oneAtATime('held RunPodSandbox hook', async () => {
+    const run = await tryHoldDuring(t, holder, 'RunPodSandbox', { podName }, () =>
+      t.cri.tryRunPod(podConfig),
+    );
+    if ('unreached' in run) return run;
+    const podSnapshot = await t.host.snapshot(run.held.pod.id);
+    seen.add(run.held.pod.id);
+    await seen.look();
+    run.hold.release();
+    return { podSnapshot, ran: await run.reply };
+  });
+  if ('unreached' in held) t.skip(OUT_OF_ORDER);
+  const { podSnapshot, ran } = held;
   if (ran.ok) {
     ignoredError(t, trial, 'RunPodSandbox');
     // Gone before the next path, whose leak probe would otherwise find this live pod.
@@ -110,15 +117,19 @@ async function refusedContainer(t: CheckContext, trial: number, { holder, refuse
   const podId = await t.cri.runPod(hostConfig);
   refuser.fault({ match: { event: 'CreateContainer', podId }, action: REFUSE });
   const config = t.make.container('refused');
-  const create = await tryHoldDuring(t, holder, 'CreateContainer', { podId }, () =>
-    t.cri.tryCall('CreateContainer', { podSandboxId: podId, config, sandboxConfig: hostConfig }),
-  );
-  if ('unreached' in create) t.skip(OUT_OF_ORDER);
-  const ctrId = create.held.container?.id ?? '';
-  const ctrSnapshot = await t.host.snapshot(podId, ctrId === '' ? [] : [ctrId]);
-  seen.add(podId, ctrId);
-  create.hold.release();
-  const created = await create.reply;
+  const held = await t.oneAtATime('held CreateContainer hook', async () => {
+    const create = await tryHoldDuring(t, holder, 'CreateContainer', { podId }, () =>
+      t.cri.tryCall('CreateContainer', { podSandboxId: podId, config, sandboxConfig: hostConfig }),
+    );
+    if ('unreached' in create) return create;
+    const ctrId = create.held.container?.id ?? '';
+    const ctrSnapshot = await t.host.snapshot(podId, ctrId === '' ? [] : [ctrId]);
+    seen.add(podId, ctrId);
+    create.hold.release();
+    return { ctrSnapshot, created: await create.reply };
+  });
+  if ('unreached' in held) t.skip(OUT_OF_ORDER);
+  const { ctrSnapshot, created } = held;
   if (created.ok) ignoredError(t, trial, 'CreateContainer');
   else {
     const ctrs = await t.cri.listContainers({ podId });
