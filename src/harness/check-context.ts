@@ -6,7 +6,8 @@ import { removeLabelledUntilGone } from './cleanup.js';
 import { createConfigFactory, podNamePrefix } from './config-factory.js';
 import type { CheckContext, ConfigFactory, HostProbe } from './context.js';
 import { CheckObjects, type Disturbance } from './disturbance.js';
-import { errorMessage, SkipSignal } from './errors.js';
+import { errorMessage, ScenarioMissed, SkipSignal } from './errors.js';
+import { HookLane } from './hook-lane.js';
 import { CheckInjectors } from './injectors.js';
 import { CheckNri } from './nri-control.js';
 import { restartRuntime } from './restart.js';
@@ -24,18 +25,6 @@ import {
   trialsAtOnce,
 } from './trials.js';
 import { holdsFor, poll, sleep } from './waits.js';
-
-/** CRI calls a runtime passes through its NRI hooks (delivered one at a time across all pods). */
-const HOOKED_METHODS: ReadonlySet<string> = new Set([
-  'RunPodSandbox',
-  'StopPodSandbox',
-  'RemovePodSandbox',
-  'CreateContainer',
-  'StartContainer',
-  'StopContainer',
-  'RemoveContainer',
-  'UpdateContainerResources',
-]);
 
 /** How long cleanup waits for a check's calls that are still in flight (a held or slow create). */
 const SETTLE_MS = 60_000;
@@ -82,7 +71,9 @@ export function openCheckScope(
   onDisturbed: (d: Disturbance) => void = () => {},
 ): CheckScope {
   const scope = new TrialScope();
-  const timeline = new Timeline(env.sequence, { trial: scope.current, laned: scope.laned });
+  // A run that shares none gives the check a lane of its own: its trials still take turns in it.
+  const lane = env.hookLane ?? new HookLane();
+  const timeline = new Timeline(env.sequence, { trial: scope.current, laned: lane.laned });
   const monitor = env.disturbance;
   const objects = new CheckObjects({
     besideAnotherClient: monitor !== undefined,
@@ -109,12 +100,7 @@ export function openCheckScope(
   };
   // Cleanup runs after the check's signal has aborted, so the gate waits on the run's.
   const registrationGate = env.registrations.forCalls(gateKey, env.signal);
-  // A call that needs the runtime's hooks waits while another trial holds one (trial-scope.ts).
-  const client = env.client.withGate((method, send) =>
-    HOOKED_METHODS.has(method)
-      ? scope.hooked(() => registrationGate(method, send))
-      : registrationGate(method, send),
-  );
+  const client = env.client.withGate(registrationGate);
   const cri = new CheckCri({
     client,
     timeline,
@@ -144,7 +130,8 @@ export function openCheckScope(
           onEvent: (e) => objects.nriEvent(e),
           trialOf: scope.current,
           gateKey,
-          hooked: (register) => scope.hooked(register),
+          hooked: (register) => lane.hooked(gateKey(), register),
+          laned: lane.laned,
         })
       : undefined;
   const injectors = new CheckInjectors(
@@ -263,7 +250,9 @@ export function openCheckScope(
       assertTrials(trials);
     },
     oneAtATime: (what, work) =>
-      scope.oneAtATime(work, () => timeline.note(`waiting for another trial's ${what} to end first`)),
+      lane.oneAtATime(gateKey(), work, () =>
+        timeline.note(`${what} waits for another hold of a hook to end first`),
+      ),
     path: (name, scenario) => paths.run(name, scenario, scope.current()),
     cleanupNow: () => cleanupNow(scope.current()),
     shared: async <T>(key: string, produce: () => Promise<T>): Promise<T> => {
@@ -286,6 +275,9 @@ export function openCheckScope(
     expectOk: (what, call, clause) => assertions.expectOk(what, call, clause),
     require(cond: boolean, message: string): asserts cond {
       assertions.require(cond, message);
+    },
+    missed: (why) => {
+      throw new ScenarioMissed(why);
     },
     // A known deviation in one variant leaves the others to run, as on any path.
     variant: (name, scenario) => assertions.variant(name, () => paths.run(name, scenario, scope.current())),

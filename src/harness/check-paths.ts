@@ -19,8 +19,9 @@ export const KNOWN_DEVIATION_OBSERVATION = 'known deviation';
 export type KnownDeviationTest = (message: string) => boolean;
 
 interface PathRecord {
-  /** Runs of the path that ended without a violation. */
-  held: number;
+  /** Runs of the path that ended without a violation: outside trials, and the trials (once each). */
+  heldOutside: number;
+  heldIn: Set<number>;
 }
 
 export class CheckPaths {
@@ -39,10 +40,14 @@ export class CheckPaths {
    * path (the check records why): no run of it. A known deviation ends this run of the path only.
    */
   async run(name: string, scenario: () => Promise<unknown>, trial?: number): Promise<void> {
-    const record = this.paths.get(name) ?? { held: 0 };
+    const record = this.paths.get(name) ?? { heldOutside: 0, heldIn: new Set<number>() };
     this.paths.set(name, record);
     try {
-      if ((await scenario()) !== 'not run') record.held++;
+      if ((await scenario()) !== 'not run') {
+        // A trial that runs again (its scenario missed) counts its path once.
+        if (trial === undefined) record.heldOutside++;
+        else record.heldIn.add(trial);
+      }
     } catch (e) {
       if (!isAssertion(e)) throw e;
       const { clause, own } = violationOf(e);
@@ -67,7 +72,7 @@ export class CheckPaths {
   private keep(own: string, clause: string, trial: number | undefined, path?: string): boolean {
     if (!this.isKnown(own)) return false;
     const same = this.known.find((k) => k.path === path && k.clause === clause);
-    if (same && trial !== undefined) same.trials?.push(trial);
+    if (same && trial !== undefined && !same.trials?.includes(trial)) same.trials?.push(trial);
     else if (!same) {
       this.known.push({
         clause,
@@ -99,7 +104,8 @@ export class CheckPaths {
 
   /** How many times each path ran and held. */
   held(): Map<string, number> {
-    return new Map([...this.paths].filter(([, p]) => p.held > 0).map(([n, p]) => [n, p.held]));
+    const runs = (p: PathRecord) => p.heldOutside + p.heldIn.size;
+    return new Map([...this.paths].filter(([, p]) => runs(p) > 0).map(([n, p]) => [n, runs(p)]));
   }
 
   /**

@@ -181,7 +181,16 @@ export interface TestPlugin {
 export interface NriControl {
   /** False when the run has no NRI socket; then plugin() skips the check with the reason. */
   readonly available: boolean;
-  plugin(opts: { index: string; events: readonly NriEventName[]; name?: string }): Promise<TestPlugin>;
+  /**
+   * Registers a plugin that sees the caller's pods: inside a trial the trial's (and it goes with the
+   * trial), else the check's. `forAllTrials` registers one for the whole check even from inside a trial.
+   */
+  plugin(opts: {
+    index: string;
+    events: readonly NriEventName[];
+    name?: string;
+    forAllTrials?: boolean;
+  }): Promise<TestPlugin>;
   /** Every event of this check's pods, across plugins, by global sequence. */
   events(match?: EventMatch): NriEventRecord[];
   /**
@@ -375,6 +384,12 @@ export interface CheckContext<C extends string = string> {
   expectOk<T>(what: string, call: Promise<T>, clause: C): Promise<T>;
   /** A precondition of the scenario (an injector held, a marker appeared): false is an ERROR, not a FAIL. */
   require(cond: boolean, message: string): asserts cond;
+  /**
+   * The scenario did not come about this time, by chance (a deadline expired before the hook it had to land
+   * in): the trial runs again from a clean start, a few times at most (trials.ts); outside trials, or when
+   * it keeps missing, the check ends in ERROR with `why`.
+   */
+  missed(why: string): never;
   /**
    * One path of the check's scenario ("sandbox: NRI Run hook", "container half"). A violation on it that
    * an expected deviation (bundled or given) names for this check does not end the check: the path is not

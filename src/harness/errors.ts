@@ -63,6 +63,13 @@ export class SetupError extends Error {
   override readonly name = 'SetupError';
 }
 
+/**
+ * The scenario did not come about this time, by chance (a deadline that expired before the hook it had to
+ * land in, on a busy node): nothing was tested. A trial runs again from the start (trials.ts); outside
+ * trials, or too often, it is an ERROR like any SetupError.
+ */
+export class ScenarioMissed extends SetupError {}
+
 export function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }

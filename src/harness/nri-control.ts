@@ -42,8 +42,10 @@ export interface NriControlDeps {
   trialOf?: () => number | undefined;
   /** The key the registration gate knows the caller by (the check, or one of its trials). */
   gateKey?: () => string;
-  /** Runs a registration as a call that needs the runtime's hooks (trial-scope.ts hooked). */
+  /** Runs a registration as a call that needs the runtime's hooks (hook-lane.ts hooked). */
   hooked?: <T>(register: () => Promise<T>) => Promise<T>;
+  /** Whether the caller is inside the hook lane (a 'holds-in-lane' check stalls hooks only there). */
+  laned?: () => boolean;
 }
 
 export class CheckNri implements NriControl {
@@ -54,8 +56,13 @@ export class CheckNri implements NriControl {
 
   constructor(private readonly deps: NriControlDeps) {}
 
-  async plugin(opts: { index: string; events: readonly NriEventName[]; name?: string }): Promise<TestPlugin> {
-    const trial = this.deps.trialOf?.();
+  async plugin(opts: {
+    index: string;
+    events: readonly NriEventName[];
+    name?: string;
+    forAllTrials?: boolean;
+  }): Promise<TestPlugin> {
+    const trial = opts.forAllTrials ? undefined : this.deps.trialOf?.();
     const own = opts.name ?? `cri-conform-${this.deps.checkId.toLowerCase()}`;
     // Trials side by side each register their own plugin; a runtime tells plugins apart by index and name.
     const name = trial === undefined || opts.name !== undefined ? own : `${own}-t${trial}`;
@@ -86,6 +93,7 @@ export class CheckNri implements NriControl {
       id: this.deps.checkId,
       needs: this.deps.needs,
       timeline: this.deps.timeline,
+      laned: this.deps.laned ?? (() => false),
     });
     this.plugins.push({ plugin, trial });
     this.deps.timeline.note(`NRI plugin ${plugin.label} registered for ${opts.events.join(',')}`);
@@ -154,7 +162,7 @@ class CheckPlugin implements TestPlugin {
     private readonly opts: PluginOptions,
     private current: NriPlugin,
     private readonly start: () => Promise<NriPlugin>,
-    private readonly owner: { id: string; needs: readonly Need[]; timeline: Timeline },
+    private readonly owner: { id: string; needs: readonly Need[]; timeline: Timeline; laned: () => boolean },
   ) {}
 
   get label(): string {
@@ -180,7 +188,7 @@ class CheckPlugin implements TestPlugin {
   }
 
   fault(spec: FaultSpec): FaultHandle {
-    const refused = undeclaredStall(this.owner, spec.action.kind);
+    const refused = undeclaredStall(this.owner, spec.action.kind, this.owner.laned());
     if (refused) throw new Error(refused);
     return this.current.addFault(spec);
   }

@@ -3,6 +3,7 @@ import type { CriClient } from '../cri/client.js';
 import type { CriMethod } from '../cri/types.js';
 import type { HostProbe } from './context.js';
 import type { DisturbanceMonitor } from './disturbance.js';
+import type { HookLane } from './hook-lane.js';
 import type { InjectorConfig } from './injector-needs.js';
 import type { RegistrationGate } from './registration-gate.js';
 import type { RestartSpec } from './restart.js';
@@ -23,6 +24,8 @@ export interface RunEnv {
   restart?: RestartSpec;
   /** Keeps checks' plugin registrations and pod removals apart (registration-gate.ts). */
   registrations: RegistrationGate;
+  /** One hold of an NRI hook at a time, with nothing queued in front of it (hook-lane.ts). */
+  hookLane?: HookLane;
   /** Scenarios run once and read by every check that needs them; absent, every check runs its own. */
   shared?: SharedOutcomes;
   /** Present beside another client (--beside-kubelet): lists the run's objects to spot its doing. */

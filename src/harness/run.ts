@@ -12,6 +12,7 @@ import { applyDeviations, type DeviationSets, knownDeviationTest, staleDeviation
 import { DisturbanceMonitor } from './disturbance.js';
 import { connectRuntime } from './environment.js';
 import { executeCheck, identityOf } from './execute-check.js';
+import { HookLane } from './hook-lane.js';
 import { hostPlatform } from './host-platform.js';
 import { newRunId, RUN_LABEL } from './labels.js';
 import { claimRunLogs, removeRunLogs } from './pod-logs.js';
@@ -108,6 +109,7 @@ async function prepare(
   const runId = newRunId();
   const env: RunEnv = {
     registrations: new RegistrationGate(),
+    hookLane: new HookLane(),
     runId,
     client,
     sequence: new Sequence(),

@@ -10,6 +10,8 @@ describe('sharing the runtime between checks', () => {
     expect(sharingGroup({ needs: ['slow-cni'] })).to.equal('injectors');
     expect(sharingGroup({ needs: [] })).to.equal('cri-only');
     expect(sharingGroup({ needs: ['nri'] })).to.equal('nri');
+    expect(sharingGroup({ needs: ['nri', 'stalls-hooks', 'holds-in-lane'] })).to.equal('hook-lane');
+    expect(sharingGroup({ needs: ['nri', 'stalls-hooks', 'holds-in-lane', 'exclusive'] })).to.equal('alone');
   });
 
   it('lets CRI-only checks run beside injector checks or NRI watchers, never those two together', () => {
@@ -21,11 +23,29 @@ describe('sharing the runtime between checks', () => {
     expect(mayShare('alone', 'alone')).to.equal(false);
   });
 
+  it('lets checks whose holds take turns in the hook lane share the runtime with each other only', () => {
+    expect(mayShare('hook-lane', 'hook-lane')).to.equal(true);
+    expect(mayShare('hook-lane', 'cri-only')).to.equal(false);
+    expect(mayShare('hook-lane', 'nri')).to.equal(false);
+    expect(mayShare('hook-lane', 'alone')).to.equal(false);
+  });
+
   it('refuses a hang or delay fault to a check that does not declare it stalls hooks', () => {
-    expect(undeclaredStall({ id: 'HOOK-01', needs: ['nri'] }, 'hang')).to.match(/HOOK-01.*stalls-hooks/);
-    expect(undeclaredStall({ id: 'HOOK-01', needs: ['nri'] }, 'delay')).to.match(/stalls-hooks/);
-    expect(undeclaredStall({ id: 'HOOK-01', needs: ['nri'] }, 'error')).to.equal(undefined);
-    expect(undeclaredStall({ id: 'HOOK-01', needs: ['nri'] }, 'crash')).to.equal(undefined);
-    expect(undeclaredStall({ id: 'TEAR-04', needs: ['nri', 'stalls-hooks'] }, 'hang')).to.equal(undefined);
+    expect(undeclaredStall({ id: 'HOOK-01', needs: ['nri'] }, 'hang', false)).to.match(
+      /HOOK-01.*stalls-hooks/,
+    );
+    expect(undeclaredStall({ id: 'HOOK-01', needs: ['nri'] }, 'delay', false)).to.match(/stalls-hooks/);
+    expect(undeclaredStall({ id: 'HOOK-01', needs: ['nri'] }, 'error', false)).to.equal(undefined);
+    expect(undeclaredStall({ id: 'HOOK-01', needs: ['nri'] }, 'crash', false)).to.equal(undefined);
+    expect(undeclaredStall({ id: 'TEAR-04', needs: ['nri', 'stalls-hooks'] }, 'hang', false)).to.equal(
+      undefined,
+    );
+  });
+
+  it('refuses a hang or delay fault outside the hook lane to a check whose holds must take turns there', () => {
+    const laned = { id: 'IDEM-16', needs: ['nri', 'stalls-hooks', 'holds-in-lane'] } as const;
+    expect(undeclaredStall(laned, 'delay', false)).to.match(/IDEM-16.*outside t.oneAtATime/);
+    expect(undeclaredStall(laned, 'delay', true)).to.equal(undefined);
+    expect(undeclaredStall(laned, 'error', false)).to.equal(undefined);
   });
 });

@@ -7,6 +7,9 @@
  *   answered late, and its absence windows could hold only because what must be absent was held back.
  *   Restarts (exclusive) change every pod. A check that uses both NRI and an injector runs alone too, for
  *   the reason below.
+ * - hook-lane: checks that stall hooks only inside the run's hook lane (need 'holds-in-lane'; hook-lane.ts).
+ *   While one holds a hook, the others' calls that need hooks wait outside, as the trials of one check do,
+ *   so they share the runtime with each other and with nothing else.
  * - injectors: checks that hold creations with the delay injectors. Each check claims the injectors'
  *   settings for its own pods only (injectors.ts), and finds its pods by its labels.
  * - cri-only: checks with neither plugins nor injectors. Their calls are only as slow as the runtime, so
@@ -24,11 +27,12 @@ import { isInjectorNeed } from './injector-needs.js';
 
 type FaultKind = FaultAction['kind'];
 
-export type SharingGroup = 'alone' | 'injectors' | 'cri-only' | 'nri';
+export type SharingGroup = 'alone' | 'hook-lane' | 'injectors' | 'cri-only' | 'nri';
 
 export function sharingGroup(c: Pick<Check, 'needs'>): SharingGroup {
   const nri = c.needs.includes('nri');
   const injectors = c.needs.some(isInjectorNeed);
+  if (c.needs.includes('holds-in-lane') && !c.needs.includes('exclusive') && !injectors) return 'hook-lane';
   if (stallsOrIsExclusive(c) || (nri && injectors)) return 'alone';
   if (nri) return 'nri';
   return injectors ? 'injectors' : 'cri-only';
@@ -37,6 +41,7 @@ export function sharingGroup(c: Pick<Check, 'needs'>): SharingGroup {
 /** Whether checks of these two groups may run at once. */
 export function mayShare(a: SharingGroup, b: SharingGroup): boolean {
   if (a === 'alone' || b === 'alone') return false;
+  if (a === 'hook-lane' || b === 'hook-lane') return a === b;
   return a === b || a === 'cri-only' || b === 'cri-only';
 }
 
@@ -51,7 +56,17 @@ const STALLING: readonly FaultKind[] = ['hang', 'delay'];
  * Why the check may not arm this fault, or undefined when it may. A check that stalls hooks without
  * declaring it would stall checks that run beside it, so the harness refuses rather than trust the label.
  */
-export function undeclaredStall(c: Pick<Check, 'id' | 'needs'>, kind: FaultKind): string | undefined {
-  if (!STALLING.includes(kind) || sharingGroup(c) === 'alone') return undefined;
+export function undeclaredStall(
+  c: Pick<Check, 'id' | 'needs'>,
+  kind: FaultKind,
+  inLane: boolean,
+): string | undefined {
+  if (!STALLING.includes(kind)) return undefined;
+  const group = sharingGroup(c);
+  if (group === 'alone') return undefined;
+  if (group === 'hook-lane')
+    return inLane
+      ? undefined
+      : `${c.id} arms a '${kind}' fault outside t.oneAtATime, but declares needs: ['holds-in-lane'] (it would stall the checks beside it)`;
   return `${c.id} arms a '${kind}' fault, which stalls every pod's NRI hooks, but does not declare needs: ['stalls-hooks'] (it would run beside other checks)`;
 }

@@ -151,6 +151,36 @@ describe('trials side by side (fake CRI)', () => {
     expect(order).to.deep.equal([1, 2, 3, 4, 5]);
   });
 
+  it('runs a trial again from a clean start when its scenario did not come about, and counts it once', async () => {
+    const runs: number[] = [];
+    const r = await run(
+      async (t: CheckContext, n: number) => {
+        runs.push(n);
+        await t.cri.runPod(t.make.pod(`m-${n}`));
+        if (n === 2 && runs.filter((x) => x === 2).length < 3)
+          t.missed('the deadline expired before the hook');
+        t.expect((await t.cri.listPods()).length === 1, 'one pod of the trial', 'unit');
+      },
+      { trials: 3, parallelTrials: 1 },
+    );
+    expect(r.verdict, r.message).to.equal('passed');
+    expect(runs).to.deep.equal([1, 2, 2, 2, 3]);
+    expect(r.trials).to.deep.equal({ run: 3, violated: 0, atOnce: 1 });
+  });
+
+  it('ends in ERROR when a trial’s scenario keeps not coming about', async () => {
+    const r = await run(
+      async (t: CheckContext) => {
+        t.missed('the deadline expired before the hook');
+      },
+      { trials: 2, parallelTrials: 1 },
+    );
+    expect(r.verdict).to.equal('error');
+    expect(r.message).to.match(
+      /2 of 2 trials could not decide; first: trial 1: the deadline expired before the hook/,
+    );
+  });
+
   it('reports the floors: the side-by-side one from each trial’s own waits, the serial one as their sum', async () => {
     const r = await run(
       async (t: CheckContext) => {

@@ -11,7 +11,17 @@
  * each is independent by construction (its own objects, names, plugins and injector claims; trial-scope.ts),
  * and most of a trial is waiting.
  */
-import { ContractViolation, errorMessage, SetupError, SkipSignal, violationOf } from './errors.js';
+import {
+  ContractViolation,
+  errorMessage,
+  ScenarioMissed,
+  SetupError,
+  SkipSignal,
+  violationOf,
+} from './errors.js';
+
+/** How many times a trial's scenario is run when it did not come about (ScenarioMissed), at most. */
+export const MISSED_ATTEMPTS = 3;
 
 export interface TrialTally {
   /** How many trials the run asked for (--trials). */
@@ -94,7 +104,7 @@ export async function runTrials(
       if (hooks.deviatedIn(trial) && !tally.deviated.includes(trial)) tally.deviated.push(trial);
     };
     try {
-      await scenario(trial);
+      await again(trial, scenario, hooks);
       if (hooks.assertionsIn(trial) === 0) throw new SetupError('asserted nothing');
       deviated();
       hooks.onTrial(trial, tally.deviated.includes(trial) ? 'showed a known deviation' : 'held');
@@ -122,6 +132,26 @@ export async function runTrials(
   };
   const lanes = Math.max(1, Math.min(parallel, tally.planned));
   await Promise.all(Array.from({ length: lanes }, lane));
+}
+
+/**
+ * Runs a trial's scenario, and again from a clean start when it did not come about by chance
+ * (ScenarioMissed), up to MISSED_ATTEMPTS times: such a run tested nothing, so it is no trial.
+ */
+async function again(
+  trial: number,
+  scenario: (trial: number) => Promise<void>,
+  hooks: TrialHooks,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await scenario(trial);
+    } catch (e) {
+      if (!(e instanceof ScenarioMissed) || attempt >= MISSED_ATTEMPTS || hooks.signal.aborted) throw e;
+      hooks.onTrial(trial, `runs again: its scenario did not come about (${e.message})`);
+      await hooks.after(trial);
+    }
+  }
 }
 
 function record(tally: TrialTally, trial: number, e: unknown): void {

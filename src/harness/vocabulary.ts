@@ -13,8 +13,11 @@ import type { InjectorNeed } from './injector-needs.js';
  * Static requirements, known before the check runs. An unmet need makes the check skip with a reason that
  * says how to meet it. The needs also decide which checks share the runtime (sharing.ts): `exclusive`
  * checks (restarts) and `stalls-hooks` checks (they hold, hang or delay NRI hooks, which runtimes deliver
- * one at a time across all pods) run alone. A check declares every injector its scenario asks t.inject for
- * and whether it stalls hooks: the harness refuses an undeclared injector or stalling fault, so `doctor`
- * can forecast every injector skip and no check stalls the checks beside it.
+ * one at a time across all pods) run alone, unless every hook they stall is held inside the run's hook lane
+ * (`holds-in-lane`: t.oneAtATime), where holds take turns with nothing queued in front of them: such checks
+ * share the runtime with each other. A check declares every injector its scenario asks t.inject for and
+ * whether it stalls hooks: the harness refuses an undeclared injector or stalling fault (and a stalling
+ * fault of a `holds-in-lane` check outside the lane), so `doctor` can forecast every injector skip and no
+ * check stalls the checks beside it.
  */
-export type Need = 'nri' | 'exclusive' | 'stalls-hooks' | InjectorNeed;
+export type Need = 'nri' | 'exclusive' | 'stalls-hooks' | 'holds-in-lane' | InjectorNeed;

@@ -103,3 +103,14 @@ export async function runPodWithHeldRunHook(t: CheckContext, name: string, claus
   const config = t.make.pod(name);
   return { config, ...(await holdRunPodSandbox(t, plugin, config, clause)) };
 }
+
+/**
+ * Once a fault's hold is over (its hook answered): when the hook was reached (performance.now()), or
+ * nothing when it never was.
+ */
+export async function holdOutcome(fault: FaultHandle | undefined): Promise<{ reachedAt?: number }> {
+  if (!fault) return {};
+  await fault.answered();
+  const reached = await fault.reached({ withinMs: 0 }).catch(() => undefined);
+  return reached ? { reachedAt: reached.atMs } : {};
+}

@@ -1,7 +1,7 @@
 /**
  * The [Node] leak probe of a trial, without knowing ids in advance: a host baseline before the trial, and
  * after it whatever is new and belongs to the trial. The ids come from every source a trial has: the
- * runtime's own records (by this check's labels), the slow runtime's and slow CNI's logs, NRI events, the
+ * runtime's own records (by this check's and this trial's labels), the slow runtime's and slow CNI's logs, NRI events, the
  * CRI and what the check itself was told; netns are blamed by owner (the CNI log, a process of the trial).
  */
 import {
@@ -11,6 +11,7 @@ import {
   type HostBaseline,
   type HostLeak,
   RUN_LABEL,
+  TRIAL_LABEL,
 } from '../../src/harness/face.js';
 
 /** Gathers the trial's ids and netns owners as they appear; call `look()` at moments where they exist. */
@@ -74,8 +75,16 @@ export class TrialEvidence {
   }
 }
 
-/** This check's labels in this run: how the runtime's own records of its objects are found. */
+/**
+ * This check's labels in this run, and inside a trial the trial's: how the runtime's own records of the
+ * caller's objects are found (never those of the trials running beside it).
+ */
 export function runLabels(t: CheckContext): Record<string, string> {
   const labels = t.make.pod('labels').labels;
-  return { [RUN_LABEL]: labels[RUN_LABEL] ?? '', [CHECK_LABEL]: labels[CHECK_LABEL] ?? '' };
+  const trial = labels[TRIAL_LABEL];
+  return {
+    [RUN_LABEL]: labels[RUN_LABEL] ?? '',
+    [CHECK_LABEL]: labels[CHECK_LABEL] ?? '',
+    ...(trial === undefined ? {} : { [TRIAL_LABEL]: trial }),
+  };
 }

@@ -13,7 +13,9 @@ import {
   shortId,
 } from '../../src/harness/face.js';
 import { describeItems } from '../common/census.js';
-import { DELAY_MS, FIRST_DEADLINE_MS, nriHoldMs } from '../common/timing.js';
+import { holdOutcome } from '../common/holds.js';
+import { SharedPlugin } from '../common/shared-plugin.js';
+import { DELAY_MS, nriHoldMs } from '../common/timing.js';
 import {
   converge,
   type Ending,
@@ -29,41 +31,40 @@ export interface ContainerDelay {
   name: string;
   /** The handler the sandbox must run with for the delay to act. */
   runtimeHandler: string;
-  arm(podId: string, containerName: string): Promise<void>;
+  /** Holds the next CreateContainer of the container in the pod, `ms` long where the delay lets it choose. */
+  arm(podId: string, containerName: string, ms?: number): Promise<void>;
   disarm(): Promise<void>;
   /** How long it holds the create (default DELAY_MS). */
   holdMs?: number;
   /** For an NRI hook hold: resolves once the hook is answered (scenarios.ts HeldBy). */
-  holdEnded?: () => Promise<void>;
+  holdEnded?: () => Promise<{ reachedAt?: number }>;
 }
 
 /**
- * Holds CreateContainer in this check's NRI plugin (a delay on the CreateContainer hook, for one
- * container only, shorter than the runtime's plugin request timeout). Every NRI runtime calls the hook
- * inside CreateContainer; use it where only convergence and duplicates matter, never for reuse (IDEM-07).
+ * Holds CreateContainer in the check's NRI plugin 10 (`shared`, one for all trials: shared-plugin.ts),
+ * a delay on the CreateContainer hook for one container only, shorter than the runtime's plugin request
+ * timeout. Every NRI runtime calls the hook inside CreateContainer; use it where only convergence and
+ * duplicates matter, never for reuse (IDEM-07).
  */
-export async function nriCreateDelay(t: CheckContext): Promise<ContainerDelay> {
-  const holdMs = nriHoldMs(t);
-  if (holdMs < FIRST_DEADLINE_MS + 300) {
-    t.skip(
-      `--nri-request-timeout ${t.settings.nriRequestTimeoutMs} ms is too short to hold CreateContainer past a ${FIRST_DEADLINE_MS} ms deadline`,
-    );
-  }
-  const plugin = await t.nri.plugin({ index: '10', events: ['CreateContainer'] });
+export async function nriCreateDelay(
+  t: CheckContext,
+  shared = new SharedPlugin(t, { index: '10', events: ['CreateContainer'] }),
+): Promise<ContainerDelay> {
+  const holdMs = nriHoldMs(t, 'CreateContainer');
   let fault: FaultHandle | undefined;
   return {
-    name: `NRI CreateContainer hook delay (${holdMs} ms)`,
+    name: 'NRI CreateContainer hook delay',
     runtimeHandler: '',
     holdMs,
-    arm: async (podId, containerName) => {
-      fault = plugin.fault({
+    arm: async (podId, containerName, ms = holdMs) => {
+      fault = (await shared.connected()).fault({
         match: { event: 'CreateContainer', podId, containerName },
-        action: { kind: 'delay', ms: holdMs },
+        action: { kind: 'delay', ms },
         times: 1,
       });
     },
     disarm: async () => fault?.remove(),
-    holdEnded: async () => fault?.answered(),
+    holdEnded: () => holdOutcome(fault),
   };
 }
 
@@ -83,8 +84,6 @@ export interface TimedOutContainer {
   config: ContainerConfig;
   request: { podSandboxId: string; config: ContainerConfig; sandboxConfig: PodSandboxConfig };
   first: FirstAttempt<{ containerId: string }>;
-  /** How long the delay held the first attempt. */
-  holdMs: number;
 }
 
 /** A CreateContainer whose client gave up while the runtime was still creating it, in a fresh sandbox. */
@@ -104,21 +103,20 @@ export async function timeOutCreateContainer(
     opts.podId ?? (await t.cri.runPod(podConfig, { runtimeHandler: delay.runtimeHandler || undefined }));
   const config = t.make.container('workload');
   const request = { podSandboxId: podId, config, sandboxConfig: podConfig };
-  const holdMs = delay.holdMs ?? DELAY_MS;
   const first = await firstAttempt(
     t,
     `CreateContainer workload in ${shortId(podId)}`,
     {
       name: delay.name,
-      setDelay: (ms) => (ms > 0 ? delay.arm(podId, 'workload') : delay.disarm()),
-      holdMs,
+      setDelay: (ms) => (ms > 0 ? delay.arm(podId, 'workload', ms) : delay.disarm()),
+      ...(delay.holdMs !== undefined ? { holdMs: delay.holdMs } : {}),
       ...(delay.holdEnded ? { holdEnded: delay.holdEnded } : {}),
     },
     opts.ending ?? 'deadline',
     (callOpts) => t.cri.tryCall('CreateContainer', request, callOpts),
     opts.notHeld,
   );
-  return { podId, podConfig, config, request, first, holdMs };
+  return { podId, podConfig, config, request, first };
 }
 
 /**
@@ -131,7 +129,7 @@ export async function retryCreateContainerAfterTimeout(
   delay: ContainerDelay,
 ): Promise<TimedOutContainer & { containerId?: string; evidence: string }> {
   const timedOut = await timeOutCreateContainer(t, name, delay);
-  await kubeletBackoff(t, timedOut.first, timedOut.holdMs);
+  await kubeletBackoff(t, timedOut.first);
   t.step(`the identical CreateContainer in ${shortId(timedOut.podId)}, kubelet-like retries`);
   const outcome = await t.cri.retry('CreateContainer', timedOut.request, kubeletRetry(t));
   const containerId = outcome.value?.containerId;
@@ -210,7 +208,7 @@ export async function createContainerAfterTimeout(
   opts: Parameters<typeof timeOutCreateContainer>[3] = {},
 ): Promise<TimedOutContainer & { containerId: string; evidence: string }> {
   const timedOut = await timeOutCreateContainer(t, name, delay, opts);
-  await kubeletBackoff(t, timedOut.first, timedOut.holdMs);
+  await kubeletBackoff(t, timedOut.first);
   const done = await converge(
     t,
     clause,

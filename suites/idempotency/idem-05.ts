@@ -1,4 +1,5 @@
 import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
+import { SharedPlugin } from '../common/shared-plugin.js';
 import { createContainerAfterTimeout, nriCreateDelay } from './container-scenarios.js';
 import type { Ending } from './scenarios.js';
 
@@ -17,7 +18,7 @@ const PATHS: readonly { name: string; ending: Ending; everyTrials: number }[] = 
 export const check = defineCheck({
   id: 'IDEM-05',
   level: 'MUST',
-  needs: ['nri', 'stalls-hooks'],
+  needs: ['nri', 'stalls-hooks', 'holds-in-lane'],
   // Whether the runtime's code sees the expired deadline as DeadlineExceeded or as Canceled can be decided
   // by its gRPC server's own timers: a runtime that mishandles only one of them fails in a minority of
   // attempts, which --trials (20 by default) sees down to about 15% of them.
@@ -32,17 +33,19 @@ export const check = defineCheck({
   },
   async run(t: CheckContext) {
     // The NRI CreateContainer hook holds the request: the one place inside CreateContainer every NRI
-    // runtime passes through (some create the OCI container only at StartContainer).
+    // runtime passes through (some create the OCI container only at StartContainer). One plugin 10 for
+    // every trial and path, registered again where the runtime dropped it (shared-plugin.ts).
+    const plugin = new SharedPlugin(t, { index: '10', events: ['CreateContainer'] });
     await t.trials(async (trial) => {
       const taken = PATHS.filter((p) => (trial - 1) % p.everyTrials === 0);
       for (const [i, { name, ending }] of taken.entries()) {
-        // Each path registers its own plugin 10: the one before goes with that path's objects.
+        // Each path starts from none of the trial's objects: the path before goes with its own.
         if (i > 0) await t.cleanupNow();
         await t.path(name, async () => {
           const { containerId, evidence } = await createContainerAfterTimeout(
             t,
             'idem-05',
-            await nriCreateDelay(t),
+            await nriCreateDelay(t, plugin),
             'converges',
             { ending },
           );

@@ -6,7 +6,7 @@ import { kubeletRetry } from './scenarios.js';
 export const check = defineCheck({
   id: 'IDEM-06',
   level: 'MUST',
-  needs: ['nri', 'stalls-hooks'],
+  needs: ['nri', 'stalls-hooks', 'holds-in-lane'],
   title:
     'After a timed-out CreateContainer and its retries, exactly one container with its metadata exists in the sandbox; where the retries did not converge and none exists, the name is free again',
   contract:

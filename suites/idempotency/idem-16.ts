@@ -6,7 +6,7 @@ export const check = defineCheck({
   id: 'IDEM-16',
   level: 'MUST',
   tags: ['Node'],
-  needs: ['nri', 'stalls-hooks'],
+  needs: ['nri', 'stalls-hooks', 'holds-in-lane'],
   uses: ['slow-runtime', 'slow-cni'],
   // Two paths: the RunPodSandbox and the CreateContainer hook.
   trials: { scale: 2, why: TRIALS_WHY },

@@ -21,7 +21,13 @@ import {
   shortId,
 } from '../../src/harness/face.js';
 import { describeItems } from '../common/census.js';
-import { CANCEL_AFTER_MS, DELAY_MS, FIRST_DEADLINE_MS, LATE_CANCEL_MS } from '../common/timing.js';
+import {
+  CANCEL_AFTER_MS,
+  DELAY_MS,
+  FIRST_DEADLINE_MS,
+  LATE_CANCEL_MS,
+  nriHoldFor,
+} from '../common/timing.js';
 
 /**
  * A retry may be held until the timed-out build ends (a caching runtime hands that build over): its
@@ -41,18 +47,23 @@ export interface Delay extends HeldBy {
 /** What holds a first attempt, and for how long. */
 export interface HeldBy {
   name: string;
-  setDelay(ms: number): Promise<void>;
-  /** How long it holds the request (default DELAY_MS). */
+  /** Sets the delay (0 lifts it); `podName` names the pod it is for, for a delay that acts per pod. */
+  setDelay(ms: number, podName?: string): Promise<void>;
+  /** How long it holds the request (default DELAY_MS; a hold of an NRI hook: as long as the ending needs). */
   holdMs?: number;
   /**
-   * For a hold of an NRI hook: resolves once the hook is answered. The runtime delivers hooks one at a time
-   * across all pods, so the held attempt takes its turn (t.oneAtATime) until then.
+   * For a hold of an NRI hook: resolves once the hook is answered, with when it was reached
+   * (performance.now(); undefined when never). The runtime delivers hooks one at a time across all pods,
+   * so the held attempt takes its turn (t.oneAtATime) until then.
    */
-  holdEnded?: () => Promise<void>;
+  holdEnded?: () => Promise<{ reachedAt?: number }>;
 }
 
-/** A first attempt's outcome, and when it was sent (performance.now()), for the back-off after it. */
-export type FirstAttempt<T> = CallResult<T> & { sentAt?: number };
+/**
+ * A first attempt's outcome, when it was sent (performance.now()) and how long its delay held it, for the
+ * back-off after it.
+ */
+export type FirstAttempt<T> = CallResult<T> & { sentAt?: number; holdMs?: number };
 
 /** The slow runtime handler as a Delay, for checks that also need its record of created ids. */
 export function slowHandlerDelay(slow: SlowRuntime): Delay {
@@ -125,7 +136,7 @@ export async function firstAttempt<T>(
   send: (opts: CallOpts) => Promise<CallResult<T>>,
   notHeld: (why: string) => never = (why) => setupFailed(t, why),
 ): Promise<FirstAttempt<T>> {
-  const holdMs = delay.holdMs ?? DELAY_MS;
+  const holdMs = delay.holdEnded ? nriHoldFor(ending) : (delay.holdMs ?? DELAY_MS);
   const attempt = async (): Promise<FirstAttempt<T>> => {
     await delay.setDelay(holdMs);
     // The cancel's timer starts with the call, not before a wait for the lane.
@@ -142,9 +153,19 @@ export async function firstAttempt<T>(
     );
     const sentAt = performance.now();
     const reply = await send(opts);
-    await delay.holdEnded?.();
+    const hold = await delay.holdEnded?.();
     await delay.setDelay(0);
-    return { ...reply, sentAt };
+    if (hold) {
+      // The scenario is an expired deadline (or a cancel) inside the hook: one reached only after the
+      // client gave up tested something else.
+      const gaveUpMs = ending === 'deadline' ? FIRST_DEADLINE_MS : CANCEL_AFTER_MS;
+      const reachedMs = hold.reachedAt === undefined ? undefined : Math.round(hold.reachedAt - sentAt);
+      if (reachedMs === undefined || reachedMs >= gaveUpMs)
+        t.missed(
+          `the ${delay.name} was ${reachedMs === undefined ? 'never reached' : `reached only ${reachedMs} ms after ${what} was sent`}, not before its client gave up at ${gaveUpMs} ms: the ${ending} did not land in the hook`,
+        );
+    }
+    return { ...reply, sentAt, holdMs };
   };
   const { holdEnded } = delay;
   const first = holdEnded ? await t.oneAtATime(`held ${what}`, attempt) : await attempt();
@@ -172,8 +193,6 @@ export interface TimedOutPod {
   config: PodSandboxConfig;
   request: RunPodRequest;
   first: FirstAttempt<{ podSandboxId: string }>;
-  /** How long the delay held the first attempt. */
-  holdMs: number;
 }
 
 /** A RunPodSandbox whose client gave up while the runtime was still building it. */
@@ -185,10 +204,11 @@ export async function timeOutRunPod(
 ): Promise<TimedOutPod> {
   const config = t.make.pod(name);
   const request = t.cri.runPodRequest(config, delay.runtimeHandler);
-  const first = await firstAttempt(t, `RunPodSandbox ${config.metadata.name}`, delay, ending, (opts) =>
+  const forThisPod = { ...delay, setDelay: (ms: number) => delay.setDelay(ms, config.metadata.name) };
+  const first = await firstAttempt(t, `RunPodSandbox ${config.metadata.name}`, forThisPod, ending, (opts) =>
     t.cri.tryCall('RunPodSandbox', request, opts),
   );
-  return { config, request, first, holdMs: delay.holdMs ?? DELAY_MS };
+  return { config, request, first };
 }
 
 /**
@@ -258,7 +278,7 @@ export async function runPodAfterTimeout(
   ending: Ending = 'deadline',
 ): Promise<TimedOutPod & { podId: string; evidence: string }> {
   const timedOut = await timeOutRunPod(t, name, delay, ending);
-  await kubeletBackoff(t, timedOut.first, timedOut.holdMs);
+  await kubeletBackoff(t, timedOut.first);
   return { ...timedOut, ...(await retryRunPod(t, timedOut, clause)) };
 }
 
@@ -268,11 +288,8 @@ export async function runPodAfterTimeout(
  * the finished build (kept, rolled back, or published and forgotten: a duplicate), not only the build
  * in progress (NAME-01 covers requests that overlap).
  */
-export async function kubeletBackoff(
-  t: CheckContext,
-  first: FirstAttempt<unknown>,
-  holdMs = DELAY_MS,
-): Promise<void> {
+export async function kubeletBackoff(t: CheckContext, first: FirstAttempt<unknown>): Promise<void> {
+  const holdMs = first.holdMs ?? DELAY_MS;
   const since = first.sentAt === undefined ? first.latencyMs : performance.now() - first.sentAt;
   const leftMs = Math.round(holdMs + 100 - since);
   if (leftMs > 0)

@@ -7,7 +7,14 @@
 import { type CheckContext, shortId } from '../../src/harness/face.js';
 import { TrialEvidence } from '../common/trial-leftovers.js';
 import type { Ending } from './scenarios.js';
-import { clauseOfPath, driveTimeoutPath, pathOfTrial, type TimeoutPath } from './timeout-paths.js';
+import {
+  clauseOfPath,
+  driveTimeoutPath,
+  NRI_PATHS,
+  nriPathsPlugin,
+  pathOfTrial,
+  type TimeoutPath,
+} from './timeout-paths.js';
 
 export const TRIALS_WHY =
   "--trials on each timeout path, taken in turns: a leak a runtime shows on one path only gets all of that path's trials, and each path meets a deadline and a cancel in alternate rounds";
@@ -19,6 +26,9 @@ export async function expectNoLeftoversAfterTimeouts(
   t.require(paths.length > 0, 'no timeout path can be held in this run');
   /** Paths the runtime turned out not to hold, with why: recorded once, and left out of later trials. */
   const notHeld = new Map<TimeoutPath, string>();
+  const nri = paths.some((p) => (NRI_PATHS as readonly TimeoutPath[]).includes(p))
+    ? nriPathsPlugin(t)
+    : undefined;
   await t.trials(async (trial) => {
     for (;;) {
       const left = paths.filter((p) => !notHeld.has(p));
@@ -28,7 +38,7 @@ export async function expectNoLeftoversAfterTimeouts(
       // A path a known deviation decided is not run again; the other paths still are.
       let unheld: string | undefined;
       await t.path(path, async () => {
-        const outcome = await leftoversAfterTimeout(t, trial, path, ending);
+        const outcome = await leftoversAfterTimeout(t, trial, path, ending, nri);
         if (outcome === undefined) return;
         unheld = outcome.notHeld;
         return 'not run';
@@ -53,10 +63,11 @@ async function leftoversAfterTimeout(
   trial: number,
   path: TimeoutPath,
   ending: Ending,
+  nri: Parameters<typeof driveTimeoutPath>[4],
 ): Promise<{ notHeld: string } | undefined> {
   t.step(`trial ${trial}: the timeout lands in ${path}, ended by a ${ending}`);
   const seen = await TrialEvidence.start(t);
-  const run = await driveTimeoutPath(t, path, ending, seen);
+  const run = await driveTimeoutPath(t, path, ending, seen, nri);
   if ('notHeld' in run) return run;
   t.observe(`trial ${trial} ${path} (${ending})`, run.line);
   if (run.podId) {

@@ -5,7 +5,9 @@
  * be held there. Each path is ended by a deadline or by a client cancel.
  */
 import type { CheckContext, FaultHandle } from '../../src/harness/face.js';
-import { DELAY_MS, FIRST_DEADLINE_MS, nriHoldMs } from '../common/timing.js';
+import { holdOutcome } from '../common/holds.js';
+import { SharedPlugin } from '../common/shared-plugin.js';
+import { DELAY_MS, nriHoldMs } from '../common/timing.js';
 import type { TrialEvidence } from '../common/trial-leftovers.js';
 import {
   type ContainerDelay,
@@ -102,17 +104,30 @@ export function pathOfTrial(
   return { path: paths[k] as TimeoutPath, ending: deadlineFirst ? 'deadline' : 'cancel' };
 }
 
-/** Drives one path: the timed-out first attempt, then kubelet-like retries (their outcome is recorded). */
+/** The check's plugin 10 for the NRI paths, shared by every trial (shared-plugin.ts says why). */
+export function nriPathsPlugin(t: CheckContext): SharedPlugin {
+  return new SharedPlugin(t, { index: '10', events: ['RunPodSandbox', 'CreateContainer'] });
+}
+
+/**
+ * Drives one path: the timed-out first attempt, then kubelet-like retries (their outcome is recorded).
+ * `nri`: the check's plugin for the NRI paths (nriPathsPlugin).
+ */
 export async function driveTimeoutPath(
   t: CheckContext,
   path: TimeoutPath,
   ending: Ending,
   seen: TrialEvidence,
+  nri: SharedPlugin | undefined,
 ): Promise<PathRun> {
   const logs = injectorLogs(t);
-  if (path.startsWith('sandbox')) return timeOutSandbox(t, sandboxDelay(t, path), ending, seen, logs);
+  const hooks = () => {
+    t.require(nri !== undefined, `path ${path} needs the check's NRI plugin`);
+    return nri;
+  };
+  if (path.startsWith('sandbox')) return timeOutSandbox(t, sandboxDelay(t, path, hooks), ending, seen, logs);
   const slow = path === 'container: runtime create' ? t.inject.slowRuntime() : undefined;
-  const delay: ContainerDelay = slow ? slowHandlerCreateDelay(slow) : await nriCreateDelay(t);
+  const delay: ContainerDelay = slow ? slowHandlerCreateDelay(slow) : await nriCreateDelay(t, hooks());
   const pod = t.make.pod(t.id.toLowerCase());
   const podId = await t.cri.runPod(pod, { runtimeHandler: delay.runtimeHandler || undefined });
   seen.add(podId);
@@ -132,7 +147,7 @@ export async function driveTimeoutPath(
     return { notHeld: `${timedOut.message}: the runtime creates the OCI container later` };
   await seen.fromInjectors(logs);
   await seen.look();
-  await kubeletBackoff(t, timedOut.first, timedOut.holdMs);
+  await kubeletBackoff(t, timedOut.first);
   const outcome = await t.cri.retry('CreateContainer', timedOut.request, {
     ...kubeletRetry(t),
     budgetMs: DELAY_MS,
@@ -144,43 +159,38 @@ export async function driveTimeoutPath(
 
 class NotHeld extends Error {}
 
-function sandboxDelay(t: CheckContext, path: TimeoutPath): Delay {
+function sandboxDelay(t: CheckContext, path: TimeoutPath, nri: () => SharedPlugin): Delay {
   if (path === 'sandbox: runtime create') return slowHandlerDelay(t.inject.slowRuntime());
   if (path === 'sandbox: network setup') {
     const cni = t.inject.slowCni();
-    return { name: 'slow CNI wrapper', runtimeHandler: '', setDelay: cni.setDelay };
+    return { name: 'slow CNI wrapper', runtimeHandler: '', setDelay: (ms) => cni.setDelay(ms) };
   }
-  return nriRunHookDelay(t);
+  return nriRunHookDelay(t, nri());
 }
 
 /**
- * Holds the next RunPodSandbox of the caller (the check, or its trial) in its plugin, below the runtime's
- * plugin request timeout; the retries are not held. The plugin sees the caller's pods only, and the held
- * attempt takes its turn among the trials (t.oneAtATime), since the runtime delivers hooks one at a time.
+ * Holds the RunPodSandbox of one pod in the check's plugin 10, below the runtime's plugin request timeout;
+ * the retries are not held. The held attempt takes its turn among the trials (t.oneAtATime), since the
+ * runtime delivers hooks one at a time.
  */
-function nriRunHookDelay(t: CheckContext): Delay {
-  const holdMs = nriHoldMs(t);
-  if (holdMs < FIRST_DEADLINE_MS + 300) {
-    t.skip(
-      `--nri-request-timeout ${t.settings.nriRequestTimeoutMs} ms is too short to hold RunPodSandbox past a ${FIRST_DEADLINE_MS} ms deadline`,
-    );
-  }
-  const plugin = t.nri.plugin({ index: '10', events: ['RunPodSandbox'] });
+function nriRunHookDelay(t: CheckContext, shared: SharedPlugin): Delay {
+  const holdMs = nriHoldMs(t, 'RunPodSandbox');
   let fault: FaultHandle | undefined;
   return {
-    name: `NRI RunPodSandbox hook delay (${holdMs} ms)`,
+    name: 'NRI RunPodSandbox hook delay',
     runtimeHandler: '',
     holdMs,
-    setDelay: async (ms) => {
+    setDelay: async (ms, podName) => {
       fault?.remove();
       if (ms <= 0) return;
-      fault = (await plugin).fault({
-        match: { event: 'RunPodSandbox' },
-        action: { kind: 'delay', ms: holdMs },
+      t.require(podName !== undefined, 'the NRI RunPodSandbox hook delay needs the name of the pod it holds');
+      fault = (await shared.connected()).fault({
+        match: { event: 'RunPodSandbox', podName },
+        action: { kind: 'delay', ms },
         times: 1,
       });
     },
-    holdEnded: async () => fault?.answered(),
+    holdEnded: () => holdOutcome(fault),
   };
 }
 
@@ -194,7 +204,7 @@ async function timeOutSandbox(
   const timedOut = await timeOutRunPod(t, t.id.toLowerCase(), delay, ending);
   await seen.fromInjectors(logs);
   await seen.look();
-  await kubeletBackoff(t, timedOut.first, timedOut.holdMs);
+  await kubeletBackoff(t, timedOut.first);
   // Whether the retries converge is IDEM-01's and IDEM-12's verdict; here it is only recorded.
   const outcome = await t.cri.retry('RunPodSandbox', timedOut.request, kubeletRetry(t));
   await seen.fromInjectors(logs);

@@ -3,12 +3,12 @@ import {
   type CheckContext,
   type ConfigFactory,
   defineCheck,
-  type TestPlugin,
   type TrialSetup,
 } from '../../src/harness/face.js';
 import { describeEvents, receivedBy } from '../common/events.js';
 import { tryHoldDuring } from '../common/holds.js';
 import { describeReply } from '../common/replies.js';
+import { SharedPlugin } from '../common/shared-plugin.js';
 import { deliveryWithinMs } from '../common/timing.js';
 
 /** How a path ends the RemovePodSandbox whose hook the plugin is running. */
@@ -55,7 +55,7 @@ type Pods = { during: string; after: string }[];
 export const check = defineCheck({
   id: 'TEAR-08',
   level: 'SHOULD',
-  needs: ['nri', 'stalls-hooks'],
+  needs: ['nri', 'stalls-hooks', 'holds-in-lane'],
   // Whether the runtime's code sees an expired deadline as DeadlineExceeded or as Canceled can be decided by
   // its gRPC server's own timers: a runtime that drops the plugin on only one of them fails in a minority of
   // attempts, which --trials (20 by default) sees down to about 15% of them. Every trial takes every path.
@@ -89,8 +89,11 @@ export const check = defineCheck({
         }),
       );
     };
+    // One plugin 10 for every trial (shared-plugin.ts): a runtime that drops a plugin for an expired
+    // deadline drops every plugin after it in that hook too, so plugins of trials side by side would fall
+    // to each other's findings.
+    const plugin = new SharedPlugin(t, { index: '10', events: ['RemovePodSandbox'] });
     await t.trials(async (_trial, setup) => {
-      const plugin = await t.nri.plugin({ index: '10', events: ['RemovePodSandbox'] });
       for (const [i, trigger] of TRIGGERS.entries()) {
         const pods = setup.built[i];
         t.require(pods !== undefined, `no pods were built for path "${trigger.path}"`);
@@ -104,20 +107,17 @@ export const check = defineCheck({
 /**
  * One path: RemovePodSandbox of a stopped pod whose hook takes hookMs, given up on by the client as the
  * trigger says. The plugin must stay connected for the rest of the hook and still get the RemovePodSandbox
- * of a pod removed after it.
+ * of a pod removed after it. The whole path takes its turn among the trials (t.oneAtATime): a runtime
+ * delivers hooks one at a time, so this hook must not wait behind another trial's (the deadline would
+ * expire before it), and a drop seen in the path must be this path's doing.
  */
 async function keptThrough(
   t: CheckContext,
-  plugin: TestPlugin,
+  shared: SharedPlugin,
   trigger: Trigger,
   run: { hookMs: number; pods: Pods[number]; setup: TrialSetup<Pods>; last: boolean },
 ): Promise<void> {
   const { hookMs, pods } = run;
-  if (!plugin.isConnected()) {
-    // An earlier path's drop is that path's finding: this one starts from a registered plugin again.
-    t.step('plugin 10 registers again: an earlier path of this trial dropped it');
-    await plugin.reconnect();
-  }
   const abort = new AbortController();
   const clientDeadlineMs = Math.floor(hookMs / 2);
   const opts = trigger.opts(hookMs, clientDeadlineMs, abort);
@@ -129,10 +129,10 @@ async function keptThrough(
             ? 'the client cancelling at its deadline'
             : `the client's cancel held back until ${opts.cancelLateByMs} ms after it`
         }`;
-  t.step(step);
-  // The hold and the rest of its hook take their turn among the trials: a runtime delivers hooks one at a
-  // time, so this hook must not wait behind another trial's (the deadline would expire before it).
-  const { reply, cause } = await t.oneAtATime('held RemovePodSandbox hook', async () => {
+  await t.oneAtATime('held RemovePodSandbox hook', async () => {
+    // An earlier path's drop is that path's finding: this one starts from a registered plugin again.
+    const plugin = await shared.connected();
+    t.step(step);
     const attempt = await tryHoldDuring(
       t,
       plugin,
@@ -142,31 +142,30 @@ async function keptThrough(
       { kind: 'delay', ms: hookMs },
     );
     if ('unreached' in attempt) {
-      t.require(
-        false,
+      t.missed(
         `RemovePodSandbox answered (${describeReply(attempt.unreached)}) before its hook ran (plugin 10 ${plugin.isConnected() ? 'connected' : 'disconnected'}): the path tested nothing`,
       );
     }
     trigger.during(abort);
-    const answer = await attempt.reply;
+    const reply = await attempt.reply;
     // The rest of the hook is the window: a runtime that drops the plugin for the ended call does so now,
-    // mostly within a few ms of its answer. Past that, after the trial's last path, the trial only waits,
-    // so the next trial's pods are built then (an unknown drop ends the trials, and would leave them unused).
+    // mostly within a few ms of its answer. Past that, after the trial's last path, the trial only waits, so
+    // the next trial's pods are built then (an unknown drop ends the trials, and would leave them unused).
     const hookLeftMs = () => Math.max(0, Math.round(attempt.held.atMs + hookMs - performance.now()));
     const soon = await plugin.waitDisconnected({ withinMs: Math.min(hookLeftMs(), hookMs / 10) });
     if (soon === undefined && run.last) run.setup.buildNext();
-    return { reply: answer, cause: soon ?? (await plugin.waitDisconnected({ withinMs: hookLeftMs() })) };
+    const cause = soon ?? (await plugin.waitDisconnected({ withinMs: hookLeftMs() }));
+    t.expect(
+      cause === undefined,
+      `plugin 10 was disconnected after ${step} (reply: ${describeReply(reply)}), during its ${hookMs} ms hook: ${cause?.message ?? ''}`,
+      trigger.clause,
+    );
+    await t.cri.tryCall('RemovePodSandbox', { podSandboxId: pods.after });
+    const got = await receivedBy(plugin, { podId: pods.after }, ['RemovePodSandbox'], deliveryWithinMs(t));
+    t.expect(
+      got.length > 0,
+      `after ${step} (reply: ${describeReply(reply)}), plugin 10 got ${describeEvents([...plugin.events({ podId: pods.during }), ...plugin.events({ podId: pods.after })])}; missing RemovePodSandbox of a later pod: the runtime no longer delivers to it`,
+      trigger.clause,
+    );
   });
-  t.expect(
-    cause === undefined,
-    `plugin 10 was disconnected after ${step} (reply: ${describeReply(reply)}), during its ${hookMs} ms hook: ${cause?.message ?? ''}`,
-    trigger.clause,
-  );
-  await t.cri.tryCall('RemovePodSandbox', { podSandboxId: pods.after });
-  const got = await receivedBy(plugin, { podId: pods.after }, ['RemovePodSandbox'], deliveryWithinMs(t));
-  t.expect(
-    got.length > 0,
-    `after ${step} (reply: ${describeReply(reply)}), plugin 10 got ${describeEvents(plugin.events())}; missing RemovePodSandbox of a later pod: the runtime no longer delivers to it`,
-    trigger.clause,
-  );
 }

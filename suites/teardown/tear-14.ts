@@ -1,12 +1,7 @@
-import {
-  type CheckContext,
-  defineCheck,
-  describeLeaks,
-  shortId,
-  type TestPlugin,
-} from '../../src/harness/face.js';
+import { type CheckContext, defineCheck, describeLeaks, shortId } from '../../src/harness/face.js';
 import { tryHoldDuring } from '../common/holds.js';
 import { describeReply } from '../common/replies.js';
+import { SharedPlugin } from '../common/shared-plugin.js';
 import { TrialEvidence } from '../common/trial-leftovers.js';
 import { finishTeardown } from './leaks.js';
 
@@ -57,20 +52,25 @@ async function cniFailure(t: CheckContext, trial: number): Promise<void> {
   );
 }
 
+/**
+ * Plugin 10 holds a creation, plugin 20 then fails it. One of each for every trial (shared-plugin.ts), each
+ * registered again inside the hold's turn where a runtime dropped it.
+ */
 interface Plugins {
-  holder: TestPlugin;
-  refuser: TestPlugin;
+  holder: SharedPlugin;
+  refuser: SharedPlugin;
 }
 
 /** Plugin 20 fails RunPodSandbox while plugin 10 holds it: the failed sandbox must leave nothing. */
-async function refusedSandbox(t: CheckContext, trial: number, { holder, refuser }: Plugins): Promise<void> {
+async function refusedSandbox(t: CheckContext, trial: number, plugins: Plugins): Promise<void> {
   // Each path has its own baseline: what an earlier path left is no leak of this one.
   const seen = await TrialEvidence.start(t);
   const podConfig = t.make.pod(`tear-14-${trial}-refused`);
   const podName = podConfig.metadata.name;
-  refuser.fault({ match: { event: 'RunPodSandbox', podName }, action: REFUSE });
   // The hold takes its turn among the trials: the runtime delivers hooks one at a time.
   const held = await t.oneAtATime('held RunPodSandbox hook', async () => {
+    const [holder, refuser] = [await plugins.holder.connected(), await plugins.refuser.connected()];
+    refuser.fault({ match: { event: 'RunPodSandbox', podName }, action: REFUSE });
     const run = await tryHoldDuring(t, holder, 'RunPodSandbox', { podName }, () =>
       t.cri.tryRunPod(podConfig),
     );
@@ -111,13 +111,14 @@ async function refusedSandbox(t: CheckContext, trial: number, { holder, refuser 
 }
 
 /** Plugin 20 fails CreateContainer while plugin 10 holds it: once its pod is removed, nothing is left. */
-async function refusedContainer(t: CheckContext, trial: number, { holder, refuser }: Plugins): Promise<void> {
+async function refusedContainer(t: CheckContext, trial: number, plugins: Plugins): Promise<void> {
   const seen = await TrialEvidence.start(t);
   const hostConfig = t.make.pod(`tear-14-${trial}-host`);
   const podId = await t.cri.runPod(hostConfig);
-  refuser.fault({ match: { event: 'CreateContainer', podId }, action: REFUSE });
   const config = t.make.container('refused');
   const held = await t.oneAtATime('held CreateContainer hook', async () => {
+    const [holder, refuser] = [await plugins.holder.connected(), await plugins.refuser.connected()];
+    refuser.fault({ match: { event: 'CreateContainer', podId }, action: REFUSE });
     const create = await tryHoldDuring(t, holder, 'CreateContainer', { podId }, () =>
       t.cri.tryCall('CreateContainer', { podSandboxId: podId, config, sandboxConfig: hostConfig }),
     );
@@ -158,8 +159,8 @@ export const check = defineCheck({
   id: 'TEAR-14',
   level: 'MUST',
   tags: ['Node'],
-  // exclusive: the CNI failure is global, and would fail any pod another check made meanwhile.
-  needs: ['nri', 'exclusive', 'stalls-hooks'],
+  // Its holds take turns in the hook lane; the CNI failure is the trial's own (its injector claim).
+  needs: ['nri', 'stalls-hooks', 'holds-in-lane'],
   uses: ['slow-cni'],
   trials: {
     scale: 2,
@@ -181,14 +182,17 @@ export const check = defineCheck({
     // Even trials fail the creation in CNI where the run offers the slow CNI, the others in a plugin.
     const cni = t.inject.offers('slow-cni');
     if (cni !== undefined) t.observe('CNI failure variant', `not run: ${cni}`);
+    const events = ['RunPodSandbox', 'CreateContainer'] as const;
+    const plugins = {
+      holder: new SharedPlugin(t, { index: '10', events }),
+      refuser: new SharedPlugin(t, { index: '20', events }),
+    };
     await t.trials(async (trial) => {
       if (cni === undefined && trial % 2 === 0) {
         return t.path('sandbox: CNI failure', () => cniFailure(t, trial));
       }
       // Plugin 10 holds the hook long enough to snapshot the half-made object; plugin 20 then fails it.
-      const holder = await t.nri.plugin({ index: '10', events: ['RunPodSandbox', 'CreateContainer'] });
-      const refuser = await t.nri.plugin({ index: '20', events: ['RunPodSandbox', 'CreateContainer'] });
-      const plugins = { holder, refuser };
+
       await t.path('sandbox: plugin error', () => refusedSandbox(t, trial, plugins));
       await t.path('container: plugin error', () => refusedContainer(t, trial, plugins));
     });

@@ -1,28 +1,25 @@
 import { expect } from 'chai';
 import { floorsOf, packedMs } from './floors.js';
+import { HookLane } from './hook-lane.js';
 import { TrialScope, trialNamePrefix } from './trial-scope.js';
 
 const tick = (ms = 5) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('the hook lane: one trial holds a hook at a time, and nothing of another trial queues before it', () => {
-  it('lets a trial in only once the other trials’ hooked calls in flight have returned', async () => {
-    const scope = new TrialScope();
+describe('the hook lane: one hold of a hook at a time, and nothing of anyone else queued before it', () => {
+  it('lets a trial in only once the others’ hooked calls in flight have returned', async () => {
+    const lane = new HookLane();
     const log: string[] = [];
     let finish = () => {};
-    const slow = scope.run(1, () =>
-      scope.hooked(async () => {
-        log.push('trial 1 call sent');
-        await new Promise<void>((resolve) => {
-          finish = resolve;
-        });
-        log.push('trial 1 call returned');
-      }),
-    );
-    const held = scope.run(2, () =>
-      scope.oneAtATime(async () => {
-        log.push('trial 2 holds');
-      }),
-    );
+    const slow = lane.hooked('X-01 trial 1', async () => {
+      log.push('trial 1 call sent');
+      await new Promise<void>((resolve) => {
+        finish = resolve;
+      });
+      log.push('trial 1 call returned');
+    });
+    const held = lane.oneAtATime('X-01 trial 2', async () => {
+      log.push('trial 2 holds');
+    });
     await tick();
     expect(log).to.deep.equal(['trial 1 call sent']);
     finish();
@@ -30,36 +27,50 @@ describe('the hook lane: one trial holds a hook at a time, and nothing of anothe
     expect(log).to.deep.equal(['trial 1 call sent', 'trial 1 call returned', 'trial 2 holds']);
   });
 
-  it('holds back other trials’ hooked calls while a trial is in the lane, but not the holder’s own', async () => {
-    const scope = new TrialScope();
+  it('holds back the others’ hooked calls while someone is in the lane, but not the holder’s own', async () => {
+    const lane = new HookLane();
     const log: string[] = [];
     let leave = () => {};
-    const held = scope.run(1, () =>
-      scope.oneAtATime(async () => {
-        await scope.hooked(async () => log.push('trial 1 own call'));
-        await new Promise<void>((resolve) => {
-          leave = resolve;
-        });
-        log.push('trial 1 leaves');
-      }),
-    );
+    const held = lane.oneAtATime('X-01 trial 1', async () => {
+      await lane.hooked('X-01 trial 1', async () => log.push('trial 1 own call'));
+      await new Promise<void>((resolve) => {
+        leave = resolve;
+      });
+      log.push('trial 1 leaves');
+    });
     await tick();
-    const other = scope.run(2, () => scope.hooked(async () => log.push('trial 2 call')));
+    const other = lane.hooked('Y-02', async () => log.push('another check’s call'));
     await tick();
     expect(log).to.deep.equal(['trial 1 own call']);
     leave();
     await Promise.all([held, other]);
-    expect(log).to.deep.equal(['trial 1 own call', 'trial 1 leaves', 'trial 2 call']);
+    expect(log).to.deep.equal(['trial 1 own call', 'trial 1 leaves', 'another check’s call']);
   });
 
-  it('knows the trial of work started inside it, and that a hold runs in the lane', async () => {
+  it('lets holds in in the order they asked, and knows inside whether the caller is in the lane', async () => {
+    const lane = new HookLane();
+    const order: string[] = [];
+    expect(lane.laned()).to.equal(false);
+    await Promise.all(
+      ['a', 'b', 'c'].map((who) =>
+        lane.oneAtATime(who, async () => {
+          expect(lane.laned()).to.equal(true);
+          order.push(who);
+          await tick(2);
+        }),
+      ),
+    );
+    expect(order).to.deep.equal(['a', 'b', 'c']);
+  });
+});
+
+describe('the trial a piece of work belongs to', () => {
+  it('is carried by the async context of the work a trial starts', async () => {
     const scope = new TrialScope();
     expect(scope.current()).to.equal(undefined);
     await scope.run(7, async () => {
       await tick(1);
       expect(scope.current()).to.equal(7);
-      expect(scope.laned()).to.equal(false);
-      await scope.oneAtATime(async () => expect(scope.laned()).to.equal(true));
     });
   });
 
