@@ -23,6 +23,7 @@ function traits(c: Check): string[] {
     ...(c.trials ? ['trials'] : []),
     ...(c.needs.includes('nri') ? ['needs NRI'] : []),
     ...(sharingGroup(c) === 'alone' ? ['runs alone'] : []),
+    ...(sharingGroup(c) === 'hook-lane' ? ['holds hooks in turn'] : []),
   ];
 }
 
@@ -59,7 +60,9 @@ export function catalogueMarkdown(checks: readonly Check[]): string {
     '`cri-conform run` runs the MUST checks; `--level should` adds SHOULD, `--level all` adds OBSERVE.',
     'The title of each check is its assertion; the contract column cites where the rule comes from.',
     '[Slow] checks run with `--slow`, [Restart] checks with `--restart-cmd`, and [Node] checks need node',
-    'probes (root on a local socket). "trials" checks repeat their race `--trials` times.',
+    'probes (root on a local socket). "trials" checks repeat their race `--trials` times, up to',
+    '`--parallel-trials` at once; checks that "hold hooks in turn" run beside each other, their held NRI',
+    'hooks taking turns.',
   ];
   for (const suite of SUITES) {
     const inSuite = checks.filter((c) => c.suite === suite);

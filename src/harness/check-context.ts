@@ -253,6 +253,7 @@ export function openCheckScope(
       lane.oneAtATime(gateKey(), work, () =>
         timeline.note(`${what} waits for another hold of a hook to end first`),
       ),
+    noHeldHooks: (work) => lane.hooked(gateKey(), work),
     path: (name, scenario) => paths.run(name, scenario, scope.current()),
     cleanupNow: () => cleanupNow(scope.current()),
     shared: async <T>(key: string, produce: () => Promise<T>): Promise<T> => {

@@ -40,6 +40,12 @@ export interface CheckSpec<C extends string = string> {
    * stretching the end of the phase.
    */
   longWait?: string;
+  /**
+   * Why the hooks held by the checks of the hook lane (sharing.ts) change nothing this check asserts: an
+   * injector check that says so shares the runtime with them (its calls may wait behind a held hook, up to
+   * one hold, which none of its deadlines or windows is that close to).
+   */
+  besideHeldHooks?: string;
   run(t: CheckContext<NoInfer<C>>): Promise<void>;
 }
 
@@ -56,7 +62,7 @@ export interface TrialsSpec {
   atOnce?: { max: number; why: string };
 }
 
-export interface Check extends Required<Omit<CheckSpec, 'trials' | 'longWait'>> {
+export interface Check extends Required<Omit<CheckSpec, 'trials' | 'longWait' | 'besideHeldHooks'>> {
   suite: SuiteName;
   trials: boolean;
   /** Trials per --trials (1 unless the check declares a scale). */
@@ -67,6 +73,8 @@ export interface Check extends Required<Omit<CheckSpec, 'trials' | 'longWait'>> 
   trialsAtOnce?: { max: number; why: string };
   /** Why the scheduler starts it early ('' when it need not). */
   longWait: string;
+  /** Why it may share the runtime with the hook lane's checks ('' when it may not). */
+  besideHeldHooks: string;
 }
 
 const ID_PATTERN = /^[A-Z]{3,5}-\d{2}$/;
@@ -97,6 +105,7 @@ export function inSuite(suite: SuiteName, specs: readonly CheckSpec[]): Check[] 
     trialScaleWhy: typeof s.trials === 'object' ? (s.trials.why ?? '') : '',
     ...(typeof s.trials === 'object' && s.trials.atOnce ? { trialsAtOnce: s.trials.atOnce } : {}),
     longWait: s.longWait ?? '',
+    besideHeldHooks: s.besideHeldHooks ?? '',
     run: s.run,
   }));
 }

@@ -363,6 +363,12 @@ export interface CheckContext<C extends string = string> {
    */
   oneAtATime<T>(what: string, work: () => Promise<T>): Promise<T>;
   /**
+   * Runs `work` while nobody holds a hook: it waits for a hold under way to end, and holds wait for it. For
+   * a call whose scenario a held hook would change (a create that an injector must hold, in a runtime that
+   * calls the NRI hook before it: the call would wait behind the held hook and time out there instead).
+   */
+  noHeldHooks<T>(work: () => Promise<T>): Promise<T>;
+  /**
    * Restarts the runtime with --restart-cmd and waits until Version and Status answer again (skips the
    * check when no restart command is configured). Returns how long the runtime took to come back.
    */

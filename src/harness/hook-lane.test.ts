@@ -64,6 +64,23 @@ describe('the hook lane: one hold of a hook at a time, and nothing of anyone els
   });
 });
 
+describe('the hook lane keeps turns and other calls in the order they came', () => {
+  it('lets a call that no hold may meet in before the holds asked for after it, so a stream of holds never starves it', async () => {
+    const lane = new HookLane();
+    const order: string[] = [];
+    const hold = (who: string) =>
+      lane.oneAtATime(who, async () => {
+        order.push(who);
+        await tick(3);
+      });
+    const first = hold('hold 1');
+    const call = lane.hooked('X-01 trial 9', async () => order.push('call'));
+    const later = [hold('hold 2'), hold('hold 3')];
+    await Promise.all([first, call, ...later]);
+    expect(order).to.deep.equal(['hold 1', 'call', 'hold 2', 'hold 3']);
+  });
+});
+
 describe('the trial a piece of work belongs to', () => {
   it('is carried by the async context of the work a trial starts', async () => {
     const scope = new TrialScope();

@@ -18,43 +18,57 @@ export class HookLane {
   private readonly inLane = new AsyncLocalStorage<boolean>();
   /** Who is in the lane, if anyone. */
   private holder: string | undefined;
-  /** Who waits for the lane, in the order they asked. */
-  private readonly queue: string[] = [];
-  /** Calls that need the runtime's hooks, in flight, by who made them. */
+  /** Turns in the lane are taken by ticket: the last one handed out, and the last one that has ended. */
+  private issued = 0;
+  private served = 0;
+  /** Calls that no hold may meet (registrations, t.noHeldHooks), in flight, by who made them. */
   private readonly calls = new Map<string, number>();
+  /** Such calls still waiting, each with the last ticket handed out when it came: it goes before later turns. */
+  private readonly callers = new Set<{ before: number }>();
   private wakeAll: (() => void)[] = [];
 
   /** Whether the caller runs inside the lane (its waits count toward the hook floor). */
   readonly laned = (): boolean => this.inLane.getStore() === true;
 
   /**
-   * Runs `work` in the lane: once nobody else is in it or asked first, and nobody else has a call in flight
-   * that needs the runtime's hooks. `waiting` is told when `who` has to wait. Nested use runs at once.
+   * Runs `work` in the lane: after every turn asked for before it, once nobody else has a call in flight
+   * that no hold may meet. `waiting` is told when `who` has to wait. Nested use runs at once.
    */
   async oneAtATime<T>(who: string, work: () => Promise<T>, waiting: () => void = () => {}): Promise<T> {
     if (this.laned()) return work();
-    this.queue.push(who);
-    try {
-      if (!this.free(who)) waiting();
-      while (!this.free(who)) await this.nextChange();
-    } finally {
-      this.queue.splice(this.queue.indexOf(who), 1);
-    }
+    const ticket = ++this.issued;
+    const free = () =>
+      this.holder === undefined &&
+      this.served === ticket - 1 &&
+      !this.othersCalling(who) &&
+      ![...this.callers].some((c) => c.before < ticket);
+    if (!free()) waiting();
+    while (!free()) await this.nextChange();
     this.holder = who;
     try {
       return await this.inLane.run(true, work);
     } finally {
       this.holder = undefined;
+      this.served = ticket;
       this.wake();
     }
   }
 
   /**
-   * Runs a plugin registration (or anything else that takes the runtime's hook lock for a while): at once,
-   * unless someone else holds the lane or waits for it, in which case after they leave.
+   * Runs a plugin registration, or a call no held hook may delay (t.noHeldHooks): once the turns asked for
+   * before it have ended (at once for the holder's own calls); a turn asked for after it waits for it.
+   * Turns and such calls alternate in the order they came, so neither starves the other.
    */
   async hooked<T>(who: string, send: () => Promise<T>): Promise<T> {
-    while (this.othersFirst(who)) await this.nextChange();
+    if (this.holder !== who) {
+      const caller = { before: this.issued };
+      this.callers.add(caller);
+      try {
+        while (this.served < caller.before || this.holder !== undefined) await this.nextChange();
+      } finally {
+        this.callers.delete(caller);
+      }
+    }
     this.calls.set(who, (this.calls.get(who) ?? 0) + 1);
     try {
       return await send();
@@ -66,16 +80,9 @@ export class HookLane {
     }
   }
 
-  private free(who: string): boolean {
-    if (this.holder !== undefined || this.queue[0] !== who) return false;
-    for (const [caller, n] of this.calls) if (caller !== who && n > 0) return false;
-    return true;
-  }
-
-  /** Someone else holds the lane or waits for it (a waiting one goes first, or it might never get in). */
-  private othersFirst(who: string): boolean {
-    if (this.holder !== undefined) return this.holder !== who;
-    return this.queue.some((q) => q !== who);
+  private othersCalling(who: string): boolean {
+    for (const [caller, n] of this.calls) if (caller !== who && n > 0) return true;
+    return false;
   }
 
   private nextChange(): Promise<void> {

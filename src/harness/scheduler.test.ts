@@ -19,6 +19,7 @@ function check(id: string, needs: Need[] = [], longWait = ''): Check {
     trialScale: 1,
     trialScaleWhy: '',
     longWait,
+    besideHeldHooks: '',
     run: async () => {},
   };
 }

@@ -2,11 +2,12 @@
  * Runs the selected checks: up to --parallel at once among checks whose sharing groups may share, and each
  * check that runs alone (sharing.ts) with nothing beside it. A check that waits its turn does not hold up the
  * checks after it that could start now. Checks that declare a long wait start first (check.ts longWait),
- * the rest in catalogue order. Results keep catalogue order whatever order they run in.
+ * then the race checks (their trials are the longest work of a run, and overlap best when started
+ * together), the rest in catalogue order. Results keep catalogue order whatever order they run in.
  */
 import type { Check } from './check.js';
 import type { CheckResult } from './result.js';
-import { mayShare, sharingGroup } from './sharing.js';
+import { mayShareChecks } from './sharing.js';
 
 export interface ScheduleHooks {
   run(check: Check): Promise<CheckResult>;
@@ -20,6 +21,12 @@ interface Pending {
   index: number;
 }
 
+/** Which checks start first: those with a long wait, then race checks, then the rest (a stable sort). */
+function startRank(c: Check): number {
+  if (c.longWait !== '') return 0;
+  return c.trials ? 1 : 2;
+}
+
 export async function runScheduled(
   checks: readonly Check[],
   parallel: number,
@@ -28,14 +35,13 @@ export async function runScheduled(
   const results: CheckResult[] = new Array(checks.length);
   const pending: Pending[] = checks
     .map((check, index) => ({ check, index }))
-    .sort((a, b) => Number(b.check.longWait !== '') - Number(a.check.longWait !== ''));
+    .sort((a, b) => startRank(a.check) - startRank(b.check));
   const running = new Map<Promise<void>, Check>();
   const limit = Math.max(1, parallel);
   const fits = (c: Check): boolean => {
     if (running.size === 0) return true;
     if (running.size >= limit) return false;
-    const group = sharingGroup(c);
-    return [...running.values()].every((r) => mayShare(group, sharingGroup(r)));
+    return [...running.values()].every((r) => mayShareChecks(c, r));
   };
   for (;;) {
     const stop = hooks.stopReason();

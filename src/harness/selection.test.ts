@@ -18,6 +18,7 @@ function check(id: string, level: Level, tags: Tag[] = []): Check {
     trialScale: 1,
     trialScaleWhy: '',
     longWait: '',
+    besideHeldHooks: '',
     run: async () => {},
   };
 }

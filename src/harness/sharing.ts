@@ -8,8 +8,8 @@
  *   Restarts (exclusive) change every pod. A check that uses both NRI and an injector runs alone too, for
  *   the reason below.
  * - hook-lane: checks that stall hooks only inside the run's hook lane (need 'holds-in-lane'; hook-lane.ts).
- *   While one holds a hook, the others' calls that need hooks wait outside, as the trials of one check do,
- *   so they share the runtime with each other and with nothing else.
+ *   Their holds take turns, as the trials of one check do, so they share the runtime with each other, and
+ *   with the injector checks that say why a held hook changes nothing they assert (besideHeldHooks).
  * - injectors: checks that hold creations with the delay injectors. Each check claims the injectors'
  *   settings for its own pods only (injectors.ts), and finds its pods by its labels.
  * - cri-only: checks with neither plugins nor injectors. Their calls are only as slow as the runtime, so
@@ -36,6 +36,21 @@ export function sharingGroup(c: Pick<Check, 'needs'>): SharingGroup {
   if (stallsOrIsExclusive(c) || (nri && injectors)) return 'alone';
   if (nri) return 'nri';
   return injectors ? 'injectors' : 'cri-only';
+}
+
+/**
+ * Whether these two checks may run at once: their groups may share, or one is of the hook lane and the
+ * other an injector check that its held hooks do not disturb (CheckSpec.besideHeldHooks).
+ */
+export function mayShareChecks(
+  a: Pick<Check, 'needs' | 'besideHeldHooks'>,
+  b: Pick<Check, 'needs' | 'besideHeldHooks'>,
+): boolean {
+  const [ga, gb] = [sharingGroup(a), sharingGroup(b)];
+  if (mayShare(ga, gb)) return true;
+  const undisturbed = (c: Pick<Check, 'besideHeldHooks'>, g: SharingGroup) =>
+    g === 'injectors' && c.besideHeldHooks !== '';
+  return (ga === 'hook-lane' && undisturbed(b, gb)) || (gb === 'hook-lane' && undisturbed(a, ga));
 }
 
 /** Whether checks of these two groups may run at once. */

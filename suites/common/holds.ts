@@ -114,3 +114,8 @@ export async function holdOutcome(fault: FaultHandle | undefined): Promise<{ rea
   const reached = await fault.reached({ withinMs: 0 }).catch(() => undefined);
   return reached ? { reachedAt: reached.atMs } : {};
 }
+
+/** Resolves once a fault's hook is reached; rejects when it is not within `withinMs` (or was never armed). */
+export function holdReached(fault: FaultHandle | undefined, withinMs: number): Promise<NriEventRecord> {
+  return fault ? fault.reached({ withinMs }) : Promise.reject(new Error('the hold was never armed'));
+}

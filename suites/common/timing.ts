@@ -58,6 +58,14 @@ export const FIRST_DEADLINE_MS = 500;
 export const LATE_CANCEL_MS = 150;
 /** The explicit client cancel of IDEM-12 comes this long after the call started (the build is under way). */
 export const CANCEL_AFTER_MS = 400;
+/**
+ * A cancel that must land in an NRI hook comes this long after the hold was reached, however long the
+ * call took to get there (a sandbox's hook comes after its network setup, which a busy node may take more
+ * than CANCEL_AFTER_MS for).
+ */
+export const CANCEL_IN_HOOK_MS = 100;
+/** Past this, a cancel meant for a hook comes anyway: the hook was never reached (the attempt missed). */
+const CANCEL_IN_HOOK_LATEST_MS = 2_000;
 
 /**
  * How long an NRI hold of a creation hook lasts past the moment the client has surely given up (its
@@ -85,8 +93,37 @@ export function nriHoldMs(t: CheckContext, what: string, ending: 'deadline' | 'c
   return holdMs;
 }
 
-/** How long an NRI hold lasts for a first attempt the client ends by its deadline or by a cancel. */
+/**
+ * How long an NRI hold lasts for a first attempt the client ends by its deadline (counted from the send,
+ * which the hold outlasts whenever the hook is reached after it) or by a cancel (counted from the hook).
+ */
 export function nriHoldFor(ending: 'deadline' | 'cancel'): number {
-  const gaveUpMs = ending === 'deadline' ? FIRST_DEADLINE_MS + LATE_CANCEL_MS : CANCEL_AFTER_MS;
+  const gaveUpMs = ending === 'deadline' ? FIRST_DEADLINE_MS + LATE_CANCEL_MS : CANCEL_IN_HOOK_MS;
   return gaveUpMs + NRI_HOLD_MARGIN_MS;
+}
+
+/**
+ * A cancel for a call held in an NRI hook: CANCEL_IN_HOOK_MS after `reached` resolves, or at
+ * CANCEL_IN_HOOK_LATEST_MS when it never does. `cancelledAt()` says when it came (performance.now()).
+ */
+export function cancelInHook(reached: Promise<unknown>): {
+  signal: AbortSignal;
+  cancelledAt(): number | undefined;
+} {
+  const inHook = new AbortController();
+  reached.then(
+    () =>
+      AbortSignal.timeout(CANCEL_IN_HOOK_MS).addEventListener('abort', () => inHook.abort(), { once: true }),
+    () => undefined,
+  );
+  const signal = AbortSignal.any([inHook.signal, AbortSignal.timeout(CANCEL_IN_HOOK_LATEST_MS)]);
+  let at: number | undefined;
+  signal.addEventListener(
+    'abort',
+    () => {
+      at = performance.now();
+    },
+    { once: true },
+  );
+  return { signal, cancelledAt: () => at };
 }

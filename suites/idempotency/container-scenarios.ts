@@ -13,9 +13,9 @@ import {
   shortId,
 } from '../../src/harness/face.js';
 import { describeItems } from '../common/census.js';
-import { holdOutcome } from '../common/holds.js';
+import { holdOutcome, holdReached } from '../common/holds.js';
 import { SharedPlugin } from '../common/shared-plugin.js';
-import { DELAY_MS, nriHoldMs } from '../common/timing.js';
+import { DELAY_MS, deliveryWithinMs, nriHoldMs } from '../common/timing.js';
 import {
   converge,
   type Ending,
@@ -38,6 +38,10 @@ export interface ContainerDelay {
   holdMs?: number;
   /** For an NRI hook hold: resolves once the hook is answered (scenarios.ts HeldBy). */
   holdEnded?: () => Promise<{ reachedAt?: number }>;
+  /** For an NRI hook hold: resolves once the hook is reached (scenarios.ts HeldBy). */
+  holdReached?: () => Promise<unknown>;
+  /** The delay may sit behind the CreateContainer hook (scenarios.ts HeldBy). */
+  behindHooks?: boolean;
 }
 
 /**
@@ -65,6 +69,7 @@ export async function nriCreateDelay(
     },
     disarm: async () => fault?.remove(),
     holdEnded: () => holdOutcome(fault),
+    holdReached: () => holdReached(fault, deliveryWithinMs(t)),
   };
 }
 
@@ -75,6 +80,7 @@ export function slowHandlerCreateDelay(slow: SlowRuntime): ContainerDelay {
     runtimeHandler: slow.handler,
     arm: () => slow.setDelay(DELAY_MS),
     disarm: () => slow.setDelay(0),
+    behindHooks: true,
   };
 }
 
@@ -111,6 +117,8 @@ export async function timeOutCreateContainer(
       setDelay: (ms) => (ms > 0 ? delay.arm(podId, 'workload', ms) : delay.disarm()),
       ...(delay.holdMs !== undefined ? { holdMs: delay.holdMs } : {}),
       ...(delay.holdEnded ? { holdEnded: delay.holdEnded } : {}),
+      ...(delay.holdReached ? { holdReached: delay.holdReached } : {}),
+      ...(delay.behindHooks ? { behindHooks: true } : {}),
     },
     opts.ending ?? 'deadline',
     (callOpts) => t.cri.tryCall('CreateContainer', request, callOpts),

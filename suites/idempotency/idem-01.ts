@@ -1,5 +1,5 @@
 import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
-import { pathFor, runPodAfterTimeout } from './scenarios.js';
+import { pathFor, runPodAfterTimeout, SIDE_BY_SIDE_WITH_HOLDS } from './scenarios.js';
 
 export const check = defineCheck({
   id: 'IDEM-01',
@@ -9,6 +9,7 @@ export const check = defineCheck({
     scale: 2,
     why: '--trials on each creation delay a timeout can land on (runtime create, network setup), taken in turns; where only one is configured it gets them all',
   },
+  besideHeldHooks: SIDE_BY_SIDE_WITH_HOLDS,
   title:
     'A RunPodSandbox that timed out while the runtime was building it converges under identical kubelet-like retries, and the sandbox returned is READY',
   contract:

@@ -6,7 +6,7 @@ import {
   slowHandlerCreateDelay,
   variantNotRun,
 } from './container-scenarios.js';
-import { pathFor, runPodAfterTimeout } from './scenarios.js';
+import { pathFor, runPodAfterTimeout, SIDE_BY_SIDE_WITH_HOLDS } from './scenarios.js';
 
 /** The container variant: a CreateContainer cancelled mid-create, on the slow runtime handler. */
 async function cancelContainer(t: CheckContext, slow: SlowRuntime): Promise<void> {
@@ -36,6 +36,7 @@ export const check = defineCheck({
     scale: 2,
     why: '--trials on each creation delay a cancel can land on (runtime create, network setup), taken in turns; where only one is configured it gets them all',
   },
+  besideHeldHooks: SIDE_BY_SIDE_WITH_HOLDS,
   title:
     'A RunPodSandbox (CreateContainer) cancelled by the client while the runtime builds it leaves the same state as a timeout: identical retries converge to one READY sandbox (one container)',
   contract:

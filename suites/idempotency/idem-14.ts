@@ -1,4 +1,5 @@
 import { type CheckContext, defineCheck } from '../../src/harness/face.js';
+import { SIDE_BY_SIDE_WITH_HOLDS } from './scenarios.js';
 import { expectNoLeftoversAfterTimeouts, TRIALS_WHY } from './timeout-leftovers.js';
 import { INJECTOR_PATHS, injectorPaths, pathClauses } from './timeout-paths.js';
 
@@ -10,6 +11,7 @@ export const check = defineCheck({
   uses: ['slow-runtime', 'slow-cni'],
   // Three paths with both injectors.
   trials: { scale: 3, why: TRIALS_WHY },
+  besideHeldHooks: SIDE_BY_SIDE_WITH_HOLDS,
   title:
     "Once a request that timed out in the runtime's create or in network setup has converged and its pod is removed, the host holds nothing of the abandoned attempt",
   contract:

@@ -23,6 +23,8 @@ import {
 import { describeItems } from '../common/census.js';
 import {
   CANCEL_AFTER_MS,
+  CANCEL_IN_HOOK_MS,
+  cancelInHook,
   DELAY_MS,
   FIRST_DEADLINE_MS,
   LATE_CANCEL_MS,
@@ -37,6 +39,13 @@ const RETRY_DEADLINE_MS = DELAY_MS + 500;
 
 /** How the first attempt ends: its own deadline, or the client cancelling it (IDEM-12). */
 export type Ending = 'deadline' | 'cancel';
+
+/**
+ * Why the timeout checks held by the injectors may run beside the checks whose holds take turns in the
+ * hook lane (CheckSpec.besideHeldHooks).
+ */
+export const SIDE_BY_SIDE_WITH_HOLDS =
+  "its timeouts land in the runtime's create or network setup, which runtimes run before a sandbox's NRI hook, and a container's (the slow handler's runc create) waits for no held hook (t.noHeldHooks); a retry or removal that waits behind a held hook waits at most one hold, far inside its deadline and budget";
 
 /** A delay that holds sandbox creation: the slow runtime handler, the slow CNI wrapper, or an NRI hook. */
 export interface Delay extends HeldBy {
@@ -57,13 +66,21 @@ export interface HeldBy {
    * so the held attempt takes its turn (t.oneAtATime) until then.
    */
   holdEnded?: () => Promise<{ reachedAt?: number }>;
+  /** For a hold of an NRI hook: resolves once the hook is reached (a cancel is sent into it then). */
+  holdReached?: () => Promise<unknown>;
+  /**
+   * The delay sits behind the call's NRI hook in some runtimes (a container's runc create, which CRI-O runs
+   * after the CreateContainer hook): the attempt runs while no hook is held (t.noHeldHooks), or it could
+   * wait behind a held hook and time out there instead of in the delay.
+   */
+  behindHooks?: boolean;
 }
 
 /**
  * A first attempt's outcome, when it was sent (performance.now()) and how long its delay held it, for the
  * back-off after it.
  */
-export type FirstAttempt<T> = CallResult<T> & { sentAt?: number; holdMs?: number };
+export type FirstAttempt<T> = CallResult<T> & { sentAt?: number; holdMs?: number; heldUntil?: number };
 
 /** The slow runtime handler as a Delay, for checks that also need its record of created ids. */
 export function slowHandlerDelay(slow: SlowRuntime): Delay {
@@ -139,36 +156,41 @@ export async function firstAttempt<T>(
   const holdMs = delay.holdEnded ? nriHoldFor(ending) : (delay.holdMs ?? DELAY_MS);
   const attempt = async (): Promise<FirstAttempt<T>> => {
     await delay.setDelay(holdMs);
-    // The cancel's timer starts with the call, not before a wait for the lane.
+    // The cancel's timer starts with the call, not before a wait for the lane; one meant for a hook comes
+    // once the hook holds the call.
+    const inHook = ending === 'cancel' && delay.holdReached ? cancelInHook(delay.holdReached()) : undefined;
     const opts: CallOpts =
       ending === 'deadline'
         ? { deadlineMs: FIRST_DEADLINE_MS, cancelLateByMs: LATE_CANCEL_MS }
-        : { signal: AbortSignal.timeout(CANCEL_AFTER_MS) };
-    t.step(
-      `${what} with the ${delay.name} holding it ${holdMs} ms; the client ends it by ${
-        ending === 'deadline'
-          ? `its ${FIRST_DEADLINE_MS} ms deadline (the runtime's copy expires first; the client gives up ${LATE_CANCEL_MS} ms later)`
-          : `a cancel after ${CANCEL_AFTER_MS} ms`
-      }`,
-    );
+        : { signal: inHook?.signal ?? AbortSignal.timeout(CANCEL_AFTER_MS) };
+    const how =
+      ending === 'deadline'
+        ? `its ${FIRST_DEADLINE_MS} ms deadline (the runtime's copy expires first; the client gives up ${LATE_CANCEL_MS} ms later)`
+        : inHook
+          ? `a cancel ${CANCEL_IN_HOOK_MS} ms after the hook holds it`
+          : `a cancel after ${CANCEL_AFTER_MS} ms`;
+    t.step(`${what} with the ${delay.name} holding it ${holdMs} ms; the client ends it by ${how}`);
     const sentAt = performance.now();
     const reply = await send(opts);
     const hold = await delay.holdEnded?.();
+    const heldUntil = hold ? performance.now() : undefined;
     await delay.setDelay(0);
     if (hold) {
       // The scenario is an expired deadline (or a cancel) inside the hook: one reached only after the
       // client gave up tested something else.
-      const gaveUpMs = ending === 'deadline' ? FIRST_DEADLINE_MS : CANCEL_AFTER_MS;
-      const reachedMs = hold.reachedAt === undefined ? undefined : Math.round(hold.reachedAt - sentAt);
-      if (reachedMs === undefined || reachedMs >= gaveUpMs)
+      const gaveUpAt = ending === 'deadline' ? sentAt + FIRST_DEADLINE_MS : inHook?.cancelledAt();
+      if (hold.reachedAt === undefined || gaveUpAt === undefined || hold.reachedAt >= gaveUpAt)
         t.missed(
-          `the ${delay.name} was ${reachedMs === undefined ? 'never reached' : `reached only ${reachedMs} ms after ${what} was sent`}, not before its client gave up at ${gaveUpMs} ms: the ${ending} did not land in the hook`,
+          `the ${delay.name} was ${hold.reachedAt === undefined ? 'never reached' : `reached only ${Math.round(hold.reachedAt - sentAt)} ms after ${what} was sent`}, after its client had given up: the ${ending} did not land in the hook`,
         );
     }
-    return { ...reply, sentAt, holdMs };
+    return { ...reply, sentAt, holdMs, ...(heldUntil === undefined ? {} : { heldUntil }) };
   };
-  const { holdEnded } = delay;
-  const first = holdEnded ? await t.oneAtATime(`held ${what}`, attempt) : await attempt();
+  const first = delay.holdEnded
+    ? await t.oneAtATime(`held ${what}`, attempt)
+    : delay.behindHooks
+      ? await t.noHeldHooks(attempt)
+      : await attempt();
   // The reply is kept as the runtime gave it (the timeline shows that same outcome); one that came past
   // the deadline ended for a kubelet at the deadline (answeredPastDeadline).
   const endedByClient =
@@ -289,9 +311,14 @@ export async function runPodAfterTimeout(
  * in progress (NAME-01 covers requests that overlap).
  */
 export async function kubeletBackoff(t: CheckContext, first: FirstAttempt<unknown>): Promise<void> {
-  const holdMs = first.holdMs ?? DELAY_MS;
-  const since = first.sentAt === undefined ? first.latencyMs : performance.now() - first.sentAt;
-  const leftMs = Math.round(holdMs + 100 - since);
+  // The build ends when the hold does: a hook's hold was waited out (heldUntil), an injector's is counted
+  // from the send.
+  const heldUntil =
+    first.heldUntil ??
+    (first.sentAt === undefined
+      ? performance.now() - first.latencyMs + (first.holdMs ?? DELAY_MS)
+      : first.sentAt + (first.holdMs ?? DELAY_MS));
+  const leftMs = Math.round(heldUntil + 100 - performance.now());
   if (leftMs > 0)
     await t.pause(leftMs, 'kubelet-like back-off: the first retry comes after the timed-out build has ended');
 }

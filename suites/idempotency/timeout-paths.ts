@@ -5,9 +5,9 @@
  * be held there. Each path is ended by a deadline or by a client cancel.
  */
 import type { CheckContext, FaultHandle } from '../../src/harness/face.js';
-import { holdOutcome } from '../common/holds.js';
+import { holdOutcome, holdReached } from '../common/holds.js';
 import { SharedPlugin } from '../common/shared-plugin.js';
-import { DELAY_MS, nriHoldMs } from '../common/timing.js';
+import { DELAY_MS, deliveryWithinMs, nriHoldMs } from '../common/timing.js';
 import type { TrialEvidence } from '../common/trial-leftovers.js';
 import {
   type ContainerDelay,
@@ -191,6 +191,7 @@ function nriRunHookDelay(t: CheckContext, shared: SharedPlugin): Delay {
       });
     },
     holdEnded: () => holdOutcome(fault),
+    holdReached: () => holdReached(fault, deliveryWithinMs(t)),
   };
 }
 
