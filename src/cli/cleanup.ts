@@ -1,4 +1,7 @@
-/** `cri-conform cleanup`: removes what crashed runs left behind, found by the run label, and nothing else. */
+/**
+ * `cri-conform cleanup`: removes what crashed runs left behind, found by all of a run's marks (the run
+ * label, the pod namespace `cri-conform`, the `cc-` name prefix), and nothing else.
+ */
 import type { Command } from 'commander';
 import type { CriClient } from '../cri/client.js';
 import { configFromFlags } from './command-config.js';
@@ -6,11 +9,21 @@ import type { Io } from './io.js';
 import { addEndpointOptions } from './options.js';
 import type { RunFlags } from './resolve-config.js';
 
+const HELP = `
+Only objects with all three marks of a run are touched: the label cri-conform.io/run, the pod namespace
+cri-conform and a name starting cc- (a container: its own label, in such a pod). A pod that carries the
+label but not the rest is someone else's: cleanup names it and leaves it alone.
+
+Examples:
+  $ cri-conform cleanup
+  $ cri-conform cleanup --native
+  $ cri-conform cleanup --run-id 202611221530-3fa2c1 -r unix:///run/containerd/containerd.sock`;
+
 export function addCleanup(program: Command, io: Io, setExit: (code: number) => void): void {
   const cmd = program
     .command('cleanup')
     .description(
-      "stop and remove every pod and container labelled cri-conform.io/run (of one run with --run-id), the delay injectors' per-check settings a killed run left, and the pod logs of runs no longer running",
+      "stop and remove every pod and container of cri-conform runs (of one run with --run-id), the delay injectors' per-check settings a killed run left, and the pod logs of runs no longer running",
     );
   addEndpointOptions(cmd)
     .option('--run-id <id>', 'only the objects of this run (the id is in every report)')
@@ -22,10 +35,7 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
       '--native',
       "also remove containerd records the CRI no longer lists (containerd's own API, namespace k8s.io) and unmount those sandboxes' /dev/shm",
     )
-    .addHelpText(
-      'after',
-      '\nOnly objects carrying the label cri-conform.io/run are touched.\n\nExamples:\n  $ cri-conform cleanup\n  $ cri-conform cleanup --native\n  $ cri-conform cleanup --run-id 202611221530-3fa2c1 -r unix:///run/containerd/containerd.sock',
-    )
+    .addHelpText('after', HELP)
     .action(async (flags: RunFlags & { config?: string; runId?: string; native?: boolean }) => {
       const { runId, native, isolated, ...rest } = flags;
       const config = configFromFlags(rest, io);
@@ -40,6 +50,10 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
         io.out(`removed ${report.containers.length} containers and ${report.pods.length} pods\n`);
         for (const id of report.pods) io.out(`  pod ${id}\n`);
         for (const p of report.problems) io.err(`cri-conform: could not remove ${p}\n`);
+        for (const s of report.spared)
+          io.out(
+            `left alone ${s}: it carries the label cri-conform.io/run but not every mark of cri-conform's own\n`,
+          );
         if (report.problems.length === 0)
           await removePodLogs([...report.runs, ...(runId ? [runId] : [])], io);
         // A run killed before or after its objects existed left none to find it by: its process tells.

@@ -175,8 +175,8 @@ describe('disturbance: another client’s doing, told from the check’s own', (
     const labelled = (id: string, state: string) => ({
       id,
       state,
-      labels: { [CHECK_LABEL]: 'UNIT-01' },
-      metadata: { name: `cc-unit-01-${id}` },
+      labels: { [RUN_LABEL]: 'unit-run', [CHECK_LABEL]: 'UNIT-01' },
+      metadata: { name: `cc-unit-01-${id}`, namespace: 'cri-conform' },
     });
     const withCheckId = () => {
       const seen: Disturbance[] = [];
@@ -194,6 +194,17 @@ describe('disturbance: another client’s doing, told from the check’s own', (
       expect(seen, 'seen first, judged by the next listing').to.deep.equal([]);
       objects.listed([labelled('t1', 'SANDBOX_NOTREADY')], new Set(), 2);
       expect(seen.map((d) => [d.object, d.action])).to.deep.equal([['pod cc-unit-01-t1', 'stopped']]);
+    });
+
+    it('is never adopted without every mark of the run’s own, whatever labels it carries', () => {
+      const { objects, seen } = withCheckId();
+      const foreign = {
+        ...labelled('f1', 'SANDBOX_READY'),
+        metadata: { name: 'api-7d9', namespace: 'payments' },
+      };
+      objects.listed([foreign], new Set(), 1);
+      objects.listed([], new Set(), 2);
+      expect(seen).to.deep.equal([]);
     });
 
     it('is not adopted during or before the check’s own sweep, which removes it', () => {

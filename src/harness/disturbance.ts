@@ -27,14 +27,14 @@
  */
 import type { CriMethod } from '../cri/types.js';
 import type { NriEventRecord } from '../nri/types.js';
-import { CHECK_LABEL } from './labels.js';
+import { CHECK_LABEL, isOurPod } from './labels.js';
 
 /** A pod as the run-wide listing shows it (the CRI's PodSandbox, or as much of it as a test gives). */
 export interface ListedPod {
   id: string;
   state: string;
   labels?: Record<string, string>;
-  metadata?: { name?: string };
+  metadata?: { name?: string; namespace?: string };
 }
 
 export interface Disturbance {
@@ -235,14 +235,15 @@ export class CheckObjects {
   }
 
   /**
-   * READY pods with the check's label that no reply named (a timed-out build): the check's own from this
-   * listing on, judged by the next one. Never during or before the check's own sweep, which removes them.
+   * READY pods of the run with the check's label that no reply named (a timed-out build): the check's own
+   * from this listing on, judged by the next one. Never during or before the check's own sweep, which removes
+   * them. A pod is the run's only with all its marks (labels.ts), never by the label alone.
    */
   private adoptUnnamed(pods: readonly ListedPod[], askedAt: number): void {
     const { checkId } = this.opts;
     if (!checkId || this.sweeping || askedAt <= this.sweptAt) return;
     for (const p of pods) {
-      const mine = p.labels?.[CHECK_LABEL] === checkId;
+      const mine = isOurPod(p) && p.labels?.[CHECK_LABEL] === checkId;
       if (mine && p.state === 'SANDBOX_READY' && !this.pods.has(p.id) && !this.ended.has(p.id))
         this.pods.set(p.id, { name: p.metadata?.name ?? p.id, learnedAt: askedAt });
     }

@@ -74,16 +74,25 @@ describe('kubelet detection', () => {
     });
     after(() => fake.close());
 
-    it('counts READY sandboxes with a kubelet pod UID and no cri-conform label, and only those', async () => {
-      const pod = (name: string, labels: Record<string, string>, state = 'SANDBOX_READY') =>
-        fake.publish({ metadata: { name, attempt: 0, uid: name, namespace: 'kube-system' }, labels, state });
-      pod('ours', { 'io.kubernetes.pod.uid': 'ours', [RUN_LABEL]: 'r1' });
+    it('counts READY sandboxes with a kubelet pod UID that are not cri-conform’s, and only those', async () => {
+      const pod = (
+        name: string,
+        labels: Record<string, string>,
+        state = 'SANDBOX_READY',
+        namespace = 'kube-system',
+      ) => fake.publish({ metadata: { name, attempt: 0, uid: name, namespace }, labels, state });
+      pod('cc-ours', { 'io.kubernetes.pod.uid': 'ours', [RUN_LABEL]: 'r1' }, 'SANDBOX_READY', 'cri-conform');
       pod('stopped', { 'io.kubernetes.pod.uid': 'stopped' }, 'SANDBOX_NOTREADY');
       pod('no-uid-label', {});
       expect((await detectKubelet(fake.client, fake.endpoint, proc)).signs).to.deep.equal([]);
       pod('coredns', { 'io.kubernetes.pod.uid': 'coredns' });
       expect((await detectKubelet(fake.client, fake.endpoint, proc)).signs).to.deep.equal([
         '1 READY pod of a kubelet, not of cri-conform (kube-system/coredns)',
+      ]);
+      // The kubelet copies a Kubernetes pod's labels onto its sandbox: the label alone makes no pod ours.
+      pod('api-7d9', { 'io.kubernetes.pod.uid': 'api', [RUN_LABEL]: 'x' }, 'SANDBOX_READY', 'payments');
+      expect((await detectKubelet(fake.client, fake.endpoint, proc)).signs).to.deep.equal([
+        '2 READY pods of a kubelet, not of cri-conform (kube-system/coredns, payments/api-7d9)',
       ]);
     });
   });

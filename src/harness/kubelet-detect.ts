@@ -7,14 +7,14 @@
  *   --container-runtime-endpoint flag, else `containerRuntimeEndpoint` of its --config file, else its
  *   default), compared by inode as the kubelet sees the path (its cwd and root), so symlinks, relative
  *   paths and unix:// all resolve;
- * - READY sandboxes that carry the kubelet's `io.kubernetes.pod.uid` label and no cri-conform label: pods a
+ * - READY sandboxes that carry the kubelet's `io.kubernetes.pod.uid` label and are not cri-conform's: pods a
  *   kubelet (or something acting like one) runs right now, even when its process is out of sight.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { CriClient } from '../cri/client.js';
-import { RUN_LABEL } from './labels.js';
+import { isOurPod } from './labels.js';
 import { listPids } from './proc.js';
 
 /** The kubelet's default since v1.27 (staging/src/k8s.io/kubelet/config/v1beta1 defaults). */
@@ -46,13 +46,16 @@ export async function detectKubelet(
   return { signs };
 }
 
-/** Namespace/name of READY sandboxes with the kubelet's pod UID label and no cri-conform run label. */
+/**
+ * Namespace/name of READY sandboxes with the kubelet's pod UID label that are not cri-conform's: a pod
+ * labelled cri-conform.io/run without the other marks is a kubelet's too.
+ */
 export async function foreignKubeletPods(client: CriClient): Promise<string[]> {
   const { items } = await client.call('ListPodSandbox', { filter: { state: { state: 'SANDBOX_READY' } } });
   // Filtered again here: a runtime that ignores the state filter must not make stopped pods count.
   return items
     .filter((p) => p.state === 'SANDBOX_READY')
-    .filter((p) => p.labels['io.kubernetes.pod.uid'] !== undefined && p.labels[RUN_LABEL] === undefined)
+    .filter((p) => p.labels['io.kubernetes.pod.uid'] !== undefined && !isOurPod(p))
     .map((p) => `${p.metadata.namespace}/${p.metadata.name}`);
 }
 

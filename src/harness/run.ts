@@ -13,7 +13,7 @@ import { DisturbanceMonitor } from './disturbance.js';
 import { connectRuntime } from './environment.js';
 import { executeCheck, identityOf } from './execute-check.js';
 import { hostPlatform } from './host-platform.js';
-import { newRunId, RUN_LABEL } from './labels.js';
+import { isOurContainer, isOurPod, newRunId, RUN_LABEL } from './labels.js';
 import { claimRunLogs, removeRunLogs } from './pod-logs.js';
 import { assessReadiness, requireReady } from './readiness.js';
 import { RegistrationGate } from './registration-gate.js';
@@ -225,6 +225,10 @@ async function sweep(
     );
   }
   for (const p of swept?.problems ?? []) listener.onNote(`final sweep: ${p}`);
+  for (const s of swept?.spared ?? [])
+    listener.onNote(
+      `final sweep left alone ${s}: it carries the run label but not every mark of the run's own`,
+    );
   // After the sweep, whatever it left or could not reach: a container still running writes on into unlinked
   // files, and the directory is the run's alone.
   const logs = removeRunLogs(runId);
@@ -234,7 +238,7 @@ async function sweep(
   if (leftovers.length > 0) listener.onNote(describeLeftovers(config.runtimeEndpoint, leftovers));
 }
 
-/** Lists the run's own objects for the disturbance monitor (disturbance.ts). */
+/** Lists the run's own objects, with all their marks, for the disturbance monitor (disturbance.ts). */
 function runObjectsMonitor(client: CriClient, runId: string): DisturbanceMonitor {
   const labelSelector = { [RUN_LABEL]: runId };
   const deadlineMs = 5_000;
@@ -243,10 +247,13 @@ function runObjectsMonitor(client: CriClient, runId: string): DisturbanceMonitor
       client.call('ListPodSandbox', { filter: { labelSelector } }, { deadlineMs }),
       client.call('ListContainers', { filter: { labelSelector } }, { deadlineMs }),
     ]);
-    const exited = containers.filter((c) => c.state === 'CONTAINER_EXITED');
+    const pods = items.filter((p) => isOurPod(p, runId));
+    const podIds = new Set(pods.map((p) => p.id));
+    const ours = containers.filter((c) => isOurContainer(c, podIds, runId));
+    const exited = ours.filter((c) => c.state === 'CONTAINER_EXITED');
     return {
-      pods: items,
-      containerIds: new Set(containers.map((c) => c.id)),
+      pods,
+      containerIds: new Set(ours.map((c) => c.id)),
       exitedContainerIds: new Set(exited.map((c) => c.id)),
     };
   });
