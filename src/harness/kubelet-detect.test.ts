@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { type FakeRuntime, startFakeRuntime } from './fake-runtime.test.helper.js';
-import { detectKubelet, kubeletEndpoint, kubeletProcessesOn } from './kubelet-detect.js';
+import { detectKubelet, kubeletProcessesOn } from './kubelet-detect.js';
+import { kubeletEndpoint } from './kubelet-endpoints.js';
 import { RUN_LABEL } from './labels.js';
+import { fakeProcess as fakeProcessIn } from './proc-fixture.test.helper.js';
 
 describe('kubelet detection', () => {
   let dir: string;
@@ -28,13 +30,8 @@ describe('kubelet detection', () => {
   afterEach(() => rmSync(proc, { recursive: true, force: true }));
 
   /** A /proc entry whose root is the real root and whose cwd is `cwd`. */
-  const fakeProcess = (pid: number, argv: string[], cwd = dir) => {
-    const p = join(proc, String(pid));
-    mkdirSync(p, { recursive: true });
-    writeFileSync(join(p, 'cmdline'), `${argv.join('\0')}\0`);
-    symlinkSync('/', join(p, 'root'));
-    symlinkSync(cwd, join(p, 'cwd'));
-  };
+  const fakeProcess = (pid: number, argv: string[], cwd = dir) =>
+    fakeProcessIn(proc, pid, argv, { root: '/', cwd });
 
   it('finds a kubelet whose flag names the same socket, through unix://, a symlink or a relative path', () => {
     fakeProcess(10, ['/usr/bin/kubelet', `--container-runtime-endpoint=unix://${join(dir, 'link.sock')}`]);
@@ -52,16 +49,25 @@ describe('kubelet detection', () => {
     );
     fakeProcess(20, ['/usr/bin/kubelet', '--config', 'kubelet.yaml']);
     expect(kubeletProcessesOn(socket, proc)).to.deep.equal([
-      { pid: 20, endpoint: `unix://${socket}`, source: 'containerRuntimeEndpoint of --config' },
+      {
+        pid: 20,
+        kind: 'kubelet',
+        endpoint: `unix://${socket}`,
+        source: 'containerRuntimeEndpoint of --config',
+      },
     ]);
   });
 
   it('lets the flag win over the config file, and falls back to the kubelet’s default', () => {
-    const config = () => 'containerRuntimeEndpoint: unix:///from-file.sock\n';
+    const files = {
+      read: () => 'containerRuntimeEndpoint: unix:///from-file.sock\n',
+      list: () => [],
+      environ: {},
+    };
     expect(
-      kubeletEndpoint(['kubelet', '--config=c.yaml', '--container-runtime-endpoint=/a.sock'], config),
+      kubeletEndpoint(['kubelet', '--config=c.yaml', '--container-runtime-endpoint=/a.sock'], files),
     ).to.deep.include({ endpoint: '/a.sock' });
-    expect(kubeletEndpoint(['kubelet'], config)).to.deep.equal({
+    expect(kubeletEndpoint(['kubelet'], files)).to.deep.equal({
       endpoint: 'unix:///run/containerd/containerd.sock',
       source: 'the default',
     });
