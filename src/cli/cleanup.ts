@@ -90,14 +90,20 @@ async function removeDeadRunLogsOf(io: Io): Promise<void> {
 
 /** Removes what killed --isolated runs left of their private instances; returns how many kept something. */
 async function removePrivateInstances(endpoint: string, io: Io): Promise<number> {
-  const { removeOrphanedInstances } = await import('../instance/index.js');
-  const removed = await removeOrphanedInstances(endpoint);
-  io.out(`removed ${removed.length} private instances left by killed --isolated runs\n`);
-  for (const r of removed) {
+  const { nodeViewOf, sweepDeadInstances } = await import('../instance/sweep.js');
+  const { instances, cniFiles } = await sweepDeadInstances(endpoint, nodeViewOf(endpoint));
+  io.out(`removed ${instances.length} private instances left by killed --isolated runs\n`);
+  for (const r of instances) {
     io.out(`  ${r.dir}\n`);
-    for (const l of r.leftovers) io.err(`cri-conform: still there after removing ${r.dir}: ${l}\n`);
+    for (const l of r.leftovers)
+      io.err(
+        `cri-conform: still there after removing ${r.dir}: ${l} (recorded there for the next cleanup)\n`,
+      );
   }
-  return removed.filter((r) => r.leftovers.length > 0).length;
+  if (cniFiles.length > 0)
+    io.out(`removed ${cniFiles.length} CNI cache files of instances no longer recorded\n`);
+  for (const f of cniFiles) io.out(`  ${f}\n`);
+  return instances.filter((r) => r.leftovers.length > 0).length;
 }
 
 /** Removes the per-check delay settings in the injectors' control dirs, which only a killed run leaves. */

@@ -1,13 +1,14 @@
 /**
  * End to end: `--isolated` against a private copy of each real containerd (CI's 1.7 and 2.1 stand in for
  * the node's runtime). An injector check and a [Restart] check reach verdicts on the copy, the report
- * records the binary, and afterwards the host holds nothing of the copy; a killed run's copy is removed by
- * `cleanup --isolated`.
+ * records the binary, and afterwards the host holds nothing of the copy; the copy of a run killed with its
+ * supervisor is removed by `cleanup --isolated`, whichever path names the runtime's socket.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { expect } from 'chai';
+import { pidsWithArgs } from '../instance/processes.js';
 import { describeSkipped } from '../skip-reason.test.helper.js';
 import { labelledLeft, NO_RUNTIME_REASON, runCli, runtimesUnderTest } from './e2e-env.test.helper.js';
 import { hostTraces, instanceNames, newInstanceDir, untilCopyHasPod } from './instance-traces.test.helper.js';
@@ -63,7 +64,7 @@ for (const runtime of runtimesUnderTest()) {
       expect(run.stderr).to.match(/nothing of it is left on the host/);
     });
 
-    it('cleanup --isolated removes the copy a killed run left', async () => {
+    it('cleanup --isolated removes the copy a killed run and its killed supervisor left, the endpoint spelled another way', async () => {
       const before = instanceNames();
       let kill: ((signal: NodeJS.Signals) => void) | undefined;
       const running = runCli(
@@ -80,10 +81,22 @@ for (const runtime of runtimesUnderTest()) {
         network: { bridge: string };
       };
       await untilCopyHasPod(dir, 60_000);
+      // As a worker pod's SIGKILL ends the whole pod: the supervisor goes first, then the run.
+      const supervisor = pidsWithArgs(
+        (argv) => argv.some((a) => a.endsWith('supervisor-main.js')) && argv.includes(dir),
+      );
+      expect(supervisor, "the instance's supervisor").to.have.length(1);
+      process.kill(supervisor[0] ?? 0, 'SIGKILL');
       kill?.('SIGKILL');
       await running;
       expect(hostTraces(dir, network.bridge), 'a killed run leaves its copy').not.to.deep.equal([]);
-      const cleanup = await runCli(['cleanup', '--isolated', '-r', endpoint], runtime.env);
+      // The same socket through another path: a link to its directory.
+      const link = join(reportDir, 'runtime');
+      symlinkSync(dirname(endpoint.replace(/^unix:\/\//, '')), link);
+      const cleanup = await runCli(
+        ['cleanup', '--isolated', '-r', `unix://${link}/containerd.sock`],
+        runtime.env,
+      );
       expect(cleanup.code, cleanup.stdout + cleanup.stderr).to.equal(0);
       expect(cleanup.stdout).to.include(dir);
       expect(hostTraces(dir, network.bridge)).to.deep.equal([]);

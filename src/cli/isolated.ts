@@ -15,6 +15,8 @@ export async function maybeIsolated<T>(
   { announce = true }: { announce?: boolean } = {},
 ): Promise<{ value: T; record?: InstanceRecord }> {
   if (!config.isolated) return { value: await body(config) };
+  const note = (text: string) => io.err(`cri-conform: ${text}\n`);
+  await sweepKilledInstances(config.runtimeEndpoint, note);
   const [{ onPrivateInstance }, { startPrivateInstance }] = await Promise.all([
     import('../harness/runtime-instance.js'),
     import('../instance/index.js'),
@@ -26,7 +28,6 @@ export async function maybeIsolated<T>(
       throw new EnvironmentError(`--isolated: ${e instanceof Error ? e.message : String(e)}`);
     }
   };
-  const note = (text: string) => io.err(`cri-conform: ${text}\n`);
   const done = await onPrivateInstance(config, start, io.signal, async (privateConfig, record) => {
     if (announce) note(describeInstance(record));
     return body(privateConfig);
@@ -38,6 +39,30 @@ export async function maybeIsolated<T>(
       : `private instance removal left: ${leftovers.join('; ')} (run: cri-conform cleanup --isolated -r ${config.runtimeEndpoint})`,
   );
   return done;
+}
+
+/**
+ * Before a new instance starts: the instances of runs that were killed (whatever runtime they copied),
+ * and the CNI files of instances nothing records any more. A failure here never stops the run: its own
+ * instance is a fresh one.
+ */
+async function sweepKilledInstances(endpoint: string, note: (text: string) => void): Promise<void> {
+  const { nodeViewOf, sweepDeadInstances } = await import('../instance/sweep.js');
+  try {
+    const swept = await sweepDeadInstances(undefined, nodeViewOf(endpoint));
+    for (const { dir, leftovers } of swept.instances)
+      note(
+        leftovers.length === 0
+          ? `removed the private instance ${dir} a killed run left`
+          : `removing the private instance ${dir} a killed run left did not remove: ${leftovers.join('; ')} (recorded for the next cleanup --isolated)`,
+      );
+    if (swept.cniFiles.length > 0)
+      note(`removed ${swept.cniFiles.length} CNI cache files of private instances no longer recorded`);
+  } catch (e) {
+    note(
+      `removing the private instances killed runs left failed: ${e instanceof Error ? e.message : String(e)}`,
+    );
+  }
 }
 
 export function describeInstance(r: InstanceRecord): string {

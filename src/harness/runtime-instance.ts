@@ -5,8 +5,12 @@
  */
 import type { RunConfig } from './settings.js';
 
+/** The marks of the run's pods, by which an instance's leftovers are known without its record. */
+export { NAME_PREFIX, POD_NAMESPACE } from './labels.js';
 /** Where the node's files and mounts are; an instance started from a pod reads the node through it. */
 export { NodeView } from './node-view.js';
+/** An instance's owner is a run's process, judged as a run's pod log folder's owner is. */
+export { currentOwner, ownerGone, type RunOwner } from './run-owner.js';
 
 /** The run settings that name the instance instead of the node's runtime. */
 export type InstanceSettings = Pick<
@@ -59,6 +63,13 @@ export interface InstanceRequest {
 export type StartInstance = (request: InstanceRequest) => Promise<RuntimeInstance>;
 
 /**
+ * After an interrupt, how long the run may wind down on the instance (release holds, end its checks, write
+ * what it has) before the instance is removed under it: the removal ends whatever is still on the
+ * instance, so an interrupted run is bounded by this plus the removal's own bound (removal.ts).
+ */
+export const WIND_DOWN_MS = 15_000;
+
+/**
  * Runs `body` against a fresh private instance and removes the instance whatever happens; the config
  * `body` gets points at the instance. The record is completed with the removal's time and leftovers.
  */
@@ -76,12 +87,27 @@ export async function onPrivateInstance<T>(
     signal,
   });
   const record = instance.record;
+  let removal: Promise<void> | undefined;
+  const remove = () => {
+    removal ??= (async () => {
+      const started = performance.now();
+      record.leftovers = await instance.remove();
+      record.timingsMs.removal = Math.round(performance.now() - started);
+    })();
+    return removal;
+  };
+  let windDown: NodeJS.Timeout | undefined;
+  const onAbort = () => {
+    windDown = setTimeout(() => void remove(), WIND_DOWN_MS);
+  };
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
   try {
     const value = await body({ ...config, ...instance.settings }, record);
     return { value, record };
   } finally {
-    const started = performance.now();
-    record.leftovers = await instance.remove();
-    record.timingsMs.removal = Math.round(performance.now() - started);
+    signal.removeEventListener('abort', onAbort);
+    clearTimeout(windDown);
+    await remove();
   }
 }

@@ -18,7 +18,7 @@ import { installInjectors } from './injectors.js';
 import {
   DEFAULT_BASE_DIR,
   type InstanceFile,
-  orphanedInstances,
+  indexInstance,
   selfAsOwner,
   writeInstanceFile,
 } from './instance-file.js';
@@ -26,6 +26,8 @@ import { type Flavor, layoutPaths } from './layout.js';
 import { claimNetwork, writeConflist } from './network.js';
 import { findNodeDaemon } from './node-daemon.js';
 import { removeInstance } from './removal.js';
+import { socketIdentity } from './socket-identity.js';
+import { startSupervisor } from './supervisor.js';
 
 const exec = promisify(execFile);
 export const SLOW_HANDLER = 'conform-slow';
@@ -79,18 +81,29 @@ export async function startPrivateInstance(
     ...(node.flavor === 'crio' ? [p.configDir] : []),
   ])
     mkdirSync(d, { recursive: true });
+  const targetSocket = socketIdentity(request.endpoint);
+  const hostAnchor = host.recordAnchor();
   const info: InstanceFile = {
     id,
     target: request.endpoint,
+    ...(targetSocket ? { targetSocket } : {}),
     owner: selfAsOwner(),
     binary: node.binary,
     flavor: node.flavor,
     path,
     runcBinary: runc,
-    ...(host.anchor === undefined ? {} : { hostAnchor: host.anchor }),
+    ...(hostAnchor ? { hostAnchor } : {}),
     network: { number: 0, bridge: '', subnet: '', name: '' },
   };
   writeInstanceFile(dir, info);
+  indexInstance(id, dir);
+  // From here on the instance is removed when this process goes, however it goes.
+  const supervisor = startSupervisor(dir);
+  const remove = async () => {
+    const left = await removeInstance(dir, info);
+    supervisor.release();
+    return left;
+  };
   try {
     info.network = claimNetwork(dir, id);
     writeInstanceFile(dir, info);
@@ -130,10 +143,10 @@ export async function startPrivateInstance(
         pauseImage: request.pauseImage,
         ...(host.anchor === undefined ? {} : { nodeAnchorPid: host.anchor }),
       },
-      remove: () => removeInstance(dir, info),
+      remove,
     };
   } catch (e) {
-    await removeInstance(dir, info);
+    await remove();
     throw e;
   }
 }
@@ -187,19 +200,4 @@ export function durationMs(text: string): number {
     total += m[2] === 'ms' ? n : m[2] === 's' ? n * 1_000 : m[2] === 'm' ? n * 60_000 : n * 3_600_000;
   }
   return total;
-}
-
-/**
- * Removes the private instances of `target` whose cri-conform is gone (killed before it could remove
- * them): `cri-conform cleanup --isolated`. Instances of live runs are left alone.
- */
-export async function removeOrphanedInstances(
-  target: string,
-  baseDir = DEFAULT_BASE_DIR,
-): Promise<Array<{ dir: string; leftovers: string[] }>> {
-  const removed: Array<{ dir: string; leftovers: string[] }> = [];
-  for (const { dir, info } of orphanedInstances(baseDir, target)) {
-    removed.push({ dir, leftovers: await removeInstance(dir, info) });
-  }
-  return removed;
 }

@@ -1,0 +1,123 @@
+/**
+ * A snapshot of the host, for the kill tests: processes, mounts, links, network namespaces, cgroups, and
+ * the entries of /run/cri-conform and /var/lib/cni. Other engineers' runtimes, instances and tests share
+ * this host and change all of these at any moment, so a snapshot is compared only in what one run could
+ * have made: the entries that name one of its marks (its instance's directory and id, its run id, the
+ * ids of the pods and containers seen on its runtime, the netns paths of those pods, its bridge while the
+ * bridge's claim is its own). That is sound both ways: no one else's object carries those names (they are
+ * unique to the run, and a bridge name another instance took over after ours is told apart by its claim),
+ * and whatever the run made carries one of them (a shim or wrapper names the directory or an id, a mount
+ * the directory or an id, a cgroup an id, a netns its path, a CNI cache file the network name or an id).
+ */
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface HostSnapshot {
+  processes: string[];
+  mounts: string[];
+  links: string[];
+  netns: string[];
+  cgroups: string[];
+  runDir: string[];
+  cniDir: string[];
+}
+
+/** What one run could have made: the names its objects carry. */
+export interface RunMarks {
+  /** Paths and ids: the instance's directory and id, the run id, pod and container ids, netns paths. */
+  tokens: Set<string>;
+  /** The instance's bridge, and the claim that makes it the instance's. */
+  bridge?: { name: string; claim: string; dir: string };
+}
+
+export function hostSnapshot(): HostSnapshot {
+  return {
+    processes: processLines(),
+    mounts: readFileSync('/proc/self/mountinfo', 'utf8')
+      .split('\n')
+      .map((l) => l.split(' ')[4] ?? '')
+      .filter(Boolean),
+    links: execFileSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' })
+      .split('\n')
+      .map((l) => l.split(':')[1]?.trim().split('@')[0] ?? '')
+      .filter(Boolean),
+    netns: ['/run/netns', '/var/run/netns'].flatMap((d) => list(d).map((n) => join(d, n))),
+    cgroups: walk('/sys/fs/cgroup', 6, true),
+    runDir: walk('/run/cri-conform', 3),
+    cniDir: walk('/var/lib/cni', 2),
+  };
+}
+
+/** The snapshot in what the run with these marks could have made (see the module comment). */
+export function ownedBy(snapshot: HostSnapshot, marks: RunMarks): HostSnapshot {
+  const tokens = [...marks.tokens].filter((t) => t.length >= 8);
+  const named = (entry: string) => tokens.some((t) => entry.includes(t));
+  const bridge = marks.bridge;
+  const ourBridge = (link: string) => bridge !== undefined && link === bridge.name && claimedBy(bridge);
+  return {
+    processes: snapshot.processes.filter(named),
+    mounts: snapshot.mounts.filter(named),
+    links: snapshot.links.filter(ourBridge),
+    netns: snapshot.netns.filter(named),
+    cgroups: snapshot.cgroups.filter(named),
+    runDir: snapshot.runDir.filter(named),
+    cniDir: snapshot.cniDir.filter(named),
+  };
+}
+
+/** The claim still names the instance's directory, or names none (ours was released, no one took it). */
+function claimedBy(bridge: NonNullable<RunMarks['bridge']>): boolean {
+  try {
+    return readlinkSync(bridge.claim) === bridge.dir;
+  } catch {
+    return true;
+  }
+}
+
+function processLines(): string[] {
+  return list('/proc')
+    .filter((n) => /^\d+$/.test(n) && Number(n) !== process.pid)
+    .flatMap((pid) => {
+      try {
+        const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+        const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+        return state === 'Z' || args === '' ? [] : [`${pid} ${args}`];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/** Entries below `root`, `depth` levels down; directories only when asked (a cgroup's files are its knobs). */
+function walk(root: string, depth: number, dirsOnly = false): string[] {
+  if (!existsSync(root)) return [];
+  const found: string[] = [];
+  const visit = (d: string, left: number) => {
+    for (const name of list(d)) {
+      const path = join(d, name);
+      const dir = isDir(path);
+      if (dir || !dirsOnly) found.push(path);
+      if (left > 0 && dir) visit(path, left - 1);
+    }
+  };
+  visit(root, depth);
+  return found;
+}
+
+function list(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

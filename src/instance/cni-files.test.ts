@@ -1,0 +1,86 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { NodeView } from '../harness/node-view.js';
+import { instanceIdOf, removeInstanceCniFiles, sweepStaleCniFiles } from './cni-files.js';
+
+const CID = 'a'.repeat(64);
+const OTHER_CID = 'b'.repeat(64);
+
+describe("a private instance's CNI files on the node", () => {
+  let root: string;
+  let dirs: { results: string; networks: string };
+  const node = new NodeView(undefined);
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'cc-cni-'));
+    dirs = { results: join(root, 'results'), networks: join(root, 'networks') };
+    mkdirSync(dirs.results);
+    mkdirSync(dirs.networks);
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  /** A loopback cache as libcni writes it, for a pod with these CNI_ARGS and netns. */
+  const loopback = (cid: string, namespace: string, name: string, netns: string) =>
+    writeFileSync(
+      join(dirs.results, `cni-loopback-${cid}-lo`),
+      JSON.stringify({
+        kind: 'cniCacheV1',
+        containerId: cid,
+        netns,
+        networkName: 'cni-loopback',
+        cniArgs: [
+          ['IgnoreUnknown', '1'],
+          ['K8S_POD_NAMESPACE', namespace],
+          ['K8S_POD_NAME', name],
+        ],
+      }),
+    );
+  const files = () => readdirSync(dirs.results).sort();
+
+  it('reads the instance id from a result file name, and nothing from anyone else’s', () => {
+    expect(instanceIdOf(`cri-conform-isolated-mf3k2-1a2b-${CID}-eth0`)).to.equal('mf3k2-1a2b');
+    expect(instanceIdOf(`cri-conform-cc-br157-${CID}-eth0`)).to.equal(undefined);
+    expect(instanceIdOf(`cbr0-${CID}-eth0`)).to.equal(undefined);
+  });
+
+  it('removes one instance’s cache, IPAM state and its containers’ loopback caches, and no other', () => {
+    writeFileSync(join(dirs.results, `cri-conform-isolated-i1-${CID}-eth0`), '{}');
+    writeFileSync(join(dirs.results, `cri-conform-isolated-i2-${OTHER_CID}-eth0`), '{}');
+    loopback(CID, 'cri-conform', 'cc-x', '/nowhere');
+    loopback(OTHER_CID, 'cri-conform', 'cc-y', '/nowhere');
+    mkdirSync(join(dirs.networks, 'cri-conform-isolated-i1'));
+    removeInstanceCniFiles('cri-conform-isolated-i1', [CID], node, dirs);
+    expect(files()).to.deep.equal([
+      `cni-loopback-${OTHER_CID}-lo`,
+      `cri-conform-isolated-i2-${OTHER_CID}-eth0`,
+    ]);
+    expect(existsSync(join(dirs.networks, 'cri-conform-isolated-i1'))).to.equal(false);
+  });
+
+  it('after a reboot took the records: removes files of unrecorded instances and the tool’s orphaned loopbacks only', () => {
+    const liveNetns = join(root, 'netns-live');
+    writeFileSync(liveNetns, '');
+    writeFileSync(join(dirs.results, `cri-conform-isolated-gone-${CID}-eth0`), '{}');
+    writeFileSync(join(dirs.results, `cri-conform-isolated-live-${OTHER_CID}-eth0`), '{}');
+    writeFileSync(join(dirs.results, `cbr0-${CID}-eth0`), '{}');
+    mkdirSync(join(dirs.networks, 'cri-conform-isolated-gone'));
+    mkdirSync(join(dirs.networks, 'cbr0'));
+    loopback(CID, 'cri-conform', 'cc-idem-01-a', join(root, 'netns-gone'));
+    loopback(OTHER_CID, 'cri-conform', 'cc-idem-01-b', liveNetns);
+    loopback('c'.repeat(64), 'payments', 'cc-api', join(root, 'netns-gone'));
+    loopback('d'.repeat(64), 'cri-conform', 'api', join(root, 'netns-gone'));
+    const removed = sweepStaleCniFiles(new Set(['live']), node, dirs);
+    expect(removed.length).to.equal(3);
+    expect(files()).to.deep.equal(
+      [
+        `cbr0-${CID}-eth0`,
+        `cni-loopback-${OTHER_CID}-lo`,
+        `cni-loopback-${'c'.repeat(64)}-lo`,
+        `cni-loopback-${'d'.repeat(64)}-lo`,
+        `cri-conform-isolated-live-${OTHER_CID}-eth0`,
+      ].sort(),
+    );
+    expect(readdirSync(dirs.networks)).to.deep.equal(['cbr0']);
+  });
+});
