@@ -9,6 +9,7 @@ import { describeRuntime, nodeProbeAvailability, probeNri } from './environment.
 import { EnvironmentError } from './errors.js';
 import { missingInjectors } from './injector-needs.js';
 import { detectKubelet } from './kubelet-detect.js';
+import { pluginSyncDeadlockRisk } from './plugin-sync-deadlock.js';
 import { injectorFindings } from './readiness-injectors.js';
 import {
   hostFinding,
@@ -42,7 +43,10 @@ export async function assessReadiness(
   const testImage = await imageFinding(client, config.testImage, '--test-image', config, purpose);
   findings.push(testImage, await imageFinding(client, config.pauseImage, '--pause-image', config, purpose));
 
-  const nri = await probeNri(config.nriSocket, NRI_REGISTRATION_MS);
+  // Beside a kubelet, even the probe's registration may deadlock the node's runtime (plugin-sync-deadlock.ts).
+  const kubeletNear = config.besideKubelet === true || kubelet.signs.length > 0;
+  const deadlock = kubeletNear ? pluginSyncDeadlockRisk(runtimeOf(client)) : undefined;
+  const nri = deadlock ? { unavailable: deadlock } : await probeNri(config.nriSocket, NRI_REGISTRATION_MS);
   const host = nodeProbeAvailability(config);
   findings.push(nriFinding(nri, config, checks), hostFinding(host), await restartFinding(config));
 
@@ -72,6 +76,10 @@ export async function assessReadiness(
     })),
   );
   return { findings, nri, host, availability, skips, kubelet };
+}
+
+function runtimeOf(client: CriClient): { name: string; version: string } {
+  return { name: client.version.runtimeName, version: client.version.runtimeVersion };
 }
 
 /** Throws the fatal findings as one EnvironmentError (exit 2), each with what to fix. */
