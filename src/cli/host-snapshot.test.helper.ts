@@ -9,10 +9,11 @@
  * and whatever the run made carries one of them (a shim or wrapper names the directory or an id, a mount
  * the directory or an id, a cgroup an id, a netns its path, a CNI cache file the network name or an id).
  */
-
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { NETWORK_CLAIMS } from '../instance/network.js';
+import type { SeenObjects } from './instance-traces.test.helper.js';
 
 export interface HostSnapshot {
   processes: string[];
@@ -30,6 +31,18 @@ export interface RunMarks {
   tokens: Set<string>;
   /** The instance's bridge, and the claim that makes it the instance's. */
   bridge?: { name: string; claim: string; dir: string };
+}
+
+/** The marks of a private instance in `dir` with this network, and of what was seen of it. */
+export function instanceMarks(
+  dir: string,
+  network: { number: number; bridge: string },
+  seen: SeenObjects,
+): RunMarks {
+  return {
+    tokens: new Set([dir, basename(dir), ...seen.ids, ...seen.netns, ...seen.runIds]),
+    bridge: { name: network.bridge, claim: join(NETWORK_CLAIMS, String(network.number)), dir },
+  };
 }
 
 export function hostSnapshot(): HostSnapshot {

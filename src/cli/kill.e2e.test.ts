@@ -11,9 +11,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { expect } from 'chai';
-import { NETWORK_CLAIMS } from '../instance/network.js';
 import { describeSkipped } from '../skip-reason.test.helper.js';
 import {
   type CliRun,
@@ -22,7 +21,7 @@ import {
   runtimesUnderTest,
   untilLabelledPod,
 } from './e2e-env.test.helper.js';
-import { hostSnapshot, ownedBy, type RunMarks } from './host-snapshot.test.helper.js';
+import { hostSnapshot, instanceMarks, ownedBy, type RunMarks } from './host-snapshot.test.helper.js';
 import {
   instanceNames,
   newInstanceDir,
@@ -69,10 +68,7 @@ else
         network: { number: number; bridge: string };
       };
       await untilCopyHasPod(dir, 60_000);
-      const marks = (seen: SeenObjects): RunMarks => ({
-        tokens: new Set([dir, basename(dir), ...seen.ids, ...seen.netns, ...seen.runIds]),
-        bridge: { name: network.bridge, claim: join(NETWORK_CLAIMS, String(network.number)), dir },
-      });
+      const marks = (seen: SeenObjects) => instanceMarks(dir, network, seen);
       return { running, kill, dir, watch, marks };
     }
 

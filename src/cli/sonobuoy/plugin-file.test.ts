@@ -74,8 +74,9 @@ function pluginFileProblems(doc: Doc): string[] {
   }
   const pod = obj(doc.podSpec);
   if (obj(pod.nodeSelector)['kubernetes.io/os'] !== 'linux') problems.push('podSpec: no linux nodeSelector');
-  if (!((pod.tolerations as Doc[] | undefined) ?? []).some((t) => t.operator === 'Exists' && !t.key))
-    problems.push('podSpec: no toleration {operator: Exists}');
+  // A blanket toleration would put the pod on every node, the control plane's included: an opt-in.
+  if (((pod.tolerations as Doc[] | undefined) ?? []).some((t) => t.operator === 'Exists' && !t.key))
+    problems.push('podSpec: a toleration {operator: Exists} of every taint');
   problems.push(...hostNamespaceProblems('podSpec', pod));
   return problems;
 }
@@ -112,7 +113,7 @@ function containerProblems(spec: Doc): string[] {
 describe('the Sonobuoy plugin file', () => {
   const doc = parse(readFileSync(PLUGIN_FILE, 'utf8')) as Doc;
 
-  it('uses only keys Sonobuoy reads, asks for JUnit from a privileged DaemonSet on every Linux node', () => {
+  it('uses only keys Sonobuoy reads, asks for JUnit from a privileged DaemonSet on every untainted Linux node', () => {
     expect(pluginFileProblems(doc)).to.deep.equal([]);
   });
 

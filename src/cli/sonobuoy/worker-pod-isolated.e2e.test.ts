@@ -15,7 +15,8 @@ import { expect } from 'chai';
 import { type RunningDouble, startDouble } from '../../../fixtures/kubelet-double/process.test.helper.js';
 import { CriClient } from '../../cri/client.js';
 import { POD_LOG_ROOT_AS_ROOT } from '../../harness/pod-logs.js';
-import { labelledLeft, runtimesUnderTest } from '../e2e-env.test.helper.js';
+import { labelledLeft, runCli, runtimesUnderTest } from '../e2e-env.test.helper.js';
+import { hostSnapshot, instanceMarks, ownedBy } from '../host-snapshot.test.helper.js';
 import {
   hostTraces,
   instanceNames,
@@ -26,6 +27,7 @@ import {
 import { progressServer, waitUntil } from './progress-server.test.helper.js';
 import { ensureWorkerImage, importImage } from './worker-image.test.helper.js';
 import {
+  peakMemoryMiB,
   podLog,
   readPluginSpec,
   removeWorkerPod,
@@ -116,10 +118,10 @@ for (const runtime of runtimesUnderTest()) {
       const dir = await newInstanceDir(POD_ENDPOINT, before, 60_000);
       const watch = watchInstance(dir);
       const { network } = JSON.parse(readFileSync(join(dir, 'instance.json'), 'utf8')) as {
-        network: { bridge: string };
+        network: { number: number; bridge: string };
       };
       await untilCopyHasPod(dir, 60_000);
-      return { pod, dir, watch, bridge: network.bridge };
+      return { pod, dir, watch, network, bridge: network.bridge };
     }
 
     /** Stops the pod's container with the grace a kubelet gives, then its sandbox, and removes it. */
@@ -164,7 +166,10 @@ for (const runtime of runtimesUnderTest()) {
       expect(log).to.match(/running on a private instance of the node's runtime/);
       expect(log).to.match(/private instance removed in \d+ ms; nothing of it is left on the host/);
 
-      await deletePod(pod, 30);
+      console.log(
+        `      the worker pod's memory peaked at ${await peakMemoryMiB(client, pod.containerId)} MiB`,
+      );
+      await deletePod(pod, spec.terminationGracePeriodSeconds);
       expect(hostTraces(dir, isolated?.network.bridge ?? '', watch.seen)).to.deep.equal([]);
       expect(await labelledLeft(endpoint), "cri-conform's objects on the node's runtime").to.deep.equal({
         pods: [],
@@ -174,9 +179,11 @@ for (const runtime of runtimesUnderTest()) {
       expect(kills, 'what the kubelet double stopped or removed').to.deep.equal([]);
     });
 
-    it('a pod deleted mid-run removes its instance within the grace period', async () => {
-      const { pod, dir, watch, bridge } = await podMidRun(podUids[3] ?? '');
-      await client.call('StopContainer', { containerId: pod.containerId, timeout: '30' });
+    it('a pod deleted mid-run removes its instance within the grace period, and after cleanup the host is as before', async () => {
+      const before = hostSnapshot();
+      const { pod, dir, watch, network, bridge } = await podMidRun(podUids[3] ?? '');
+      const grace = String(spec.terminationGracePeriodSeconds);
+      await client.call('StopContainer', { containerId: pod.containerId, timeout: grace });
       const { status } = await client.call('ContainerStatus', {
         containerId: pod.containerId,
         verbose: false,
@@ -186,9 +193,15 @@ for (const runtime of runtimesUnderTest()) {
       expect(podLog(pod.logFile)).to.match(
         /private instance removed in \d+ ms; nothing of it is left on the host/,
       );
-      await deletePod(pod, 30);
+      await deletePod(pod, spec.terminationGracePeriodSeconds);
       await watch.stop();
       expect(hostTraces(dir, bridge, watch.seen)).to.deep.equal([]);
+      for (const flags of [['--isolated'], []]) {
+        const cleanup = await runCli(['cleanup', ...flags, '-r', endpoint], runtime.env);
+        expect(cleanup.code, cleanup.stdout + cleanup.stderr).to.equal(0);
+      }
+      const marks = instanceMarks(dir, network, watch.seen);
+      expect(ownedBy(hostSnapshot(), marks)).to.deep.equal(ownedBy(before, marks));
     });
 
     it('a pod killed mid-run leaves its instance and logs behind; the next worker pod removes them first', async () => {
