@@ -16,6 +16,9 @@
 #          skopeo copy oci-archive:OUT_DIR/cri-conform-images.tar:localhost/cri-conform/pause:1 \
 #            containers-storage:localhost/cri-conform/pause:1                               (CRI-O)
 # Needs: busybox-static (/bin/busybox), GNU tar, sha256sum.
+# ARCH (default amd64) and BUSYBOX (default /bin/busybox) build them for another architecture, from that
+# architecture's busybox-static (scripts/build-worker-image.sh does, for its arm64 image); its applets are
+# listed by this machine's busybox when the other one cannot run here.
 set -euo pipefail
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
@@ -28,13 +31,15 @@ here="$(cd "$(dirname "$0")" && pwd)"
 pause_src="$here/../fixtures/images/pause.sh"
 # shellcheck source=lib/oci-layout.sh source-path=SCRIPTDIR
 . "$here/lib/oci-layout.sh"
-busybox=/bin/busybox
+busybox=${BUSYBOX:-/bin/busybox}
+arch=${ARCH:-amd64}
 test_ref=localhost/cri-conform/busybox:1
 pause_ref=localhost/cri-conform/pause:1
 
 die() { printf 'build-images.sh: %s\n' "$*" >&2; exit 2; }
 [ -x "$busybox" ] || die "$busybox is missing (apt-get install busybox-static)"
-"$busybox" --list >/dev/null 2>&1 || die "$busybox has no applet list: is it busybox-static?"
+applets=$("$busybox" --list 2>/dev/null || /bin/busybox --list 2>/dev/null) ||
+  die "$busybox has no applet list: is it busybox-static?"
 [ -f "$pause_src" ] || die "$pause_src is missing"
 
 umask 022
@@ -50,7 +55,7 @@ while read -r applet; do
     busybox|*/*|'') ;;
     *) ln -s busybox "$root/bin/$applet" ;;
   esac
-done < <("$busybox" --list)
+done <<<"$applets"
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"$root/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 install -m 0755 "$pause_src" "$root/pause"
@@ -67,7 +72,7 @@ read -r layer_digest layer_size < <(store_blob "$work/layer.tar")
 
 # The layer is uncompressed, so its diff_id is its own digest.
 cat >"$work/config.json" <<JSON
-{"architecture":"amd64","os":"linux","config":{"Env":["PATH=/bin"],"Entrypoint":["/pause"],"WorkingDir":"/"},"rootfs":{"type":"layers","diff_ids":["sha256:$layer_digest"]},"history":[{"created_by":"cri-conform scripts/build-images.sh"}]}
+{"architecture":"$arch","os":"linux","config":{"Env":["PATH=/bin"],"Entrypoint":["/pause"],"WorkingDir":"/"},"rootfs":{"type":"layers","diff_ids":["sha256:$layer_digest"]},"history":[{"created_by":"cri-conform scripts/build-images.sh"}]}
 JSON
 read -r config_digest config_size < <(store_blob "$work/config.json")
 
@@ -77,8 +82,8 @@ JSON
 read -r manifest_digest manifest_size < <(store_blob "$work/manifest.json")
 
 index_entry() { # image name
-  printf '{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%s,"platform":{"architecture":"amd64","os":"linux"},"annotations":{"io.containerd.image.name":"%s","org.opencontainers.image.ref.name":"%s"}}' \
-    "$manifest_digest" "$manifest_size" "$1" "$1"
+  printf '{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%s,"platform":{"architecture":"%s","os":"linux"},"annotations":{"io.containerd.image.name":"%s","org.opencontainers.image.ref.name":"%s"}}' \
+    "$manifest_digest" "$manifest_size" "$arch" "$1" "$1"
 }
 printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[%s,%s]}\n' \
   "$(index_entry "$test_ref")" "$(index_entry "$pause_ref")" >"$layout/index.json"
