@@ -101,7 +101,7 @@ async function removePrivateInstances(endpoint: string, io: Io): Promise<number>
       );
   }
   if (cniFiles.length > 0)
-    io.out(`removed ${cniFiles.length} CNI cache files of instances no longer recorded\n`);
+    io.out(`removed ${cniFiles.length} CNI cache files of pods whose network namespace is gone\n`);
   for (const f of cniFiles) io.out(`  ${f}\n`);
   return instances.filter((r) => r.leftovers.length > 0).length;
 }

@@ -42,14 +42,14 @@ export async function maybeIsolated<T>(
 }
 
 /**
- * Before a new instance starts: the instances of runs that were killed (whatever runtime they copied),
- * and the CNI files of instances nothing records any more. A failure here never stops the run: its own
- * instance is a fresh one.
+ * Before a new instance starts: the instances of this runtime whose runs were killed, as the Sonobuoy
+ * worker's next pod does, and CNI caches of the tool's pods whose network is gone. A failure here never
+ * stops the run: its own instance is a fresh one.
  */
 async function sweepKilledInstances(endpoint: string, note: (text: string) => void): Promise<void> {
   const { nodeViewOf, sweepDeadInstances } = await import('../instance/sweep.js');
   try {
-    const swept = await sweepDeadInstances(undefined, nodeViewOf(endpoint));
+    const swept = await sweepDeadInstances(endpoint, nodeViewOf(endpoint));
     for (const { dir, leftovers } of swept.instances)
       note(
         leftovers.length === 0
@@ -57,7 +57,7 @@ async function sweepKilledInstances(endpoint: string, note: (text: string) => vo
           : `removing the private instance ${dir} a killed run left did not remove: ${leftovers.join('; ')} (recorded for the next cleanup --isolated)`,
       );
     if (swept.cniFiles.length > 0)
-      note(`removed ${swept.cniFiles.length} CNI cache files of private instances no longer recorded`);
+      note(`removed ${swept.cniFiles.length} CNI cache files of pods whose network namespace is gone`);
   } catch (e) {
     note(
       `removing the private instances killed runs left failed: ${e instanceof Error ? e.message : String(e)}`,

@@ -3,13 +3,12 @@
  * result cache in /var/lib/cni/results (`<network>-<container id>-<interface>`; containerd's own loopback
  * network is `cni-loopback`) and host-local's default IPAM state in /var/lib/cni/networks/<network>. That
  * is on disk: it outlives a reboot, which takes the instance's records (on tmpfs) with it. So besides
- * removing an instance's files by its record, a sweep finds them by name alone, where the name proves them
- * the tool's:
- * - `cri-conform-isolated-<instance id>-...` and `networks/cri-conform-isolated-<instance id>` of an instance
- *   with no record left, or whose run is gone;
- * - a `cni-loopback-...` cache whose arguments name the pod namespace `cri-conform` and a `cc-` pod name
- *   (the kubelet-style CNI_ARGS every pod of a run carries), once the network namespace it names is gone:
- *   then nothing can tear that network down any more, and the file is only a leftover.
+ * removing an instance's files by its record, a sweep finds result caches by what they say, where that
+ * proves them the tool's and done with: the network of a private instance (`cri-conform-isolated-<id>`),
+ * or containerd's loopback for a pod whose CNI arguments name the pod namespace `cri-conform` and a `cc-`
+ * name (the kubelet-style CNI_ARGS every pod of a run carries), and in either case a network namespace
+ * that no longer exists, so that nothing can tear that network down any more. No record is needed for
+ * that, so it holds wherever other instances keep theirs.
  */
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,21 +43,14 @@ export function removeInstanceCniFiles(
   return removed;
 }
 
-/**
- * Removes the files of instances that are not `live` (ids of instances whose run still runs) and the
- * loopback caches of the tool's pods whose network namespace is gone; returns the node paths removed.
- */
-export function sweepStaleCniFiles(live: ReadonlySet<string>, node: NodeView, dirs = NODE_CNI): string[] {
+/** Removes the result caches of the tool's pods whose network namespace is gone; returns the node paths. */
+export function sweepStaleCniFiles(node: NodeView, dirs = NODE_CNI): string[] {
   const removed: string[] = [];
-  const stale = (instanceId: string | undefined) => instanceId !== undefined && !live.has(instanceId);
   for (const name of readdirSafe(node.path(dirs.results))) {
     const file = join(dirs.results, name);
-    if (stale(instanceIdOf(name)) || (name.startsWith(LOOPBACK) && orphanedLoopback(file, node)))
-      removed.push(remove(file, node));
+    const tools = instanceIdOf(name) !== undefined || name.startsWith(LOOPBACK);
+    if (tools && orphanedCache(file, name.startsWith(LOOPBACK), node)) removed.push(remove(file, node));
   }
-  for (const name of readdirSafe(node.path(dirs.networks)))
-    if (name.startsWith(ISOLATED_PREFIX) && stale(name.slice(ISOLATED_PREFIX.length)))
-      removed.push(remove(join(dirs.networks, name), node));
   return removed;
 }
 
@@ -68,18 +60,19 @@ export function instanceIdOf(resultFile: string): string | undefined {
   return /^(.+)-[0-9a-f]{64}-[^-]+$/.exec(resultFile.slice(ISOLATED_PREFIX.length))?.[1];
 }
 
-/** A loopback cache of one of the tool's pods whose network namespace no longer exists. */
-function orphanedLoopback(file: string, node: NodeView): boolean {
+/** A cache whose network namespace is gone; a loopback one only for a pod of the tool's (its CNI_ARGS). */
+function orphanedCache(file: string, loopback: boolean, node: NodeView): boolean {
   let cache: { netns?: unknown; cniArgs?: unknown };
   try {
     cache = JSON.parse(readFileSync(node.path(file), 'utf8')) as typeof cache;
   } catch {
-    return false; // not a cache file as libcni writes them: not provably ours
+    return false; // not a cache file as libcni writes them: not provably done with
   }
   const args = new Map(Array.isArray(cache.cniArgs) ? (cache.cniArgs as [string, string][]) : []);
   const ours =
-    args.get('K8S_POD_NAMESPACE') === POD_NAMESPACE &&
-    (args.get('K8S_POD_NAME') ?? '').startsWith(NAME_PREFIX);
+    !loopback ||
+    (args.get('K8S_POD_NAMESPACE') === POD_NAMESPACE &&
+      (args.get('K8S_POD_NAME') ?? '').startsWith(NAME_PREFIX));
   return ours && typeof cache.netns === 'string' && cache.netns !== '' && !existsSync(node.path(cache.netns));
 }
 
