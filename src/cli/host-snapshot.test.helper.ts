@@ -10,8 +10,9 @@
  * the directory or an id, a cgroup an id, a netns its path, a CNI cache file the network name or an id).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { isDir, readdirSafe } from '../instance/dir-entries.js';
 import { NETWORK_CLAIMS } from '../instance/network.js';
 import type { SeenObjects } from './instance-traces.test.helper.js';
 
@@ -56,7 +57,7 @@ export function hostSnapshot(): HostSnapshot {
       .split('\n')
       .map((l) => l.split(':')[1]?.trim().split('@')[0] ?? '')
       .filter(Boolean),
-    netns: ['/run/netns', '/var/run/netns'].flatMap((d) => list(d).map((n) => join(d, n))),
+    netns: ['/run/netns', '/var/run/netns'].flatMap((d) => readdirSafe(d).map((n) => join(d, n))),
     cgroups: walk('/sys/fs/cgroup', 6, true),
     runDir: walk('/run/cri-conform', 3),
     cniDir: walk('/var/lib/cni', 2),
@@ -90,7 +91,7 @@ function claimedBy(bridge: NonNullable<RunMarks['bridge']>): boolean {
 }
 
 function processLines(): string[] {
-  return list('/proc')
+  return readdirSafe('/proc')
     .filter((n) => /^\d+$/.test(n) && Number(n) !== process.pid)
     .flatMap((pid) => {
       try {
@@ -108,7 +109,7 @@ function walk(root: string, depth: number, dirsOnly = false): string[] {
   if (!existsSync(root)) return [];
   const found: string[] = [];
   const visit = (d: string, left: number) => {
-    for (const name of list(d)) {
+    for (const name of readdirSafe(d)) {
       const path = join(d, name);
       const dir = isDir(path);
       if (dir || !dirsOnly) found.push(path);
@@ -117,20 +118,4 @@ function walk(root: string, depth: number, dirsOnly = false): string[] {
   };
   visit(root, depth);
   return found;
-}
-
-function list(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
-
-function isDir(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }

@@ -3,10 +3,11 @@
  * a new instance appears: shared by the CLI's and the Sonobuoy pod's e2e tests.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CriClient } from '../cri/client.js';
 import { RUN_LABEL } from '../harness/labels.js';
+import { isDir } from '../instance/dir-entries.js';
 import { DEFAULT_BASE_DIR } from '../instance/instance-file.js';
 import { labelledLeft } from './e2e-env.test.helper.js';
 
@@ -158,12 +159,4 @@ function cgroupsNamed(ids: ReadonlySet<string>): string[] {
   };
   walk('/sys/fs/cgroup', 0);
   return found;
-}
-
-function isDir(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }

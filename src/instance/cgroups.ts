@@ -2,9 +2,10 @@
  * The cgroups of a private instance's containers, found by the container ids they are named after, in
  * every hierarchy of the node; removed with rmdir, which fails while a process is still in one.
  */
-import { readdirSync, rmdirSync, statSync } from 'node:fs';
+import { rmdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NodeView } from '../harness/runtime-instance.js';
+import { isDir, readdirSafe } from './dir-entries.js';
 
 const CGROUP_ROOT = '/sys/fs/cgroup';
 /** How deep below each hierarchy's root the runtimes put container cgroups (kubepods/burstable/pod.../id). */
@@ -47,21 +48,5 @@ export function removeCgroups(ids: readonly string[], node: NodeView): void {
     } catch {
       // rmdir of a cgroup with processes fails; the removal's second look reports it
     }
-  }
-}
-
-function readdirSafe(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
-
-function isDir(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
   }
 }

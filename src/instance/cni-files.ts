@@ -10,9 +10,10 @@
  * that no longer exists, so that nothing can tear that network down any more. No record is needed for
  * that, so it holds wherever other instances keep theirs.
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { NAME_PREFIX, type NodeView, POD_NAMESPACE } from '../harness/runtime-instance.js';
+import { readdirSafe } from './dir-entries.js';
 import { networkFor } from './network.js';
 
 /** Node paths: libcni's cache dir and host-local's default data dir. */
@@ -79,12 +80,4 @@ function orphanedCache(file: string, loopback: boolean, node: NodeView): boolean
 function remove(nodePath: string, node: NodeView): string {
   rmSync(node.path(nodePath), { recursive: true, force: true });
   return nodePath;
-}
-
-function readdirSafe(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
 }

@@ -6,17 +6,10 @@
  * Every instance is also named in an index (one symlink per instance, to its directory), so that sweeps
  * find instances wherever their directories are.
  */
-import {
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { currentOwner, ownerGone, type RunOwner } from '../harness/runtime-instance.js';
+import { readdirSafe } from './dir-entries.js';
 import { HostView, type RecordedAnchor } from './host-view.js';
 import type { Flavor } from './layout.js';
 import type { PrivateNetwork } from './network.js';
@@ -135,14 +128,6 @@ export function orphanedInstances(
       !ownerAlive(info.owner) &&
       (target === undefined || sameRuntime({ endpoint: info.target, identity: info.targetSocket }, target)),
   );
-}
-
-function readdirSafe(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
 }
 
 function linkTarget(path: string): string | undefined {

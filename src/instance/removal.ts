@@ -11,7 +11,7 @@
  * One remover at a time: the run, its supervisor and `cleanup --isolated` may all try.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -26,6 +26,7 @@ import {
   signalAndWait,
   stopDaemon,
 } from './daemon.js';
+import { isDir, readdirSafe } from './dir-entries.js';
 import type { HostView } from './host-view.js';
 import {
   flavorOf,
@@ -277,22 +278,6 @@ function subdirs(dir: string): string[] {
   return readdirSafe(dir)
     .map((n) => join(dir, n))
     .filter(isDir);
-}
-
-function readdirSafe(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
-
-function isDir(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 function unique(matches: RegExpMatchArray | null): string[] {
