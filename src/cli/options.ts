@@ -94,7 +94,7 @@ const ENVIRONMENT: readonly FlagSpec[] = [
   },
   {
     flags: '--beside-kubelet',
-    help: 'run although a kubelet drives the runtime: checks whose pods it stops end in ERROR, and checks that restart the runtime or stall its hooks skip unless --focus names their ID',
+    help: 'run although a kubelet drives the runtime: checks whose pods it stops end in ERROR, checks that restart the runtime or stall its hooks skip unless --focus names their ID, and NRI checks skip on containerd 1.7.26+ and 2.0.3+ (a plugin registering while the kubelet removes a pod deadlocks them)',
   },
   {
     flags: '--node-probes <mode>',
