@@ -27,7 +27,7 @@ import { claimNetwork, writeConflist } from './network.js';
 import { findNodeDaemon } from './node-daemon.js';
 import { removeInstance } from './removal.js';
 import { socketIdentity } from './socket-identity.js';
-import { startSupervisor } from './supervisor.js';
+import { type Supervisor, startSupervisor } from './supervisor.js';
 
 const exec = promisify(execFile);
 export const SLOW_HANDLER = 'conform-slow';
@@ -97,14 +97,15 @@ export async function startPrivateInstance(
   };
   writeInstanceFile(dir, info);
   indexInstance(id, dir);
-  // From here on the instance is removed when this process goes, however it goes.
-  const supervisor = startSupervisor(dir);
+  let supervisor: Supervisor | undefined;
   const remove = async () => {
     const left = await removeInstance(dir, info);
-    supervisor.release();
+    supervisor?.release();
     return left;
   };
   try {
+    // From here on the instance is removed when this process goes, however it goes.
+    supervisor = startSupervisor(dir);
     info.network = claimNetwork(dir, id);
     writeInstanceFile(dir, info);
     writeConflist(p.cniConf, p.cniIpam, info.network);
