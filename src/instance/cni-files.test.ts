@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -82,5 +82,22 @@ describe("a private instance's CNI files on the node", () => {
       `cni-loopback-${'d'.repeat(64)}-lo`,
       `cri-conform-isolated-i2-${OTHER_CID}-eth0`,
     ]);
+  });
+
+  it('removes host-local state of an instance’s network only when nothing in it is newer than the boot', () => {
+    for (const net of ['cri-conform-isolated-old', 'cri-conform-isolated-new', 'cbr0']) {
+      mkdirSync(join(dirs.networks, net));
+      writeFileSync(join(dirs.networks, net, '10.214.7.2'), `${CID}\neth0`);
+    }
+    const past = new Date(Date.now() - 3_600_000);
+    for (const net of ['cri-conform-isolated-old', 'cbr0']) {
+      utimesSync(join(dirs.networks, net, '10.214.7.2'), past, past);
+      utimesSync(join(dirs.networks, net), past, past);
+    }
+    const boot = Date.now() - 60_000;
+    expect(sweepStaleCniFiles(node, dirs, boot)).to.deep.equal([
+      join(dirs.networks, 'cri-conform-isolated-old'),
+    ]);
+    expect(readdirSync(dirs.networks).sort()).to.deep.equal(['cbr0', 'cri-conform-isolated-new']);
   });
 });

@@ -7,14 +7,17 @@
  * proves them the tool's and done with: the network of a private instance (`cri-conform-isolated-<id>`),
  * or containerd's loopback for a pod whose CNI arguments name the pod namespace `cri-conform` and a `cc-`
  * name (the kubelet-style CNI_ARGS every pod of a run carries), and in either case a network namespace
- * that no longer exists, so that nothing can tear that network down any more. No record is needed for
- * that, so it holds wherever other instances keep theirs.
+ * that no longer exists, so that nothing can tear that network down any more; and host-local state of a
+ * private instance's network in which nothing is newer than the node's boot, since every address reserved
+ * before a boot belonged to a network namespace the boot ended. No record is needed for either, so it holds
+ * wherever other instances keep theirs.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { NAME_PREFIX, type NodeView, POD_NAMESPACE } from '../harness/runtime-instance.js';
 import { readdirSafe } from './dir-entries.js';
 import { networkFor } from './network.js';
+import { readTextOrEmpty } from './read-text.js';
 
 /** Node paths: libcni's cache dir and host-local's default data dir. */
 export interface CniDirs {
@@ -44,15 +47,38 @@ export function removeInstanceCniFiles(
   return removed;
 }
 
-/** Removes the result caches of the tool's pods whose network namespace is gone; returns the node paths. */
-export function sweepStaleCniFiles(node: NodeView, dirs = NODE_CNI): string[] {
+/**
+ * Removes the result caches of the tool's pods whose network namespace is gone, and the host-local state
+ * of instances' networks from before the boot at `bootMs`; returns the node paths removed.
+ */
+export function sweepStaleCniFiles(node: NodeView, dirs = NODE_CNI, bootMs = bootTimeMs()): string[] {
   const removed: string[] = [];
   for (const name of readdirSafe(node.path(dirs.results))) {
     const file = join(dirs.results, name);
     const tools = instanceIdOf(name) !== undefined || name.startsWith(LOOPBACK);
     if (tools && orphanedCache(file, name.startsWith(LOOPBACK), node)) removed.push(remove(file, node));
   }
+  for (const name of readdirSafe(node.path(dirs.networks))) {
+    const dir = node.path(join(dirs.networks, name));
+    const entries = [dir, ...readdirSafe(dir).map((e) => join(dir, e))];
+    if (name.startsWith(ISOLATED_PREFIX) && entries.every((e) => modifiedMs(e) < bootMs))
+      removed.push(remove(join(dirs.networks, name), node));
+  }
   return removed;
+}
+
+/** When the node booted: btime of /proc/stat, the same kernel's from a pod. */
+function bootTimeMs(): number {
+  const btime = /^btime (\d+)$/m.exec(readTextOrEmpty('/proc/stat'))?.[1];
+  return btime === undefined ? 0 : Number(btime) * 1000;
+}
+
+function modifiedMs(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return Number.POSITIVE_INFINITY; // gone or unreadable: not provably from before the boot
+  }
 }
 
 /** The instance id in a result cache file's name: `<prefix><id>-<64 hex container id>-<interface>`. */
