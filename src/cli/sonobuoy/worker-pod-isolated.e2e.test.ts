@@ -213,7 +213,10 @@ for (const runtime of runtimesUnderTest()) {
       const left = hostTraces(dir, bridge, watch.seen);
       console.log(`      a killed worker pod left: ${left.join('; ')}`);
       expect(left, 'a killed pod leaves its instance').to.not.deep.equal([]);
-      const killedLogs = runLogFolders().filter((name) => !logsBefore.includes(name));
+      // Others' runs on this host make folders there too: the killed run's is the one named by its run id.
+      const killedLogs = runLogFolders().filter(
+        (name) => !logsBefore.includes(name) && watch.seen.runIds.has(name),
+      );
       expect(killedLogs, 'a killed pod leaves its run log folder').to.have.length(1);
 
       const next = await startPod(podUids[2] ?? '', { CRI_CONFORM_FOCUS: '^IDEM-11 ' });
