@@ -7,6 +7,8 @@
  * - a RemovePodSandbox waits while another check's registration waits or is under way (a registration
  *   is never starved by a stream of removals).
  * A check's own calls never wait for each other: TEAR-16 registers during its own removal on purpose.
+ * It sees only the run's own removals: beside a kubelet, whose removals it cannot see, NRI checks skip on
+ * the runtimes where that pair deadlocks (plugin-sync-deadlock.ts).
  */
 import type { CallGate } from '../cri/client.js';
 
