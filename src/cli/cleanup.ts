@@ -17,6 +17,7 @@ label but not the rest is someone else's: cleanup names it and leaves it alone.
 Examples:
   $ cri-conform cleanup
   $ cri-conform cleanup --native
+  $ cri-conform cleanup --isolated -r unix:///run/containerd/containerd.sock   # and dead runs' private instances
   $ cri-conform cleanup --run-id 202611221530-3fa2c1 -r unix:///run/containerd/containerd.sock`;
 
 export function addCleanup(program: Command, io: Io, setExit: (code: number) => void): void {
