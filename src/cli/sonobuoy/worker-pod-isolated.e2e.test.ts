@@ -121,6 +121,8 @@ for (const runtime of runtimesUnderTest()) {
         network: { number: number; bridge: string };
       };
       await untilCopyHasPod(dir, 60_000);
+      // The run's id, which names its log folder, once the watch has seen one of its pods.
+      await waitUntil(() => watch.seen.runIds.size > 0, { withinMs: 10_000, what: 'a pod of the run seen' });
       return { pod, dir, watch, network, bridge: network.bridge };
     }
 
