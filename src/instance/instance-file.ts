@@ -6,7 +6,15 @@
  * Every instance is also named in an index (one symlink per instance, to its directory), so that sweeps
  * find instances wherever their directories are.
  */
-import { mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { currentOwner, ownerGone, type RunOwner } from '../harness/runtime-instance.js';
 import { readdirSafe } from './dir-entries.js';
@@ -49,8 +57,11 @@ export interface InstanceFile {
   leftovers?: { at: string; what: string[] };
 }
 
+/** Written beside and renamed into place: a sweep in another process never reads half a record. */
 export function writeInstanceFile(dir: string, info: InstanceFile): void {
-  writeFileSync(join(dir, INSTANCE_FILE), `${JSON.stringify(info, null, 2)}\n`);
+  const file = join(dir, INSTANCE_FILE);
+  writeFileSync(`${file}.${process.pid}`, `${JSON.stringify(info, null, 2)}\n`);
+  renameSync(`${file}.${process.pid}`, file);
 }
 
 export function readInstanceFile(dir: string): InstanceFile | undefined {
