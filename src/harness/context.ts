@@ -22,6 +22,11 @@ export interface CallOpts {
   signal?: AbortSignal;
   /** The runtime's copy of the deadline expires first; the client cancels this much later (see CallOptions). */
   cancelLateByMs?: number;
+  /**
+   * StopContainer only: the container's workload ignores TERM, so only the kill at the end of a grace ends
+   * it. Beside a kubelet an exit before this call's own grace ran out shows that another stop was under way.
+   */
+  ignoresTerm?: boolean;
 }
 
 export type HandlerOpts = CallOpts & { runtimeHandler?: string };

@@ -64,11 +64,20 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
   // A last look before the verdict: a pod stopped since the last listing made the ending what it was.
   const ended = verdict === 'failed' || verdict === 'error';
   await env.disturbance?.lastLook(scope.objects, ended ? FAILED_SETTLE_MS : 0);
+  await scope.objects.settled();
   unwatch?.();
   const disturbed = scope.objects.disturbance;
   if (env.disturbance && !disturbed)
     scope.timeline.note(`no other client stopped or removed the check's objects up to ${wallClock()}`);
-  if (disturbed) {
+  if (disturbed?.by === 'the runtime') {
+    // Whatever the check concluded, the runtime broke the lifecycle: the event is the evidence.
+    const what = describeDisturbance(disturbed);
+    scope.observations['ended-by-runtime'] = what;
+    const found = verdict === 'failed' || verdict === 'error' ? message : undefined;
+    message = found ? `${what}; the check also found: ${found}` : what;
+    verdict = 'failed';
+    detail = undefined;
+  } else if (disturbed) {
     const what = describeDisturbance(disturbed);
     scope.observations.disturbed = what;
     message = verdict === 'failed' ? `${what}; it had found: ${message ?? ''}` : what;

@@ -112,8 +112,25 @@ export async function restartFinding(
 export const KUBELET_WAYS_OUT =
   "its pod cleanup stops cri-conform's pods within seconds and its GC removes them, so verdicts would be wrong and its own pods could suffer: stop the kubelet for a maintenance window (drain the node, systemctl stop kubelet), or test a private instance of the runtime with --isolated; --beside-kubelet runs anyway";
 
+/**
+ * Whether the run goes on beside a kubelet it found. Only then does anything the check did not ask for
+ * count as another client's doing (disturbance.ts), and do the checks that would harm its pods skip:
+ * --beside-kubelet with no kubelet found leaves the runtime the only other party.
+ */
+export function besideDetectedKubelet(
+  kubelet: KubeletEvidence,
+  config: Pick<RunConfig, 'besideKubelet'>,
+): boolean {
+  return config.besideKubelet === true && kubelet.signs.length > 0;
+}
+
 export function kubeletFinding(kubelet: KubeletEvidence, config: Pick<RunConfig, 'besideKubelet'>): Finding {
-  if (kubelet.signs.length === 0) return ok('kubelet: none drives this runtime');
+  if (kubelet.signs.length === 0)
+    return ok(
+      config.besideKubelet
+        ? "kubelet: none drives this runtime, so --beside-kubelet changes nothing: what the checks did not ask for is the runtime's own doing"
+        : 'kubelet: none drives this runtime',
+    );
   const what = `a kubelet drives this runtime: ${kubelet.signs.join('; ')}`;
   return config.besideKubelet
     ? warn(

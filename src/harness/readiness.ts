@@ -11,6 +11,7 @@ import { missingInjectors } from './injector-needs.js';
 import { detectKubelet } from './kubelet-detect.js';
 import { injectorFindings } from './readiness-injectors.js';
 import {
+  besideDetectedKubelet,
   hostFinding,
   imageFinding,
   kubeletFinding,
@@ -52,7 +53,9 @@ export async function assessReadiness(
     ...('unavailable' in host ? { node: host.unavailable } : {}),
     ...(config.restartCmd ? {} : { restart: 'restarts the runtime: pass --restart-cmd' }),
     injectors: missingInjectors(config),
-    ...(config.besideKubelet ? { besideKubelet: { named: namedInFocus(checks, config.focus) } } : {}),
+    ...(besideDetectedKubelet(kubelet, config)
+      ? { besideKubelet: { named: namedInFocus(checks, config.focus) } }
+      : {}),
   };
   const skips: SkipForecast[] = checks.flatMap((check) => {
     const reason = staticSkipReason(check, availability);

@@ -2,7 +2,7 @@
 import type { CriClient } from '../cri/client.js';
 import type { CriMethod } from '../cri/types.js';
 import type { HostProbe } from './context.js';
-import type { DisturbanceMonitor } from './disturbance.js';
+import type { DisturbanceMonitor } from './disturbance-monitor.js';
 import type { InjectorConfig } from './injector-needs.js';
 import type { RegistrationGate } from './registration-gate.js';
 import type { RestartSpec } from './restart.js';

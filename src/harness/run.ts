@@ -9,13 +9,14 @@ import { type Check, displayName } from './check.js';
 import { type CleanupReport, removeLabelledUntilGone } from './cleanup.js';
 import { loadBundledDeviations, loadDeviations } from './deviation-file.js';
 import { applyDeviations, type DeviationSets, knownDeviationTest, staleDeviations } from './deviations.js';
-import { DisturbanceMonitor } from './disturbance.js';
+import { DisturbanceMonitor } from './disturbance-monitor.js';
 import { connectRuntime } from './environment.js';
 import { executeCheck, identityOf } from './execute-check.js';
 import { hostPlatform } from './host-platform.js';
 import { newRunId, RUN_LABEL } from './labels.js';
 import { claimRunLogs, removeRunLogs } from './pod-logs.js';
 import { assessReadiness, requireReady } from './readiness.js';
+import { besideDetectedKubelet } from './readiness-probes.js';
 import { RegistrationGate } from './registration-gate.js';
 import { type CheckResult, describeCrash, type RunOutcome, type RunProperties } from './result.js';
 import type { RunEnv } from './run-env.js';
@@ -118,7 +119,9 @@ async function prepare(
       : { unavailable: nri.unavailable ?? 'NRI unavailable' },
     host,
     shared: new SharedOutcomes(),
-    ...(config.besideKubelet ? { disturbance: runObjectsMonitor(client, runId) } : {}),
+    ...(besideDetectedKubelet(readiness.kubelet, config)
+      ? { disturbance: runObjectsMonitor(client, runId) }
+      : {}),
     ...(config.restartCmd
       ? {
           restart: {
