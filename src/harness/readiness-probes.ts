@@ -12,7 +12,7 @@ import { imagePresent, pullImage } from './images.js';
 import type { KubeletEvidence } from './kubelet-detect.js';
 import type { Finding, ReadinessPurpose } from './readiness-types.js';
 import { describeSocket, servingSocket } from './runtime-identity.js';
-import type { RunConfig } from './settings.js';
+import { nriRequestTimeoutOf, type RunConfig } from './settings.js';
 
 export interface RuntimeStatus {
   findings: Finding[];
@@ -86,6 +86,31 @@ export function nriFinding(
   if (config.requireNri && checks.some((c) => c.needs.includes('nri')))
     return fatal('NRI', `${nri.unavailable} (--require-nri)`);
   return warn('NRI', `${nri.unavailable}; NRI checks will skip`);
+}
+
+/**
+ * The plugin request timeout the checks' bounds use. The runtime's own, when it sends it in Configure,
+ * wins over --nri-request-timeout; a flag given that says otherwise is a warning, since one of the two is
+ * wrong about this runtime.
+ */
+export function nriTimeoutFinding(
+  nri: NriFinding,
+  config: Pick<RunConfig, 'nriRequestTimeoutMs' | 'nriRequestTimeoutGiven'>,
+): Finding | undefined {
+  if (nri.unavailable) return undefined;
+  const used = nriRequestTimeoutOf(config, nri.timeouts);
+  if (used.from === '--nri-request-timeout') {
+    const flag = config.nriRequestTimeoutGiven
+      ? '--nri-request-timeout'
+      : 'the default of --nri-request-timeout';
+    return ok(`NRI plugin request timeout ${used.ms} ms: ${flag}, since the runtime sends none in Configure`);
+  }
+  if (config.nriRequestTimeoutGiven && config.nriRequestTimeoutMs !== used.ms)
+    return warn(
+      `NRI plugin request timeout: the runtime sent ${used.ms} ms in Configure, --nri-request-timeout says ${config.nriRequestTimeoutMs} ms`,
+      `the checks' bounds use the runtime's ${used.ms} ms; drop the flag or correct whichever is wrong`,
+    );
+  return ok(`NRI plugin request timeout ${used.ms} ms, as the runtime sent it in Configure`);
 }
 
 export function hostFinding(host: HostProbe | { unavailable: string }): Finding {

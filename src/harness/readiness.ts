@@ -16,6 +16,7 @@ import {
   imageFinding,
   kubeletFinding,
   nriFinding,
+  nriTimeoutFinding,
   ok,
   restartFinding,
   runtimeStatus,
@@ -45,7 +46,13 @@ export async function assessReadiness(
 
   const nri = await probeNri(config.nriSocket, NRI_REGISTRATION_MS);
   const host = nodeProbeAvailability(config);
-  findings.push(nriFinding(nri, config, checks), hostFinding(host), await restartFinding(config));
+  const nriTimeout = nriTimeoutFinding(nri, config);
+  findings.push(
+    nriFinding(nri, config, checks),
+    ...(nriTimeout ? [nriTimeout] : []),
+    hostFinding(host),
+    await restartFinding(config),
+  );
 
   const availability: Availability = {
     slow: config.slow,

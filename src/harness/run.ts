@@ -112,7 +112,7 @@ async function prepare(
     runId,
     client,
     sequence: new Sequence(),
-    settings: checkSettingsOf(config),
+    settings: checkSettingsOf(config, nri.timeouts),
     injectors: config,
     nri: nri.socketPath
       ? { socketPath: nri.socketPath }
