@@ -15,7 +15,7 @@ export const check = defineCheck({
   level: 'MUST',
   tags: ['Node'],
   title:
-    'A container that ignores SIGTERM, leaves an orphan that holds its output and a zombie child still stops within its grace period plus a margin and tears down completely: the host holds nothing of the pod',
+    'A container that ignores SIGTERM, leaves an orphan that holds its output and a zombie child still stops within its grace period plus a margin, is EXITED when StopContainer returns, and tears down completely: the host holds nothing of the pod',
   contract:
     'kubelet PodResourcesAreReclaimed (pkg/kubelet/kubelet_pods.go); cri-api v0.32.3 api.proto StopContainer "forcibly kill the container after the grace period", StopPodSandbox "stops any running process that is part of the sandbox"',
   async run(t: CheckContext) {
@@ -40,19 +40,26 @@ export const check = defineCheck({
     const stop = await t.cri.tryCall(
       'StopContainer',
       { containerId, timeout: String(GRACE_S) },
-      { deadlineMs: boundMs + t.settings.marginMs },
+      { deadlineMs: boundMs + t.settings.marginMs, ignoresTerm: true },
     );
     t.observe('stop-latency-ms', Math.round(stop.latencyMs));
-    const stopProblem =
+    // A stop that answers OK has stopped the container: one still running when the call returns would
+    // leave the kubelet believing a workload is gone that still runs (until its pod stops, if ever).
+    const after = stop.ok ? await t.cri.containerStateOrGone(containerId) : undefined;
+    const stopProblems = [
       stop.ok && stop.latencyMs <= boundMs
         ? ''
-        : `StopContainer (grace period ${GRACE_S} s) with an orphan holding the container's output: ${describeReply(stop)}; bound ${boundMs} ms`;
+        : `StopContainer (grace period ${GRACE_S} s) with an orphan holding the container's output: ${describeReply(stop)}; bound ${boundMs} ms`,
+      after === undefined || after === 'CONTAINER_EXITED'
+        ? ''
+        : `StopContainer (grace period ${GRACE_S} s) answered ${describeReply(stop)}, but then the container is ${after}, not CONTAINER_EXITED`,
+    ].filter(Boolean);
     // The host is judged whatever StopContainer did: a leak is a finding of its own.
     await expectReclaimed(
       t,
       snapshot,
-      `after StopContainer${stopProblem ? ` (${describeReply(stop)})` : ''}, StopPodSandbox and RemovePodSandbox`,
+      `after StopContainer${stopProblems.length > 0 ? ` (${describeReply(stop)})` : ''}, StopPodSandbox and RemovePodSandbox`,
     );
-    t.expect(stopProblem === '', stopProblem);
+    t.expect(stopProblems.length === 0, stopProblems.join('; '));
   },
 });
