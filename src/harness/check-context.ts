@@ -25,6 +25,8 @@ export interface CheckScope {
   t: CheckContext;
   timeline: Timeline;
   observations: Record<string, string>;
+  /** The parts of the contract the check said it could not test (t.notRun). */
+  notRun: { part: string; why: string }[];
   assertions: Assertions;
   /** The trials' tally, live while they run; undefined when the check runs none. */
   trials(): TrialTally | undefined;
@@ -42,6 +44,7 @@ function unavailableHost(why: string): HostProbe {
   };
   return {
     available: false,
+    whyUnavailable: `[Node] ${why}`,
     snapshot: skip,
     leftovers: skip,
     stillHeld: skip,
@@ -67,6 +70,7 @@ export function openCheckScope(
     onDisturbed,
   });
   const observations: Record<string, string> = {};
+  const notRun: { part: string; why: string }[] = [];
   const assertions: Assertions = new Assertions();
   const make = createConfigFactory(env.runId, check.id, env.settings.testImage);
   // Cleanup runs after the check's signal has aborted, so the gate waits on the run's.
@@ -160,6 +164,11 @@ export function openCheckScope(
       observations[key] = String(value);
       timeline.note(`observed ${key} = ${String(value)}`);
     },
+    notRun: (part, why) => {
+      notRun.push({ part, why });
+      observations[part] = `not run: ${why}`;
+      timeline.note(`${part} not run: ${why}`);
+    },
     skip: (reason) => unavailable(reason),
     poll: (probe, opts) => poll(probe, { ...opts, signal }),
     expectWithin: (probe, opts) => assertions.expectWithin(poll(probe, { ...opts, signal })),
@@ -235,5 +244,5 @@ export function openCheckScope(
     await injectors.release().catch((e: unknown) => problems.push(`injector release: ${errorMessage(e)}`));
     return problems;
   };
-  return { t, timeline, observations, assertions, trials: () => tally, paths, teardown, objects };
+  return { t, timeline, observations, notRun, assertions, trials: () => tally, paths, teardown, objects };
 }

@@ -200,6 +200,8 @@ export type NetnsKind = 'netns' | 'not-a-namespace' | 'absent';
 export interface HostProbe {
   /** False when host probes are off or impossible; every method then skips the check with the reason. */
   readonly available: boolean;
+  /** Why host probes are unavailable (the reason every method skips with); undefined when available. */
+  readonly whyUnavailable?: string;
   /** Takes what the host holds for a live pod: processes, cgroups, netns, mounts, shims, runtime records. */
   snapshot(podId: string, containerIds?: string[]): Promise<PodHostSnapshot>;
   /** What of the snapshot is still on the host; waits out slow zombie reaping before calling it a leak. */
@@ -308,6 +310,11 @@ export interface CheckContext {
   step(text: string): void;
   /** Records an observed value (JUnit property); OBSERVE checks use only this. */
   observe(key: string, value: string | number | boolean): void;
+  /**
+   * A part of the contract the check could not test here ("host part": no host probes), while it goes on
+   * with the rest. A PASS then says so in its verdict line ("PASS (host part not run: <why>)").
+   */
+  notRun(part: string, why: string): void;
   /** Ends the check as skipped with a reason that says how to enable it. */
   skip(reason: string): never;
   /**

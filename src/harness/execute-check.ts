@@ -105,6 +105,7 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
     ...(message !== undefined ? { message } : {}),
     ...(detail !== undefined ? { detail } : {}),
     observations: scope.observations,
+    ...(scope.notRun.length > 0 ? { notRun: scope.notRun } : {}),
     // A known deviation is a violation too: it only does not end the other paths.
     ...(tally ? { trials: { run: tally.run, violated: tally.violated + scope.paths.deviations } } : {}),
     timeline: scope.timeline.entries,

@@ -55,6 +55,11 @@ export interface CheckResult {
   detail?: string;
   /** OBSERVE values and per-check facts (e.g. "reservation.code": "UNKNOWN"). */
   observations: Record<string, string>;
+  /**
+   * Parts of the contract the check could not test here, and why (t.notRun): a PASS claims only the rest,
+   * and every reporter says so beside it.
+   */
+  notRun?: { part: string; why: string }[];
   /** For trial checks: how many trials ran and how many violated the contract. */
   trials?: { run: number; violated: number };
   timeline: TimelineEntry[];
