@@ -110,7 +110,16 @@ export interface TrackedCri {
   /** Runs a pod and one started container from the test image: the common starting point. */
   runPodWithContainer(
     name: string,
-    opts?: { command?: string[]; pod?: PodOptions; container?: ContainerOptions },
+    opts?: {
+      command?: string[];
+      pod?: PodOptions;
+      container?: ContainerOptions;
+      /**
+       * The workload ends by itself, as the check means it to: beside a kubelet its exit still cannot be
+       * told from the kubelet's stop, and the check's ERROR says so.
+       */
+      exitsByItself?: boolean;
+    },
   ): Promise<{ podId: string; containerId: string; podConfig: PodSandboxConfig }>;
 }
 

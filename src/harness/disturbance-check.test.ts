@@ -38,7 +38,7 @@ describe('a check beside another client (fake CRI)', () => {
       }),
       10_000,
     );
-    monitor.stop();
+    await monitor.stop();
     expect(r.verdict).to.equal('error');
     expect(r.message).to.match(
       /^disturbed: pod cc-unit-01-victim-[0-9a-f]{8} was stopped at .* \(a kubelet\?\), seen by ListPodSandbox/,
@@ -63,7 +63,7 @@ describe('a check beside another client (fake CRI)', () => {
       }),
       10_000,
     );
-    monitor.stop();
+    await monitor.stop();
     expect(r.verdict).to.equal('error');
     expect(r.message).to.match(/^disturbed: pod cc-unit-01-trial-/);
   });
@@ -82,7 +82,7 @@ describe('a check beside another client (fake CRI)', () => {
       }),
       10_000,
     );
-    monitor.stop();
+    await monitor.stop();
     expect(r.verdict).to.equal('error');
     expect(r.message).to.match(
       /^disturbed: container workload of pod cc-unit-01-stopped-first-[0-9a-f]{8} was stopped .* seen by ListContainers$/,
@@ -112,7 +112,7 @@ describe('a check beside another client (fake CRI)', () => {
       }),
       10_000,
     );
-    monitor.stop();
+    await monitor.stop();
     expect(r.verdict, r.message).to.equal('passed');
     // The periodic listing may add looks of its own; the one before each ending call is the point.
     const calls = order.filter((o) => o !== 'look');
@@ -144,7 +144,7 @@ describe('a check beside another client (fake CRI)', () => {
       testCheck(async (t) => judge(t, await scenario(t)), { id: 'UNIT-02' }),
       10_000,
     );
-    monitor.stop();
+    await monitor.stop();
     expect([ran.verdict, read.verdict]).to.deep.equal(['error', 'error']);
     expect(read.message).to.match(
       /^disturbed: pod cc-unit-01-scenario-[0-9a-f]{8} \(of the scenario UNIT-01 ran\) was stopped at .* seen by ListPodSandbox$/,
@@ -174,7 +174,7 @@ describe('a check beside another client (fake CRI)', () => {
       10_000,
     );
     fake.override('ContainerStatus', undefined);
-    monitor.stop();
+    await monitor.stop();
     expect(r.verdict, r.message).to.equal('error');
     expect(r.message).to.match(
       /^disturbed: container workload of pod cc-unit-01-stop-raced-[0-9a-f]{8} was stopped at .* seen by its status: it had exited at \d\d:\d\d:\d\d\.\d{3}, before its own StopContainer went out at /,
@@ -194,7 +194,7 @@ describe('a check beside another client (fake CRI)', () => {
       }),
       10_000,
     );
-    monitor.stop();
+    await monitor.stop();
     expect(r.verdict, r.message).to.equal('passed');
   });
 });

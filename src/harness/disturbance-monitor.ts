@@ -4,8 +4,11 @@
  * each verdict, and the NRI teardown events of the run's objects as the run-wide watch plugin gets them
  * (ending-watch.ts). Each check's CheckObjects (disturbance.ts) judges what it is shown.
  */
+import type { CriClient } from '../cri/client.js';
 import type { NriEventRecord } from '../nri/types.js';
 import type { CheckObjects, ListedPod } from './disturbance.js';
+import { type EndingWatch, startEndingWatch } from './ending-watch.js';
+import { RUN_LABEL } from './labels.js';
 
 /** The run's objects as one listing shows them. */
 export interface Listing {
@@ -21,6 +24,11 @@ function show(objects: CheckObjects, listing: Listing, askedAt: number): void {
 
 /** How often the run's objects are listed beside another client: well inside a kubelet's 2 s housekeeping. */
 const LIST_EVERY_MS = 250;
+/**
+ * How long a kubelet's stop that is under way may take to show: containerd 1.7 beside the kubelet double
+ * sent the NRI StopPodSandbox event 134 ms into the kubelet's StopPodSandbox of a pod with no container.
+ */
+const STOP_UNDER_WAY_SHOWS_MS = 500;
 /** How long a check's own Stop or Remove waits for the look before it: a slow listing only goes unused. */
 const LOOK_BEFORE_ENDING_MS = 1_000;
 
@@ -33,8 +41,22 @@ export class DisturbanceMonitor {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private nextListing: Promise<(Listing & { askedAt: number }) | undefined> | undefined;
+  private events: EndingWatch | undefined;
+  /** What the run hears beside the listings, for the run's note. */
+  hears = 'listings only';
 
   constructor(private readonly list: () => Promise<Listing>) {}
+
+  /** Feeds the monitor the run-wide NRI teardown events (ending-watch.ts) until stop(). */
+  async hearEvents(socketPath: string, runId: string): Promise<void> {
+    const watch = await startEndingWatch(socketPath, runId, (e) => this.nriEvent(e));
+    if ('unavailable' in watch) {
+      this.hears = `listings only (${watch.unavailable})`;
+      return;
+    }
+    this.events = watch;
+    this.hears = "listings and the NRI teardown events of the run's objects";
+  }
 
   watch(objects: CheckObjects): () => void {
     this.checks.add(objects);
@@ -51,11 +73,14 @@ export class DisturbanceMonitor {
   }
 
   /**
-   * A check's last look before it is judged: one listing, or for `settleMs` when the check failed. A
-   * kubelet stops an orphan's containers first, with a 1 s grace, and its sandbox after that: a check can
-   * fail on a killed container while its sandbox still looks READY.
+   * A check's last look before it is judged, or before its cleanup ends what it made: listings for
+   * `settleMs` (at least one), while the NRI watch goes on hearing. A kubelet's stop that is already under
+   * way shows only once the runtime gets far enough into it (its NRI event, the pod NOTREADY), and once
+   * the check's own stop has gone out, nothing tells the two apart. A kubelet stops an orphan's containers
+   * first, with a 1 s grace, and its sandbox after that: a check that failed on a killed container
+   * watches longer (execute-check.ts).
    */
-  async lastLook(objects: CheckObjects, settleMs = 0): Promise<void> {
+  async lastLook(objects: CheckObjects, settleMs = STOP_UNDER_WAY_SHOWS_MS): Promise<void> {
     const endAt = performance.now() + settleMs;
     for (;;) {
       const askedAt = performance.now();
@@ -97,9 +122,10 @@ export class DisturbanceMonitor {
     return this.nextListing;
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    await this.events?.close();
   }
 
   private schedule(): void {
@@ -118,4 +144,31 @@ export class DisturbanceMonitor {
     }
     if (!this.stopped) this.schedule();
   }
+}
+
+/**
+ * Beside a detected kubelet: the monitor of the run's own objects, listed by their run label and, where
+ * the runtime has NRI, heard through the ending watch.
+ */
+export async function besideKubeletMonitor(
+  client: CriClient,
+  runId: string,
+  nriSocket: string | undefined,
+): Promise<DisturbanceMonitor> {
+  const labelSelector = { [RUN_LABEL]: runId };
+  const deadlineMs = 5_000;
+  const monitor = new DisturbanceMonitor(async () => {
+    const [{ items }, { containers }] = await Promise.all([
+      client.call('ListPodSandbox', { filter: { labelSelector } }, { deadlineMs }),
+      client.call('ListContainers', { filter: { labelSelector } }, { deadlineMs }),
+    ]);
+    const exited = containers.filter((c) => c.state === 'CONTAINER_EXITED');
+    return {
+      pods: items,
+      containerIds: new Set(containers.map((c) => c.id)),
+      exitedContainerIds: new Set(exited.map((c) => c.id)),
+    };
+  });
+  if (nriSocket) await monitor.hearEvents(nriSocket, runId);
+  return monitor;
 }

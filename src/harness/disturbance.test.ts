@@ -1,7 +1,8 @@
 import { expect } from 'chai';
-import { type AnsweredStop, CheckObjects, type Disturbance, describeDisturbance } from './disturbance.js';
+import { CheckObjects, type Disturbance, describeDisturbance } from './disturbance.js';
 import { DisturbanceMonitor } from './disturbance-monitor.js';
 import { CHECK_LABEL } from './labels.js';
+import type { AnsweredStop } from './own-stop.js';
 
 const POD = { podSandboxId: 'p1' };
 const nriEvent = (
@@ -148,6 +149,20 @@ describe('disturbance: another client’s doing, told from the check’s own', (
     expect(own.seen, 'its own StopContainer').to.deep.equal([]);
   });
 
+  it('says of a container meant to exit by itself that, beside a kubelet, its exit cannot be told from a stop', () => {
+    const { objects, seen } = objectsWith(true);
+    objects.exitsByItself('c1');
+    objects.listed(
+      [{ id: 'p1', state: 'SANDBOX_READY' }],
+      new Set(['c1']),
+      performance.now() + 1,
+      new Set(['c1']),
+    );
+    expect(describeDisturbance(seen[0] as Disturbance)).to.match(
+      /^disturbed: container workload of pod cc-unit-a exited by itself at \d\d:\d\d:\d\d\.\d{3}, as the check meant it to, or was stopped by another client \(a kubelet\?\): beside a kubelet the two cannot be told apart \(a kubelet stops every container of a pod it does not know, and the runtime shows that stop as it shows an exit: the container EXITED, an NRI StopContainer event\), seen by ListContainers$/,
+    );
+  });
+
   describe('an NRI StopContainer event (containerd sends one for a container that exits by itself too)', () => {
     it('is another client’s stop beside another client, for a container the check and its pod still had', () => {
       const { objects, seen } = objectsWith(true);
@@ -262,7 +277,7 @@ describe('disturbance: another client’s doing, told from the check’s own', (
     expect(listings).to.equal(1);
     await monitor.lookBeforeEnding(objects);
     expect(listings, 'a later look asks anew').to.equal(2);
-    monitor.stop();
+    await monitor.stop();
   });
 
   describe('a pod of the check that no reply named (the build of a timed-out call)', () => {

@@ -21,7 +21,7 @@
  *   failed Stop or Remove of an object the check had already ended is the runtime's failure (IDEM-11).
  * - beside a detected kubelet, also a container that exited before the check's own StopContainer went out
  *   (its status's finishedAt), or, for a container the check says ignores TERM, before that call's grace
- *   ran out: another stop was under way (see stopAnswered).
+ *   ran out: another stop was under way (own-stop.ts).
  * - a StartContainer of the check that fails ends its container as the check's own doing: containerd stops
  *   it, and its StopContainer event may come before the reply.
  * A check that judges a scenario another check ran (t.shared) is disturbed when that scenario was.
@@ -29,6 +29,7 @@
 import type { CriMethod } from '../cri/types.js';
 import type { NriEventRecord } from '../nri/types.js';
 import { CHECK_LABEL } from './labels.js';
+import { type AnsweredStop, stopBeforeOwn } from './own-stop.js';
 
 /** A pod as the run-wide listing shows it (the CRI's PodSandbox, or as much of it as a test gives). */
 export interface ListedPod {
@@ -50,7 +51,13 @@ export interface Disturbance {
    * A NOT_FOUND tells only that the object is no longer usable: 'stopped or removed'. A Stop or Remove of
    * the check's own that failed tells only that another client may have been ending it at the same time.
    */
-  action: 'stopped' | 'removed' | 'stopped or removed' | 'perhaps being stopped' | 'perhaps being removed';
+  action:
+    | 'stopped'
+    | 'removed'
+    | 'stopped or removed'
+    | 'perhaps being stopped'
+    | 'perhaps being removed'
+    | 'exited by itself, as the check meant it to, or stopped';
   at: Date;
   /** How it was seen: "an NRI StopPodSandbox event", "ListPodSandbox", "a NOT_FOUND from PodSandboxStatus". */
   seenBy: string;
@@ -60,6 +67,8 @@ export function describeDisturbance(d: Disturbance): string {
   const time = d.at.toISOString().slice(11, 23);
   if (d.by === 'the runtime')
     return `ended by the runtime itself: ${d.object} was ${d.action} at ${time} though no client asked for it (the check had not, and no kubelet drives the runtime), seen by ${d.seenBy}`;
+  if (d.action === 'exited by itself, as the check meant it to, or stopped')
+    return `disturbed: ${d.object} exited by itself at ${time}, as the check meant it to, or was stopped by another client (a kubelet?): beside a kubelet the two cannot be told apart (a kubelet stops every container of a pod it does not know, and the runtime shows that stop as it shows an exit: the container EXITED, an NRI StopContainer event), seen by ${d.seenBy}`;
   return `disturbed: ${d.object} was ${d.action} at ${time} by another client (a kubelet?), seen by ${d.seenBy}`;
 }
 
@@ -97,23 +106,12 @@ export interface CheckObjectsOptions {
 /** What one NRI teardown event says of its object, for the events that never come of a lawful exit. */
 type EndingEvent = { id: string; action: 'stopped' | 'removed'; seenBy: string; at: Date };
 
-/** How a StopContainer of the check's own went: see stopAnswered. */
-export interface AnsweredStop {
-  /** Wall-clock ms when the call went out. */
-  sentAtMs: number;
-  /** The grace the call gave (its timeout), in ms. */
-  graceMs: number;
-  latencyMs: number;
-  /** The container's finishedAt after the call, in wall-clock ms; undefined when the status gave none. */
-  finishedAtMs: number | undefined;
-  /** The check says its workload ignores TERM: only the kill at the end of a grace ends it. */
-  ignoresTerm: boolean;
-}
-
 /** One check's objects, what it asked of them, and the first disturbance seen. */
 export class CheckObjects {
   private readonly pods = new Map<string, { name: string; learnedAt: number }>();
   private readonly containers = new Map<string, { name: string; podId: string; learnedAt: number }>();
+  /** Containers whose workload ends by itself, as the check means it to (HOOK-09). */
+  private readonly meantToExit = new Set<string>();
   private readonly ended = new Set<string>();
   /** Stop and Remove requests of the check's own that went out while their object was still live. */
   private readonly endingLive = new WeakSet<object>();
@@ -166,6 +164,11 @@ export class CheckObjects {
     if (!ENDING_METHODS.has(method)) return;
     if (this.isLive(id) && typeof request === 'object' && request !== null) this.endingLive.add(request);
     this.ended.add(id);
+  }
+
+  /** The container's workload ends by itself, as the check means it to: see describeDisturbance. */
+  exitsByItself(containerId: string): void {
+    this.meantToExit.add(containerId);
   }
 
   /** Whether this Stop or Remove request of the check's went out while the check still had its object. */
@@ -226,34 +229,10 @@ export class CheckObjects {
     }
   }
 
-  /**
-   * Beside a kubelet, a StopContainer of the check's own that went out while the check still had the
-   * container, and answered OK. Its status's finishedAt before the call went out: the container had ended
-   * before the check asked, by another client's stop or by itself, which beside a kubelet cannot be told
-   * apart. For a container the check says ignores TERM, which only the kill at the end of a grace ends: an
-   * exit before this call's own grace ran out means another stop was already under way (containerd then
-   * skips its own signal and waits for the earlier stop's kill), unless the runtime cut the grace short,
-   * which beside a kubelet cannot be told apart either. Without finishedAt, the reply's latency stands in
-   * for it. A container still running after the reply is the runtime's failure, for the check to judge.
-   */
+  /** Beside a kubelet, a StopContainer of the check's own, sent while it had the container, answered OK. */
   stopAnswered(containerId: string, stop: AnsweredStop, state: string): void {
-    if (!this.opts.besideAnotherClient || state !== 'CONTAINER_EXITED') return;
-    const { sentAtMs, graceMs, finishedAtMs, latencyMs } = stop;
-    const at = (ms: number) => new Date(ms).toISOString().slice(11, 23);
-    if (finishedAtMs !== undefined && finishedAtMs < sentAtMs) {
-      const seenBy = `its status: it had exited at ${at(finishedAtMs)}, before its own StopContainer went out at ${at(sentAtMs)}`;
-      this.report(containerId, 'stopped', seenBy, new Date(finishedAtMs));
-      return;
-    }
-    if (!stop.ignoresTerm) return;
-    const endedAtMs = finishedAtMs ?? sentAtMs + latencyMs;
-    if (endedAtMs >= sentAtMs + graceMs) return;
-    const how =
-      finishedAtMs === undefined
-        ? `its own StopContainer answered in ${Math.round(latencyMs)} ms`
-        : `it exited at ${at(finishedAtMs)}, ${Math.round(finishedAtMs - sentAtMs)} ms after its own StopContainer went out`;
-    const seenBy = `a container that ignores TERM ending before its own ${graceMs} ms grace ran out (${how}): another stop was already under way, or the runtime cut the grace short`;
-    this.report(containerId, 'perhaps being stopped', seenBy, new Date(endedAtMs));
+    const found = this.opts.besideAnotherClient ? stopBeforeOwn(stop, state) : undefined;
+    if (found) this.report(containerId, found.action, found.seenBy, found.at);
   }
 
   /**
@@ -346,7 +325,14 @@ export class CheckObjects {
     const podName = (podId: string) => this.pods.get(podId)?.name ?? podId;
     const object = c ? `container ${c.name} of pod ${podName(c.podId)}` : `pod ${podName(id)}`;
     const by = this.opts.besideAnotherClient ? 'another client' : 'the runtime';
-    this.found = { by, object, action, at, seenBy };
+    const exit = action === 'stopped' && this.meantToExit.has(id);
+    this.found = {
+      by,
+      object,
+      action: exit ? 'exited by itself, as the check meant it to, or stopped' : action,
+      at,
+      seenBy,
+    };
     this.opts.onDisturbed(this.found);
   }
 }

@@ -63,7 +63,7 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
   }
   // A last look before the verdict: a pod stopped since the last listing made the ending what it was.
   const ended = verdict === 'failed' || verdict === 'error';
-  await env.disturbance?.lastLook(scope.objects, ended ? FAILED_SETTLE_MS : 0);
+  await env.disturbance?.lastLook(scope.objects, ended ? FAILED_SETTLE_MS : undefined);
   await scope.objects.settled();
   unwatch?.();
   const disturbed = scope.objects.disturbance;

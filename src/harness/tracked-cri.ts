@@ -81,11 +81,20 @@ export class CheckCri implements TrackedCri {
       startedAt = performance.now();
       sentAtMs = Date.now();
       objects?.sending(method, shaped);
-      return before ? before(method, shaped).then(send) : send();
+      return send();
     };
     const look = this.deps.lookBeforeEnding;
-    // The look comes before the call is marked as the check's own: it judges the object as it was.
-    const p = look && endsAnObject(method) ? look().then(go) : go();
+    const looks = look !== undefined && endsAnObject(method);
+    // A test's hook comes first (what it does happens just before the call), then the look, before the call
+    // is marked as the check's own: it judges the object as it was right before the call went out.
+    const p =
+      before || looks
+        ? (async () => {
+            await before?.(method, shaped);
+            if (looks) await look();
+            return go();
+          })()
+        : go();
     this.inFlight.add(p);
     p.then(
       (reply) => {
@@ -322,6 +331,7 @@ export class CheckCri implements TrackedCri {
     const podId = await this.runPod(podConfig);
     const config = this.deps.make.container('workload', { ...opts.container, command: opts.command });
     const containerId = await this.createContainer(podId, config, podConfig);
+    if (opts.exitsByItself) this.deps.objects?.exitsByItself(containerId);
     await this.startContainer(containerId);
     return { podId, containerId, podConfig };
   }

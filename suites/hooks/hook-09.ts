@@ -11,7 +11,10 @@ export const check = defineCheck({
     'NRI lifecycle (containerd/nri README "Container events": StopContainer precedes RemoveContainer for every container; lifecycle contract PR 286)',
   async run(t: CheckContext) {
     const plugin = await t.nri.plugin({ index: '10', events: ['StopContainer', 'RemoveContainer'] });
-    const { containerId } = await t.cri.runPodWithContainer('hook-09', { command: ['sh', '-c', 'exit 3'] });
+    const { containerId } = await t.cri.runPodWithContainer('hook-09', {
+      command: ['sh', '-c', 'exit 3'],
+      exitsByItself: true,
+    });
     await t.poll(
       async () => {
         const { state } = await t.cri.containerStatus(containerId);
