@@ -165,9 +165,11 @@ export function openCheckScope(
       timeline.note(`observed ${key} = ${String(value)}`);
     },
     notRun: (part, why) => {
+      timeline.note(`${part} not run: ${why}`);
+      // A part each trial could not run is one part the check did not test: the first reason stands for all.
+      if (notRun.some((n) => n.part === part)) return;
       notRun.push({ part, why });
       observations[part] = `not run: ${why}`;
-      timeline.note(`${part} not run: ${why}`);
     },
     skip: (reason) => unavailable(reason),
     poll: (probe, opts) => poll(probe, { ...opts, signal }),

@@ -321,7 +321,8 @@ export interface CheckContext {
   observe(key: string, value: string | number | boolean): void;
   /**
    * A part of the contract the check could not test here ("host part": no host probes), while it goes on
-   * with the rest. A PASS then says so in its verdict line ("PASS (host part not run: <why>)").
+   * with the rest. A PASS then says so in its verdict line ("PASS (host part not run: <why>)"). Said
+   * again for the same part (in each trial), it is recorded once, with the first reason.
    */
   notRun(part: string, why: string): void;
   /** Ends the check as skipped with a reason that says how to enable it. */
