@@ -3,7 +3,8 @@
  *
  * The tracked CRI reports every call of the check here before it is sent, and every reply: so this knows
  * which objects the check made and which it asked to stop or remove. Against that:
- * - an NRI StopPodSandbox, RemovePodSandbox or RemoveContainer event for an object the check made and never
+ * - an NRI StopPodSandbox, RemovePodSandbox or RemoveContainer event (heard by the check's own plugins, and
+ *   beside a kubelet by the run's watch plugin, ending-watch.ts) for an object the check made and never
  *   asked to end (also one that came before the reply that named the object) is never the check's doing.
  *   Without a kubelet (none detected, whatever the flags) nobody else knows the object: the runtime ended it
  *   by itself, a violation, and the check FAILs with the event as evidence. Beside a detected kubelet it is
