@@ -34,7 +34,7 @@ describe('a check beside another client (fake CRI)', () => {
         const pod = fake.pods.get(podId);
         if (pod) pod.state = 'SANDBOX_NOTREADY';
         await t.pause(600, 'long enough for two listings');
-        t.expect((await t.cri.podStateOrGone(podId)) === 'SANDBOX_READY', 'the pod stays READY');
+        t.expect((await t.cri.podStateOrGone(podId)) === 'SANDBOX_READY', 'the pod stays READY', 'unit');
       }),
       10_000,
     );
@@ -59,7 +59,7 @@ describe('a check beside another client (fake CRI)', () => {
         const pod = fake.pods.get(podId);
         if (pod) pod.state = 'SANDBOX_NOTREADY';
         await t.cleanupNow();
-        t.expect(true, 'the trial was judged');
+        t.expect(true, 'the trial was judged', 'unit');
       }),
       10_000,
     );
@@ -78,7 +78,7 @@ describe('a check beside another client (fake CRI)', () => {
         const container = fake.containers.get(containerId);
         if (container) container.state = 'CONTAINER_EXITED';
         await t.cri.stopPod(podId);
-        t.expect(true, 'the check judged its own stop');
+        t.expect(true, 'the check judged its own stop', 'unit');
       }),
       10_000,
     );
@@ -108,7 +108,7 @@ describe('a check beside another client (fake CRI)', () => {
         const podId = await t.cri.runPod(t.make.pod('order'));
         await t.cri.stopPod(podId);
         await t.cri.removePod(podId);
-        t.expect(true, 'the calls went out');
+        t.expect(true, 'the calls went out', 'unit');
       }),
       10_000,
     );
@@ -133,7 +133,7 @@ describe('a check beside another client (fake CRI)', () => {
         await t.pause(600, 'long enough for two listings');
         return podId;
       });
-    const judge = (t: CheckContext, podId: string) => t.expect(podId !== '', 'the scenario ran');
+    const judge = (t: CheckContext, podId: string) => t.expect(podId !== '', 'the scenario ran', 'unit');
     const ran = await executeCheck(
       shared,
       testCheck(async (t) => judge(t, await scenario(t))),
@@ -169,7 +169,7 @@ describe('a check beside another client (fake CRI)', () => {
           { containerId, timeout: '1' },
           { ignoresTerm: true },
         );
-        t.expect(reply.ok, 'StopContainer answered OK');
+        t.expect(reply.ok, 'StopContainer answered OK', 'unit');
       }),
       10_000,
     );
@@ -190,7 +190,7 @@ describe('a check beside another client (fake CRI)', () => {
         await t.cri.stopPod(podId);
         await t.pause(600, 'long enough for two listings');
         await t.cri.removePod(podId);
-        t.expect((await t.cri.podStateOrGone(podId)) === 'GONE', 'the pod is gone');
+        t.expect((await t.cri.podStateOrGone(podId)) === 'GONE', 'the pod is gone', 'unit');
       }),
       10_000,
     );

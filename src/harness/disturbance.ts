@@ -32,6 +32,12 @@ import type { NriEventRecord } from '../nri/types.js';
 import { CHECK_LABEL } from './labels.js';
 import { type AnsweredStop, stopBeforeOwn } from './own-stop.js';
 
+/**
+ * The clause every check's contract has beside its own (CheckSpec.clauses): the runtime does not end, by
+ * itself, an object only the check knows. A FAIL for the runtime's own teardown event goes through it.
+ */
+export const ENDED_BY_RUNTIME_CLAUSE = 'ended-by-runtime';
+
 /** A pod as the run-wide listing shows it (the CRI's PodSandbox, or as much of it as a test gives). */
 export interface ListedPod {
   id: string;
