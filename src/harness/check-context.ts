@@ -26,6 +26,8 @@ export interface CheckScope {
   t: CheckContext;
   timeline: Timeline;
   observations: Record<string, string>;
+  /** The parts of the contract the check said it could not test (t.notRun). */
+  notRun: { part: string; why: string }[];
   assertions: Assertions;
   /** The trials' tally, live while they run; undefined when the check runs none. */
   trials(): TrialTally | undefined;
@@ -43,6 +45,7 @@ function unavailableHost(why: string): HostProbe {
   };
   return {
     available: false,
+    whyUnavailable: `[Node] ${why}`,
     snapshot: skip,
     leftovers: skip,
     stillHeld: skip,
@@ -68,6 +71,7 @@ export function openCheckScope(
     onDisturbed,
   });
   const observations: Record<string, string> = {};
+  const notRun: { part: string; why: string }[] = [];
   const assertions: Assertions = new Assertions(Object.keys(check.clauses));
   const make = createConfigFactory(env.runId, check.id, env.settings.testImage);
   // Cleanup runs after the check's signal has aborted, so the gate waits on the run's.
@@ -164,6 +168,13 @@ export function openCheckScope(
       observations[key] = String(value);
       timeline.note(`observed ${key} = ${String(value)}`);
     },
+    notRun: (part, why) => {
+      timeline.note(`${part} not run: ${why}`);
+      // A part each trial could not run is one part the check did not test: the first reason stands for all.
+      if (notRun.some((n) => n.part === part)) return;
+      notRun.push({ part, why });
+      observations[part] = `not run: ${why}`;
+    },
     skip: (reason) => unavailable(reason),
     poll: (probe, opts) => poll(probe, { ...opts, signal }),
     expectWithin: (probe, opts) => assertions.expectWithin(poll(probe, { ...opts, signal }), opts.clause),
@@ -240,5 +251,5 @@ export function openCheckScope(
     await injectors.release().catch((e: unknown) => problems.push(`injector release: ${errorMessage(e)}`));
     return problems;
   };
-  return { t, timeline, observations, assertions, trials: () => tally, paths, teardown, objects };
+  return { t, timeline, observations, notRun, assertions, trials: () => tally, paths, teardown, objects };
 }

@@ -188,6 +188,7 @@ export function fakeEnv(
     registrations: new RegistrationGate(),
     settings: {
       nriRequestTimeoutMs: 2_000,
+      nriRequestTimeoutFrom: '--nri-request-timeout',
       marginMs: MARGIN_MS,
       trials: opts.trials ?? 3,
       cacheTtlMs: 5_000,

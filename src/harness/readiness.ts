@@ -12,10 +12,12 @@ import { detectKubelet } from './kubelet-detect.js';
 import { pluginSyncDeadlockRisk } from './plugin-sync-deadlock.js';
 import { injectorFindings } from './readiness-injectors.js';
 import {
+  besideDetectedKubelet,
   hostFinding,
   imageFinding,
   kubeletFinding,
   nriFinding,
+  nriTimeoutFinding,
   ok,
   restartFinding,
   runtimeStatus,
@@ -48,7 +50,13 @@ export async function assessReadiness(
   const deadlock = kubeletNear ? pluginSyncDeadlockRisk(runtimeOf(client)) : undefined;
   const nri = deadlock ? { unavailable: deadlock } : await probeNri(config.nriSocket, NRI_REGISTRATION_MS);
   const host = nodeProbeAvailability(config);
-  findings.push(nriFinding(nri, config, checks), hostFinding(host), await restartFinding(config));
+  const nriTimeout = nriTimeoutFinding(nri, config);
+  findings.push(
+    nriFinding(nri, config, checks),
+    ...(nriTimeout ? [nriTimeout] : []),
+    hostFinding(host),
+    await restartFinding(config),
+  );
 
   const availability: Availability = {
     slow: config.slow,
@@ -56,7 +64,9 @@ export async function assessReadiness(
     ...('unavailable' in host ? { node: host.unavailable } : {}),
     ...(config.restartCmd ? {} : { restart: 'restarts the runtime: pass --restart-cmd' }),
     injectors: missingInjectors(config),
-    ...(config.besideKubelet ? { besideKubelet: { named: namedInFocus(checks, config.focus) } } : {}),
+    ...(besideDetectedKubelet(kubelet, config)
+      ? { besideKubelet: { named: namedInFocus(checks, config.focus) } }
+      : {}),
   };
   const skips: SkipForecast[] = checks.flatMap((check) => {
     const reason = staticSkipReason(check, availability);

@@ -70,6 +70,11 @@ export interface CheckResult {
   /** OBSERVE values and per-check facts (e.g. "reservation.code": "UNKNOWN"). */
   observations: Record<string, string>;
   /**
+   * Parts of the contract the check could not test here, and why (t.notRun): a PASS claims only the rest,
+   * and every reporter says so beside it.
+   */
+  notRun?: { part: string; why: string }[];
+  /**
    * failed, deviation, error: the contract violations the check found, the one that decided a FAIL first,
    * then the known deviations it saw (which decide a FAIL only when nothing else does).
    */

@@ -3,13 +3,14 @@
  * schemaVersion), and every field is always present (null when it does not apply), so consumers need no
  * existence checks. results.schema.json beside this file is the published schema.
  * Version 2 added properties.node, notStarted, staleDeviations and each result's knownIssue; version 3
- * added runtimeCrashes; version 4 each result's violations (the clause each broke, in its own words).
+ * added runtimeCrashes; version 4 each result's violations (the clause each broke, in its own words);
+ * version 5 each result's notRun (the parts of its contract the check could not test here).
  */
 import type { CheckResult, RunOutcome, TimelineEntry, ViolationRecord } from '../harness/result.js';
 import { countVerdicts } from './tally.js';
 import { cleanText } from './text.js';
 
-export const JSON_SCHEMA_VERSION = 4;
+export const JSON_SCHEMA_VERSION = 5;
 
 export function renderJson(outcome: RunOutcome): string {
   const report = {
@@ -47,6 +48,7 @@ function resultJson(r: CheckResult) {
     requiredWaitMs: r.requiredWaitMs ?? null,
     knownIssue: r.knownIssue ?? null,
     violations: r.violations?.map(violationJson) ?? null,
+    notRun: r.notRun ?? null,
     timeline: r.timeline.map(entryJson),
   };
 }

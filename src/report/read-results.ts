@@ -18,7 +18,7 @@ export class ResultsFileError extends Error {
   override readonly name = 'ResultsFileError';
 }
 
-const SUPPORTED_VERSIONS = new Set([1, 2, 3, 4]);
+const SUPPORTED_VERSIONS = new Set([1, 2, 3, 4, 5]);
 
 export async function readResultsFile(path: string): Promise<RunOutcome> {
   let text: string;
@@ -89,7 +89,7 @@ function optionalString<K extends string>(o: Json, key: K): Partial<Record<K, st
 }
 
 function resultOf(r: Json): CheckResult {
-  const { message, detail, trials, requiredWaitMs, knownIssue, violations, timeline, ...rest } = r;
+  const { message, detail, trials, requiredWaitMs, knownIssue, violations, notRun, timeline, ...rest } = r;
   return {
     ...(rest as unknown as Omit<CheckResult, 'timeline'>),
     observations: isObject(r.observations) ? (r.observations as Record<string, string>) : {},
@@ -102,6 +102,9 @@ function resultOf(r: Json): CheckResult {
       ? { knownIssue: knownIssue as unknown as NonNullable<CheckResult['knownIssue']> }
       : {}),
     ...(Array.isArray(violations) ? { violations: violations.map(violationOf) } : {}),
+    ...(Array.isArray(notRun) && notRun.length > 0
+      ? { notRun: notRun as unknown as NonNullable<CheckResult['notRun']> }
+      : {}),
     timeline: (timeline as Json[]).map(entryOf),
   };
 }
