@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CriClient } from '../cri/client.js';
-import { DEFAULT_BASE_DIR } from '../instance/instance-file.js';
+import { INSTANCE_ROOTS } from '../instance/instance-roots.js';
 import { labelledLeft } from './e2e-env.test.helper.js';
 
 /** What the instance made that the test saw while it ran: its pods' and containers' ids and netns. */
@@ -41,19 +41,23 @@ export async function newInstanceDir(
 ): Promise<string> {
   const deadline = Date.now() + withinMs;
   while (Date.now() < deadline) {
-    for (const name of instanceNames()) {
-      const file = join(DEFAULT_BASE_DIR, name, 'instance.json');
-      if (before.has(name) || !existsSync(file)) continue;
-      if ((JSON.parse(readFileSync(file, 'utf8')) as { target: string }).target === target)
-        return join(DEFAULT_BASE_DIR, name);
+    for (const dir of instanceNames()) {
+      const file = join(dir, 'instance.json');
+      if (before.has(dir) || !existsSync(file)) continue;
+      if ((JSON.parse(readFileSync(file, 'utf8')) as { target: string }).target === target) return dir;
     }
     await new Promise((r) => setTimeout(r, 20));
   }
-  throw new Error(`no private instance of ${target} appeared in ${DEFAULT_BASE_DIR} within ${withinMs} ms`);
+  throw new Error(
+    `no private instance of ${target} appeared in ${INSTANCE_ROOTS.join(' or ')} within ${withinMs} ms`,
+  );
 }
 
+/** The directories of every private instance on this host, wherever it was put. */
 export function instanceNames(): Set<string> {
-  return new Set(existsSync(DEFAULT_BASE_DIR) ? readdirSync(DEFAULT_BASE_DIR) : []);
+  return new Set(
+    INSTANCE_ROOTS.flatMap((root) => (existsSync(root) ? readdirSync(root).map((n) => join(root, n)) : [])),
+  );
 }
 
 /** Resolves once the copy lists a labelled pod; the copy may not answer yet when this starts. */

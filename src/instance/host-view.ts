@@ -53,6 +53,13 @@ export class HostView extends NodeView {
     return { file: nsenter(), args: ['-t', String(this.anchor), '-m', '-C', '--', file, ...args] };
   }
 
+  /** As command(), in the node's network namespace too (from a pod, whose own is another). */
+  commandInNodeNetwork(binary: string, args: readonly string[]): { file: string; args: string[] } {
+    const cmd = this.command(binary, args);
+    if (this.anchor === undefined) return cmd;
+    return { file: cmd.file, args: ['-n', ...cmd.args] };
+  }
+
   /** A command name resolved on a node PATH, as the node's daemon would run it (a node path). */
   onPath(command: string, path: string): string | undefined {
     if (isAbsolute(command)) return existsSync(this.path(command)) ? command : undefined;

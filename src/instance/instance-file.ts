@@ -1,7 +1,7 @@
 /**
  * `<dir>/instance.json`: what a private instance is, written before anything of it exists on the host, so
  * that removal (now, by `cri-conform cleanup` after a killed run, or by its restart command) finds
- * everything through the directory alone. Instances live under one base directory, one per run.
+ * everything through the directory alone. Instances live under the folders of instance-roots.ts, one per run.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,11 +11,6 @@ import type { PrivateNetwork } from './network.js';
 import { startTimeOf } from './processes.js';
 
 export const INSTANCE_FILE = 'instance.json';
-/**
- * Short on purpose: <dir>/containerd.sock.ttrpc (and CRI-O's pinned namespaces) must stay under the 108
- * bytes of a unix socket path.
- */
-export const DEFAULT_BASE_DIR = '/run/cri-conform/isolated';
 
 export interface InstanceFile {
   id: string;
