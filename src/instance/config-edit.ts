@@ -36,7 +36,7 @@ export class ConfigEdit {
     if (old !== undefined && !isEmpty(old)) this.set(path, key, raw, why);
   }
 
-  /** Removes a table and all below it; recorded when it held any non-empty setting. */
+  /** Removes a table and all below it; recorded when it named anything (a non-empty string or list). */
   dropTree(path: readonly string[], why: string): void {
     const held = keysBelow(this.doc, path);
     this.doc.deleteTree(path);
@@ -59,12 +59,20 @@ export function keysBelow(doc: TomlDoc, path: readonly string[]): string[] {
   return doc.tables
     .filter((t) => t.path.length >= path.length && path.every((s, i) => t.path[i] === s))
     .flatMap((t) =>
-      t.entries.filter((e) => !isEmpty(e.raw)).map((e) => describeKey(t.path.slice(path.length), e.key)),
+      t.entries
+        .filter((e) => namesSomething(e.raw))
+        .map((e) => describeKey(t.path.slice(path.length), e.key)),
     );
 }
 
 export function describeKey(path: readonly string[], key: string): string {
   return [...path, key].map((s) => (/^[A-Za-z0-9_-]+$/.test(s) ? s : JSON.stringify(s))).join('.');
+}
+
+/** A string or list with something in it; flags and numbers of a section name nothing. */
+function namesSomething(raw: string): boolean {
+  const t = raw.trim();
+  return /^["'[{]/.test(t) && !isEmpty(t);
 }
 
 function isEmpty(raw: string): boolean {
