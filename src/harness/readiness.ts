@@ -3,6 +3,7 @@
  * answer and a run refuses to start on a fatal finding, so the two can never disagree: both call this, with
  * the same skip rule the scheduler applies (staticSkipReason).
  */
+
 import type { CriClient } from '../cri/client.js';
 import type { Check } from './check.js';
 import { describeRuntime, nodeProbeAvailability, probeNri } from './environment.js';
@@ -20,6 +21,7 @@ import {
   runtimeStatus,
 } from './readiness-probes.js';
 import type { Finding, Readiness, ReadinessPurpose, SkipForecast } from './readiness-types.js';
+import { runtimeNetnsDirs } from './runtime-netns.js';
 import { type Availability, namedInFocus, staticSkipReason } from './selection.js';
 import type { RunConfig } from './settings.js';
 
@@ -43,7 +45,8 @@ export async function assessReadiness(
   findings.push(testImage, await imageFinding(client, config.pauseImage, '--pause-image', config, purpose));
 
   const nri = await probeNri(config.nriSocket, NRI_REGISTRATION_MS);
-  const host = nodeProbeAvailability(config);
+  const netnsDirs = [...new Set([...(config.netnsDirs ?? []), ...(await runtimeNetnsDirs(client))])];
+  const host = nodeProbeAvailability({ ...config, netnsDirs });
   findings.push(nriFinding(nri, config, checks), hostFinding(host), await restartFinding(config));
 
   const availability: Availability = {
