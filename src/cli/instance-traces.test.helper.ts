@@ -148,3 +148,27 @@ function isDir(path: string): boolean {
     return false;
   }
 }
+
+/** Names that no bundled archive has: only a node whose runtime was given them holds these images. */
+export const NODE_ONLY_IMAGES = {
+  testImage: 'registry.example/cc-e2e/busybox:1',
+  pauseImage: 'registry.example/cc-e2e/pause:1',
+};
+
+/**
+ * Gives the node's runtime the bundled images under NODE_ONLY_IMAGES' names too (ctr on its socket, in
+ * the CRI namespace); resolves with the function that takes the names away again.
+ */
+export function tagNodeOnlyImages(endpoint: string, env: Record<string, string>): () => void {
+  const socket = endpoint.replace(/^unix:\/\//, '');
+  const ctr = (...args: string[]) =>
+    execFileSync('ctr', ['-a', socket, '-n', 'k8s.io', 'images', ...args], { stdio: 'ignore' });
+  const pairs = [
+    [env.CRI_CONFORM_TEST_IMAGE ?? 'localhost/cri-conform/busybox:1', NODE_ONLY_IMAGES.testImage],
+    [env.CRI_CONFORM_PAUSE_IMAGE ?? 'localhost/cri-conform/pause:1', NODE_ONLY_IMAGES.pauseImage],
+  ] as const;
+  for (const [from, to] of pairs) ctr('tag', '--force', from, to);
+  return () => {
+    for (const [, to] of pairs) ctr('rm', to);
+  };
+}

@@ -76,6 +76,33 @@ async function plan(
   );
 }
 
+/**
+ * Each image the plan copies from the node, checked to be whole there (`inspect` throws why not): one that
+ * is not is pulled by the copy instead where --pull allows, and stops the run otherwise.
+ */
+export async function settleNodeImages(
+  plan: ImagePlan,
+  pull: InstanceRequest['pull'],
+  inspect: (name: string) => Promise<void>,
+): Promise<ImagePlan> {
+  const settle = async (image: PlannedImage): Promise<PlannedImage> => {
+    if (image.source !== 'node') return image;
+    try {
+      await inspect(image.names[0] ?? image.ref);
+      return image;
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      if (pull === 'never')
+        throw new MissingImage(
+          `${why}, so the private instance cannot copy ${image.ref} from the node, and --pull never keeps it from pulling it; name an image the node holds whole, or a bundled one`,
+        );
+      plan.notes.push(`${why}: ${pullNote(image.ref).replace(/^.*?: /, '')}`);
+      return { ref: image.ref, source: 'pull' };
+    }
+  };
+  return { ...plan, testImage: await settle(plan.testImage), pauseImage: await settle(plan.pauseImage) };
+}
+
 function pullNote(ref: string): string {
   return `${ref} is neither on the node nor bundled: the private instance pulls it from its registry itself, anonymously (the node's registry credentials and mirrors are not copied)`;
 }

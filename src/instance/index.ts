@@ -21,7 +21,7 @@ import {
 import { startDaemon, waitAnswering } from './daemon.js';
 import type { FlavorSetup, SetupRequest } from './flavor-setup.js';
 import { HostView } from './host-view.js';
-import { type ImagePlan, type PlannedImage, planImages } from './image-plan.js';
+import { type ImagePlan, type PlannedImage, planImages, settleNodeImages } from './image-plan.js';
 import { bundledArchive } from './images.js';
 import { installInjectors } from './injectors.js';
 import { type InstanceFile, orphanedInstances, selfAsOwner, writeInstanceFile } from './instance-file.js';
@@ -63,9 +63,8 @@ export async function startPrivateInstance(
   const path = `${dirname(node.command)}:${node.path}`;
 
   // Before anything exists on the host: images, folder, storage, config, subnet.
-  const images = await planImages(request);
-  const nodeImages = [images.testImage, images.pauseImage].filter(isFromNode);
-  const base = options.baseDir ?? chooseInstanceRoot(host, imageBytes(images));
+  const planned = await planImages(request);
+  const base = options.baseDir ?? chooseInstanceRoot(host, imageBytes(planned));
   mkdirSync(base, { recursive: true, mode: 0o700 });
   const storage = (await overlayUsable(base, host)) ? 'overlay' : 'plain';
   const id = `${Date.now().toString(36)}-${process.pid.toString(36)}`;
@@ -76,12 +75,12 @@ export async function startPrivateInstance(
     path,
     host,
     dir,
-    pauseImage: images.pauseImage.ref,
+    pauseImage: planned.pauseImage.ref,
     slowHandler: SLOW_HANDLER,
     storage,
   };
   const setup = await setUp(node.flavor, setupRequest);
-  for (const image of nodeImages) await setup.inspectNodeImage(image.names[0] ?? image.ref);
+  const images = await settleNodeImages(planned, request.pull, (name) => setup.inspectNodeImage(name));
   const subnets = freeSubnets(takenAround(host), request.subnet, options.networkClaims);
   const { derived } = setup;
   const runc = host.onPath(derived.runcBinary, path);
