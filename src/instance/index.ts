@@ -21,8 +21,8 @@ import {
 import { startDaemon, waitAnswering } from './daemon.js';
 import type { FlavorSetup, SetupRequest } from './flavor-setup.js';
 import { HostView } from './host-view.js';
-import { type ImagePlan, type PlannedImage, planImages, settleNodeImages } from './image-plan.js';
-import { bundledArchive } from './images.js';
+import { planImages, settleNodeImages } from './image-plan.js';
+import { describeImages, imageBytes, provideImages, untilListed } from './image-provision.js';
 import { installInjectors } from './injectors.js';
 import { type InstanceFile, orphanedInstances, selfAsOwner, writeInstanceFile } from './instance-file.js';
 import { INSTANCE_ROOTS } from './instance-roots.js';
@@ -37,9 +37,6 @@ import { takenAround } from './taken-networks.js';
 const exec = promisify(execFile);
 export const SLOW_HANDLER = 'conform-slow';
 const START_WITHIN_MS = 20_000;
-const DEFAULT_IMAGE_CACHE = '/var/cache/cri-conform';
-/** What the bundled archive takes, for the room check (it is about 2 MB). */
-const BUNDLED_BYTES = 16 << 20;
 
 export interface InstanceOptions {
   /** The folder to put the instance in instead of the first fitting one of INSTANCE_ROOTS (tests). */
@@ -144,6 +141,7 @@ export async function startPrivateInstance(
     record.timingsMs.start = Math.round(performance.now() - started);
     const imported = performance.now();
     await provideImages(images, setup, options.imageCache);
+    await untilListed(`unix://${p.socket}`, images, request.signal);
     record.timingsMs.imageImport = Math.round(performance.now() - imported);
     return {
       record,
@@ -180,38 +178,6 @@ function restartCommand(dir: string): string {
 async function setUp(flavor: Flavor, request: SetupRequest): Promise<FlavorSetup> {
   const module = flavor === 'crio' ? await import('./crio-setup.js') : await import('./containerd-setup.js');
   return module.setUp(request);
-}
-
-/** Brings each image the plan takes from the node or the bundle into the running copy. */
-async function provideImages(plan: ImagePlan, setup: FlavorSetup, cache?: string): Promise<void> {
-  const images = [plan.testImage, plan.pauseImage];
-  if (images.some((i) => i.source === 'bundled'))
-    await setup.importImages(
-      await bundledArchive(cache ?? process.env.CRI_CONFORM_IMAGE_CACHE ?? DEFAULT_IMAGE_CACHE),
-    );
-  const copied = new Set<string>();
-  for (const image of images.filter(isFromNode)) {
-    if (copied.has(image.names.join(' '))) continue;
-    copied.add(image.names.join(' '));
-    await setup.copyNodeImage(image.names);
-  }
-}
-
-function isFromNode(i: PlannedImage): i is Extract<PlannedImage, { source: 'node' }> {
-  return i.source === 'node';
-}
-
-/** The compressed size of what the copy takes in, for the room check. */
-function imageBytes(plan: ImagePlan): number {
-  const images = [plan.testImage, plan.pauseImage];
-  const fromNode = images.filter(isFromNode).reduce((n, i) => n + i.sizeBytes, 0);
-  return fromNode + (images.some((i) => i.source === 'bundled') ? BUNDLED_BYTES : 0);
-}
-
-function describeImages(plan: ImagePlan): string {
-  const one = (what: string, i: PlannedImage) =>
-    `${what} ${i.ref} ${i.source === 'node' ? "copied from the node's runtime" : i.source === 'bundled' ? 'from the bundled archive' : 'pulled by the copy'}`;
-  return `${one('test image', plan.testImage)}; ${one('sandbox image', plan.pauseImage)}`;
 }
 
 async function versionOf(binary: string, path: string, host: HostView): Promise<string> {
