@@ -56,12 +56,9 @@ export function freeSubnets(
 ): SubnetCandidate[] {
   const claimed = liveClaims(claims);
   if (wanted !== undefined) {
-    const prefix = parsePrefix(wanted);
-    const hostBits = prefix === undefined ? 0 : (prefix.net & ~maskOf(prefix.len)) >>> 0;
-    if (prefix === undefined || !/\//.test(wanted) || prefix.len < 8 || prefix.len > 28 || hostBits !== 0)
-      throw new NoFreeSubnet(
-        `--isolated-subnet ${wanted} is not an IPv4 subnet of /8 to /28 in network form (e.g. 192.168.77.0/24)`,
-      );
+    const problem = subnetProblem(wanted);
+    if (problem) throw new NoFreeSubnet(problem);
+    const prefix = parsePrefix(wanted) ?? { net: 0, len: 0, source: '' };
     const clash = clashOf(prefix, [...taken, ...claimed]);
     if (clash)
       throw new NoFreeSubnet(
@@ -116,6 +113,15 @@ export function releaseNetwork(
 ): void {
   const claim = join(claims, network.claim ?? String(network.number));
   if (linkTarget(claim) === dir) rmSync(claim, { force: true });
+}
+
+/** Why `text` cannot be the private bridge's subnet, or undefined when it can. */
+export function subnetProblem(text: string): string | undefined {
+  const prefix = parsePrefix(text);
+  const hostBits = prefix === undefined ? 0 : (prefix.net & ~maskOf(prefix.len)) >>> 0;
+  if (prefix === undefined || !text.includes('/') || prefix.len < 8 || prefix.len > 28 || hostBits !== 0)
+    return `--isolated-subnet ${text} is not an IPv4 subnet of /8 to /28 in network form (e.g. 192.168.77.0/24)`;
+  return undefined;
 }
 
 /** The subnets of claims whose instance still exists. */
