@@ -7,6 +7,7 @@ import { packageRoot } from '../cri/package-root.js';
 import { describeSkipped } from '../skip-reason.test.helper.js';
 import { UnsafeSetting } from './config-edit.js';
 import { derivePrivateConfig } from './containerd-config.js';
+import { partialImageCause } from './containerd-setup.js';
 import { TomlDoc } from './toml-doc.js';
 
 /** The real binaries CI installs (scripts/install-deps.sh): their dump is what a node's looks like. */
@@ -88,6 +89,19 @@ for (const node of BINARIES) {
     });
   });
 }
+
+describe('an image a node holds only in part', () => {
+  it("names the node's setting that keeps layers out of its content store", () => {
+    const v2 =
+      'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  discard_unpacked_layers = true\n';
+    expect(partialImageCause(v2)).to.match(/discard_unpacked_layers = true/);
+    const v3 = "version = 3\n[plugins.'io.containerd.cri.v1.images']\n  snapshotter = 'stargz'\n";
+    expect(partialImageCause(v3)).to.equal(
+      `the node's snapshotter "stargz" may fetch layers lazily, outside its content store`,
+    );
+    expect(partialImageCause('version = 2\n')).to.equal(undefined);
+  });
+});
 
 describe('a private copy of a containerd whose default runtime runs pods through a proxy sandboxer', () => {
   it('stops before starting, naming the setting', () => {

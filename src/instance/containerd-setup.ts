@@ -8,10 +8,11 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { ContainerdContentReader } from '../cri/containerd-content.js';
 import { derivePrivateConfig } from './containerd-config.js';
-import { imageBlobs, writeImageArchive } from './containerd-image-copy.js';
+import { imageBlobs, UncopyableImage, writeImageArchive } from './containerd-image-copy.js';
 import type { FlavorSetup, SetupRequest } from './flavor-setup.js';
 import { importArchive } from './images.js';
 import { layoutPaths } from './layout.js';
+import { TomlDoc } from './toml-doc.js';
 
 const exec = promisify(execFile);
 const DEFAULT_CONFIG = '/etc/containerd/config.toml';
@@ -48,7 +49,11 @@ export async function setUp(request: SetupRequest): Promise<FlavorSetup> {
     netnsDirs: [],
     sourceConfig: describeSource(node.configArg, (f) => existsSync(host.path(f))),
     inspectNodeImage: async (name) => {
-      await withReader((reader) => imageBlobs(reader, name));
+      await withReader((reader) => imageBlobs(reader, name)).catch((e: unknown) => {
+        const why = partialImageCause(stdout);
+        if (e instanceof UncopyableImage && why) e.message += ` (${why})`;
+        throw e;
+      });
     },
     importImages: importInto,
     copyNodeImage: (names) =>
@@ -62,6 +67,21 @@ export async function setUp(request: SetupRequest): Promise<FlavorSetup> {
         }
       }),
   };
+}
+
+/** The node setting that keeps layers out of its content store, when it has one. */
+export function partialImageCause(dump: string): string | undefined {
+  const doc = TomlDoc.parse(dump);
+  const images =
+    doc.raw([], 'version')?.trim() === '3'
+      ? ['plugins', 'io.containerd.cri.v1.images']
+      : ['plugins', 'io.containerd.grpc.v1.cri', 'containerd'];
+  if (doc.raw(images, 'discard_unpacked_layers')?.trim() === 'true')
+    return `the node sets ${images.join('.')}.discard_unpacked_layers = true: its containerd removes layers it has unpacked`;
+  const snapshotter = doc.string(images, 'snapshotter') ?? '';
+  if (snapshotter !== '' && snapshotter !== 'overlayfs' && snapshotter !== 'native')
+    return `the node's snapshotter "${snapshotter}" may fetch layers lazily, outside its content store`;
+  return undefined;
 }
 
 /**
