@@ -5,7 +5,7 @@
  * daemon stays in this process's cgroup and network namespace), and the node's files are read through that
  * process's root (NodeView, which the host probes use too). On the node itself both are the plain paths
  * and commands. The instance's own directory is the same path on both sides (the plugin mounts the host's
- * /run/cri-conform at /run/cri-conform), so it needs no translation.
+ * /run/cri-conform and /var/lib/cri-conform/isolated at the same paths), so it needs no translation.
  */
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
