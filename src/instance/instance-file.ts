@@ -3,7 +3,7 @@
  * that removal (now, by `cri-conform cleanup` after a killed run, or by its restart command) finds
  * everything through the directory alone. Instances live under the folders of instance-roots.ts, one per run.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HostView } from './host-view.js';
 import type { Flavor } from './layout.js';
@@ -28,8 +28,11 @@ export interface InstanceFile {
   network: PrivateNetwork;
 }
 
+/** Written whole or not at all (a rename): cleanup and a sweep may read it while it is rewritten. */
 export function writeInstanceFile(dir: string, info: InstanceFile): void {
-  writeFileSync(join(dir, INSTANCE_FILE), `${JSON.stringify(info, null, 2)}\n`);
+  const partial = join(dir, `${INSTANCE_FILE}.partial`);
+  writeFileSync(partial, `${JSON.stringify(info, null, 2)}\n`);
+  renameSync(partial, join(dir, INSTANCE_FILE));
 }
 
 export function readInstanceFile(dir: string): InstanceFile | undefined {
