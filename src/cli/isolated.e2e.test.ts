@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { readTextOrEmpty } from '../instance/read-text.js';
 import { describeSkipped } from '../skip-reason.test.helper.js';
 import { labelledLeft, NO_RUNTIME_REASON, runCli, runtimesUnderTest } from './e2e-env.test.helper.js';
 import {
@@ -114,7 +115,7 @@ for (const runtime of runtimesUnderTest()) {
       // Other runs on this host may start instances meanwhile: none of this endpoint's appeared.
       const appeared = [...instanceNames()].filter((d) => !before.has(d));
       const ours = appeared.filter((d) =>
-        readFileSync(join(d, 'instance.json'), 'utf8').includes(`"${endpoint}"`),
+        readTextOrEmpty(join(d, 'instance.json')).includes(`"${endpoint}"`),
       );
       expect(ours).to.deep.equal([]);
       const report = JSON.parse(readFileSync(join(reportDir, 'results.json'), 'utf8')) as Report;
