@@ -12,10 +12,12 @@ import { missingInjectors } from './injector-needs.js';
 import { detectKubelet } from './kubelet-detect.js';
 import { injectorFindings } from './readiness-injectors.js';
 import {
+  besideDetectedKubelet,
   hostFinding,
   imageFinding,
   kubeletFinding,
   nriFinding,
+  nriTimeoutFinding,
   ok,
   restartFinding,
   runtimeStatus,
@@ -47,7 +49,13 @@ export async function assessReadiness(
   const nri = await probeNri(config.nriSocket, NRI_REGISTRATION_MS);
   const netnsDirs = [...new Set([...(config.netnsDirs ?? []), ...(await runtimeNetnsDirs(client))])];
   const host = nodeProbeAvailability({ ...config, netnsDirs });
-  findings.push(nriFinding(nri, config, checks), hostFinding(host), await restartFinding(config));
+  const nriTimeout = nriTimeoutFinding(nri, config);
+  findings.push(
+    nriFinding(nri, config, checks),
+    ...(nriTimeout ? [nriTimeout] : []),
+    hostFinding(host),
+    await restartFinding(config),
+  );
 
   const availability: Availability = {
     slow: config.slow,
@@ -55,7 +63,9 @@ export async function assessReadiness(
     ...('unavailable' in host ? { node: host.unavailable } : {}),
     ...(config.restartCmd ? {} : { restart: 'restarts the runtime: pass --restart-cmd' }),
     injectors: missingInjectors(config),
-    ...(config.besideKubelet ? { besideKubelet: { named: namedInFocus(checks, config.focus) } } : {}),
+    ...(besideDetectedKubelet(kubelet, config)
+      ? { besideKubelet: { named: namedInFocus(checks, config.focus) } }
+      : {}),
   };
   const skips: SkipForecast[] = checks.flatMap((check) => {
     const reason = staticSkipReason(check, availability);
