@@ -87,6 +87,19 @@ export async function startPrivateInstance(
   const p = layoutPaths(dir, node.flavor);
   mkdirSync(dir, { mode: 0o700 });
   chmodSync(dir, 0o700);
+  // The record first: a run killed from here on leaves a folder that cleanup and the sweep can read.
+  const info: InstanceFile = {
+    id,
+    target: request.endpoint,
+    owner: selfAsOwner(),
+    binary: node.command,
+    flavor: node.flavor,
+    path,
+    runcBinary: runc,
+    ...(host.anchor === undefined ? {} : { hostAnchor: host.anchor }),
+    network: { number: 0, bridge: '', subnet: '', name: '' },
+  };
+  writeInstanceFile(dir, info);
   for (const d of [
     p.root,
     p.state,
@@ -101,18 +114,6 @@ export async function startPrivateInstance(
     ...(node.flavor === 'crio' ? [p.configDir] : []),
   ])
     mkdirSync(d, { recursive: true });
-  const info: InstanceFile = {
-    id,
-    target: request.endpoint,
-    owner: selfAsOwner(),
-    binary: node.command,
-    flavor: node.flavor,
-    path,
-    runcBinary: runc,
-    ...(host.anchor === undefined ? {} : { hostAnchor: host.anchor }),
-    network: { number: 0, bridge: '', subnet: '', name: '' },
-  };
-  writeInstanceFile(dir, info);
   const record: InstanceRecord = {
     target: `${request.endpoint} (pid ${node.pid})`,
     binary: { path: node.command, version: '', sha256: '' },
