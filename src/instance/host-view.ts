@@ -7,7 +7,7 @@
  * and commands. The instance's own directory is the same path on both sides (the plugin mounts the host's
  * /run/cri-conform and /var/lib/cri-conform/isolated at the same paths), so it needs no translation.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readlinkSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { NodeView } from '../harness/runtime-instance.js';
 
@@ -34,7 +34,8 @@ export class HostView extends NodeView {
    */
   static recorded(anchor: number | undefined): HostView {
     if (anchor === undefined || existsSync(`/proc/${anchor}/ns/mnt`)) return new HostView(anchor);
-    return HostView.of(1);
+    // An init whose namespaces this process may not read is no stand-in: then this process is on the node.
+    return canRead('/proc/1/ns/mnt') ? HostView.of(1) : new HostView();
   }
 
   /** A path of this process's filesystem as a command started on the node can open it (hostPID). */
@@ -76,6 +77,15 @@ function sameMountNamespace(pid: number): boolean {
     return statSync('/proc/self/ns/mnt').ino === statSync(`/proc/${pid}/ns/mnt`).ino;
   } catch {
     // Not ours to look at: only a process of another namespace hides it from root.
+    return false;
+  }
+}
+
+function canRead(link: string): boolean {
+  try {
+    readlinkSync(link);
+    return true;
+  } catch {
     return false;
   }
 }
