@@ -6,6 +6,7 @@
 import { dirname } from 'node:path';
 import type { LevelFilter, PullPolicy, RunConfig } from '../harness/settings.js';
 import { SUITES, type SuiteName } from '../harness/vocabulary.js';
+import { subnetProblem } from '../instance/network.js';
 import type { ConfigValues } from './config-file.js';
 import { parseCount, parseDurationMs } from './durations.js';
 import { UsageError } from './errors.js';
@@ -84,8 +85,10 @@ export function resolveRunConfig(
     ...optional('expected-deviations'),
     ...(bool('strict-deviations') ? { strictDeviations: true } : {}),
     ...(bool('isolated') ? { isolated: true } : {}),
+    ...subnet(pick('isolated-subnet')),
     testImage: pick('test-image') ?? DEFAULT_TEST_IMAGE,
     pauseImage: pick('pause-image') ?? DEFAULT_PAUSE_IMAGE,
+    ...(pick('pause-image') === undefined ? {} : { pauseImageNamed: true }),
     pull: oneOf<PullPolicy>(pick('pull') ?? 'missing', ['never', 'missing', 'always'], '--pull'),
     restartTimeoutMs: duration('restart-timeout', '60s'),
     cacheTtlMs: duration('cache-ttl', '150s'),
@@ -109,6 +112,14 @@ export function resolveRunConfig(
     reportPrefix: pick('report-prefix') ?? '',
     flagsText: describeFlags(flags),
   };
+}
+
+/** --isolated-subnet, checked here so that a typo stops the run before anything is looked up. */
+function subnet(text: string | undefined): { isolatedSubnet?: string } {
+  if (text === undefined || text === '') return {};
+  const problem = subnetProblem(text);
+  if (problem) throw new UsageError(problem);
+  return { isolatedSubnet: text };
 }
 
 /**

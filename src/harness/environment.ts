@@ -76,9 +76,9 @@ export async function probeNri(socketPath: string, registrationTimeoutMs = 6_000
 
 /** Host probes work when cri-conform runs as root on the runtime's node (a unix socket is a local runtime). */
 export function nodeProbeAvailability(
-  config: Pick<RunConfig, 'nodeProbes' | 'runtimeEndpoint' | 'nodeAnchorPid'>,
+  config: Pick<RunConfig, 'nodeProbes' | 'runtimeEndpoint' | 'nodeAnchorPid' | 'netnsDirs'>,
 ): NodeHostProbe | { unavailable: string } {
-  const view = new NodeView(config.nodeAnchorPid);
+  const view = new NodeView(config.nodeAnchorPid, config.netnsDirs);
   if (config.nodeProbes === 'off') return { unavailable: 'host probes are off (--node-probes off)' };
   if (config.nodeProbes === 'on') return new NodeHostProbe(config.runtimeEndpoint, view);
   if (process.platform !== 'linux') return { unavailable: 'host probes need Linux' };

@@ -3,6 +3,7 @@
  * answer and a run refuses to start on a fatal finding, so the two can never disagree: both call this, with
  * the same skip rule the scheduler applies (staticSkipReason).
  */
+
 import type { CriClient } from '../cri/client.js';
 import type { Check } from './check.js';
 import { describeRuntime, nodeProbeAvailability, probeNri } from './environment.js';
@@ -23,6 +24,7 @@ import {
   runtimeStatus,
 } from './readiness-probes.js';
 import type { Finding, Readiness, ReadinessPurpose, SkipForecast } from './readiness-types.js';
+import { runtimeNetnsDirs } from './runtime-netns.js';
 import { type Availability, namedInFocus, staticSkipReason } from './selection.js';
 import type { RunConfig } from './settings.js';
 
@@ -49,7 +51,8 @@ export async function assessReadiness(
   const kubeletNear = config.besideKubelet === true || kubelet.signs.length > 0;
   const deadlock = kubeletNear ? pluginSyncDeadlockRisk(runtimeOf(client)) : undefined;
   const nri = deadlock ? { unavailable: deadlock } : await probeNri(config.nriSocket, NRI_REGISTRATION_MS);
-  const host = nodeProbeAvailability(config);
+  const netnsDirs = [...new Set([...(config.netnsDirs ?? []), ...(await runtimeNetnsDirs(client))])];
+  const host = nodeProbeAvailability({ ...config, netnsDirs });
   const nriTimeout = nriTimeoutFinding(nri, config);
   findings.push(
     nriFinding(nri, config, checks),

@@ -21,6 +21,8 @@ export interface RunConfig {
   slowCniDir?: string;
   testImage: string;
   pauseImage: string;
+  /** The user named the pause image (flag, env, config file); else a private instance uses the node's own. */
+  pauseImageNamed?: boolean;
   pull: PullPolicy;
   restartCmd?: string;
   restartTimeoutMs: number;
@@ -42,6 +44,13 @@ export interface RunConfig {
    * node's files and mounts (node-view.ts). Set by a private instance started from a pod.
    */
   nodeAnchorPid?: number;
+  /** The daemon log of the private instance (--isolated) the run talks to, for messages about its setup. */
+  privateInstanceLog?: string;
+  /**
+   * Where the runtime pins network namespaces besides /run/netns (a private CRI-O's namespaces_dir):
+   * host probes look there too.
+   */
+  netnsDirs?: readonly string[];
   /** Run although a kubelet drives the runtime (--beside-kubelet); see kubelet-detect.ts. */
   besideKubelet?: boolean;
   reportDir: string;
@@ -53,6 +62,8 @@ export interface RunConfig {
   strictDeviations?: boolean;
   /** Run against a private instance of the node's runtime (src/instance) instead of the runtime itself. */
   isolated?: boolean;
+  /** The private instance's bridge subnet (--isolated-subnet), instead of a free 10.214.N.0/24. */
+  isolatedSubnet?: string;
   /** The flags as the user gave them, for the report's properties. */
   flagsText: string;
 }

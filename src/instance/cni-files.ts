@@ -16,7 +16,7 @@ import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { NAME_PREFIX, type NodeView, POD_NAMESPACE } from '../harness/runtime-instance.js';
 import { readdirSafe } from './dir-entries.js';
-import { networkFor } from './network.js';
+import { NETWORK_NAME_PREFIX } from './network.js';
 import { readTextOrEmpty } from './read-text.js';
 
 /** Node paths: libcni's cache dir and host-local's default data dir. */
@@ -27,7 +27,7 @@ export interface CniDirs {
 const NODE_CNI: CniDirs = { results: '/var/lib/cni/results', networks: '/var/lib/cni/networks' };
 const LOOPBACK = 'cni-loopback-';
 /** How every private instance's network is named: the prefix, then the instance's id. */
-const ISOLATED_PREFIX = networkFor(0, '').name;
+const ISOLATED_PREFIX = NETWORK_NAME_PREFIX;
 
 /** Removes the cache and IPAM state of one instance's network and the loopback caches of its containers. */
 export function removeInstanceCniFiles(

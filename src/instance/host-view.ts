@@ -5,9 +5,9 @@
  * daemon stays in this process's cgroup and network namespace), and the node's files are read through that
  * process's root (NodeView, which the host probes use too). On the node itself both are the plain paths
  * and commands. The instance's own directory is the same path on both sides (the plugin mounts the host's
- * /run/cri-conform at /run/cri-conform), so it needs no translation.
+ * /run/cri-conform and /var/lib/cri-conform/isolated at the same paths), so it needs no translation.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { NodeView } from '../harness/runtime-instance.js';
 import { type RecordedProcess, recordProcess, stillRunning } from './processes.js';
@@ -39,13 +39,15 @@ export class HostView extends NodeView {
    * process is the node's runtime, which may have restarted since, and its pid may now be another
    * process's, in another mount namespace: it stands only with its start time. Else any process still in
    * the recorded mount namespace stands in, else the node's init (a bare pid of an older file has no start
-   * time to prove it).
+   * time to prove it), and where this process may not read init's namespaces it is on the node itself.
    */
   static recorded(anchor: RecordedAnchor | number | undefined): HostView {
     if (anchor === undefined) return new HostView(undefined);
     if (typeof anchor !== 'number' && stillRunning(anchor)) return new HostView(anchor.pid);
     const standIn = typeof anchor === 'number' ? undefined : inMountNamespace(anchor.mountNamespace);
-    return HostView.of(standIn ?? 1);
+    if (standIn !== undefined) return HostView.of(standIn);
+    // An init whose namespaces this process may not read is no stand-in: then this process is on the node.
+    return canRead('/proc/1/ns/mnt') ? HostView.of(1) : new HostView();
   }
 
   /** This view's anchor as an instance file records it. */
@@ -70,6 +72,13 @@ export class HostView extends NodeView {
     // its namespace's root, and runc puts each container into a cgroup of its own outside the pod's. The
     // cgroup the process is in stays the pod's.
     return { file: nsenter(), args: ['-t', String(this.anchor), '-m', '-C', '--', file, ...args] };
+  }
+
+  /** As command(), in the node's network namespace too (from a pod, whose own is another). */
+  commandInNodeNetwork(binary: string, args: readonly string[]): { file: string; args: string[] } {
+    const cmd = this.command(binary, args);
+    if (this.anchor === undefined) return cmd;
+    return { file: cmd.file, args: ['-n', ...cmd.args] };
   }
 
   /** A command name resolved on a node PATH, as the node's daemon would run it (a node path). */
@@ -106,6 +115,15 @@ function sameMountNamespace(pid: number): boolean {
     return statSync('/proc/self/ns/mnt').ino === statSync(`/proc/${pid}/ns/mnt`).ino;
   } catch {
     // Not ours to look at: only a process of another namespace hides it from root.
+    return false;
+  }
+}
+
+function canRead(link: string): boolean {
+  try {
+    readlinkSync(link);
+    return true;
+  } catch {
     return false;
   }
 }

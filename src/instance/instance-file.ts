@@ -3,8 +3,8 @@
  * that removal (now, by its supervisor after the run died, by `cri-conform cleanup --isolated`, or by its
  * restart command) finds everything through the directory alone. The file stays until a removal has looked
  * again and found nothing of the instance; a removal that left something records what beside it.
- * Every instance is also named in an index (one symlink per instance, to its directory), so that sweeps
- * find instances wherever their directories are.
+ * Instances live under the folders of instance-roots.ts, one per run; every instance is also named in an
+ * index (one symlink per instance, to its directory), so that sweeps find it wherever it was put.
  */
 import {
   mkdirSync,
@@ -19,17 +19,13 @@ import { join } from 'node:path';
 import { currentOwner, ownerGone, type RunOwner } from '../harness/runtime-instance.js';
 import { readdirSafe } from './dir-entries.js';
 import { HostView, type RecordedAnchor } from './host-view.js';
+import { INSTANCE_ROOTS } from './instance-roots.js';
 import type { Flavor } from './layout.js';
 import type { PrivateNetwork } from './network.js';
 import { type RecordedProcess, stillRunning } from './processes.js';
 import { type SocketIdentity, sameRuntime } from './socket-identity.js';
 
 export const INSTANCE_FILE = 'instance.json';
-/**
- * Short on purpose: <dir>/containerd.sock.ttrpc (and CRI-O's pinned namespaces) must stay under the 108
- * bytes of a unix socket path.
- */
-export const DEFAULT_BASE_DIR = '/run/cri-conform/isolated';
 /** One symlink per instance, named by its id, to its directory; shared with the worker pod as the rest. */
 export const INSTANCE_INDEX = '/run/cri-conform/instances';
 
@@ -57,11 +53,11 @@ export interface InstanceFile {
   leftovers?: { at: string; what: string[] };
 }
 
-/** Written beside and renamed into place: a sweep in another process never reads half a record. */
+/** Written whole or not at all (a rename): cleanup and a sweep may read it while it is rewritten. */
 export function writeInstanceFile(dir: string, info: InstanceFile): void {
-  const file = join(dir, INSTANCE_FILE);
-  writeFileSync(`${file}.${process.pid}`, `${JSON.stringify(info, null, 2)}\n`);
-  renameSync(`${file}.${process.pid}`, file);
+  const partial = join(dir, `${INSTANCE_FILE}.partial`);
+  writeFileSync(partial, `${JSON.stringify(info, null, 2)}\n`);
+  renameSync(partial, join(dir, INSTANCE_FILE));
 }
 
 export function readInstanceFile(dir: string): InstanceFile | undefined {
@@ -105,13 +101,13 @@ export function unindexInstance(id: string, dir: string, index = INSTANCE_INDEX)
   if (linkTarget(entry) === dir) rmSync(entry, { force: true });
 }
 
-/** Where to look for instances: the index, and the default base of runs from before it. */
+/** Where to look for instances: the index, and the folders instances are put in (runs from before it). */
 export interface InstancePlaces {
   index: string;
   bases: readonly string[];
 }
 
-const DEFAULT_PLACES: InstancePlaces = { index: INSTANCE_INDEX, bases: [DEFAULT_BASE_DIR] };
+const DEFAULT_PLACES: InstancePlaces = { index: INSTANCE_INDEX, bases: INSTANCE_ROOTS };
 
 /** Every instance directory with a record, each once; index entries whose directory is gone are dropped. */
 export function recordedInstances(places = DEFAULT_PLACES): Array<{ dir: string; info: InstanceFile }> {

@@ -105,7 +105,7 @@ async function removeOnce(dir: string, info: InstanceFile, budget: Budget): Prom
   const problems = await remains(dir, info, named);
   if (budget.ranOut) problems.push(`its removal ran out of its ${budget.withinMs} ms`);
   if (problems.length === 0) {
-    releaseNetwork(dir, info.network.number);
+    releaseNetwork(dir, info.network);
     await removeDir(dir, host, quiet);
     if (!existsSync(dir)) {
       unindexInstance(info.id, dir);

@@ -23,6 +23,7 @@ const STATED = [
   'hostPath /run (read-only)', // the runtime's CRI socket
   'hostPath /var/run (read-only)', // the NRI socket and CRI-O's socket
   'hostPath /run/cri-conform', // the private instance and the checks' logs, at the node's own paths
+  'hostPath /var/lib/cri-conform/isolated', // the instance where /run cannot execute it or hold its images
 ];
 /** Sonobuoy gives results an emptyDir; the plain DaemonSet keeps them on the node. */
 const DAEMONSET_RESULTS = 'hostPath /var/lib/cri-conform/results';
