@@ -81,6 +81,15 @@ export function ownedBy(snapshot: HostSnapshot, marks: RunMarks): HostSnapshot {
   };
 }
 
+/** What `after` holds of the run's that `before` did not, one "kind entry" line each (empty: equal). */
+export function madeSince(before: HostSnapshot, after: HostSnapshot, marks: RunMarks): string[] {
+  const [was, is] = [ownedBy(before, marks), ownedBy(after, marks)];
+  return (Object.keys(is) as (keyof HostSnapshot)[]).flatMap((kind) => [
+    ...is[kind].filter((e) => !was[kind].includes(e)).map((e) => `${kind} ${e}`),
+    ...was[kind].filter((e) => !is[kind].includes(e)).map((e) => `${kind} gone: ${e}`),
+  ]);
+}
+
 /** The claim still names the instance's directory, or names none (ours was released, no one took it). */
 function claimedBy(bridge: NonNullable<RunMarks['bridge']>): boolean {
   try {

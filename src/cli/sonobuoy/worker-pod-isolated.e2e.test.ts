@@ -16,7 +16,7 @@ import { type RunningDouble, startDouble } from '../../../fixtures/kubelet-doubl
 import { CriClient } from '../../cri/client.js';
 import { POD_LOG_ROOT_AS_ROOT } from '../../harness/pod-logs.js';
 import { labelledLeft, runCli, runtimesUnderTest } from '../e2e-env.test.helper.js';
-import { hostSnapshot, instanceMarks, ownedBy } from '../host-snapshot.test.helper.js';
+import { hostSnapshot, instanceMarks, madeSince } from '../host-snapshot.test.helper.js';
 import {
   hostTraces,
   instanceNames,
@@ -215,7 +215,7 @@ for (const runtime of runtimesUnderTest()) {
         expect(cleanup.code, cleanup.stdout + cleanup.stderr).to.equal(0);
       }
       const marks = instanceMarks(dir, network, watch.seen);
-      expect(ownedBy(hostSnapshot(), marks)).to.deep.equal(ownedBy(before, marks));
+      expect(madeSince(before, hostSnapshot(), marks)).to.deep.equal([]);
     });
 
     it('a pod killed mid-run leaves its instance and logs behind; the next worker pod removes them first', async () => {
