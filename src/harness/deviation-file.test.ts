@@ -52,6 +52,29 @@ describe('the expected-deviations file', () => {
     expect(rejection(noLink)).to.match(/missing link/);
   });
 
+  it('takes, for a bug no upstream issue tracks, the drafted report instead of a link, and a related issue', () => {
+    const drafted = ENTRY.replace(
+      / {2}link:.*\n {2}proposal:.*\n/,
+      '  draft: docs/upstream/containerd-TEAR-05.md\n',
+    );
+    const [d] = parseDeviations(drafted, 'devs.yaml');
+    expect(d?.draft).to.equal('docs/upstream/containerd-TEAR-05.md');
+    expect(d?.links).to.deep.equal([]);
+    const related = `${drafted}  related: https://github.com/containerd/containerd/issues/14083\n`;
+    expect(parseDeviations(related, 'devs.yaml')[0]?.links).to.deep.equal([
+      'https://github.com/containerd/containerd/issues/14083',
+    ]);
+  });
+
+  it('refuses a draft beside a tracking link, a related issue without a draft, and a draft outside docs/upstream', () => {
+    expect(rejection(`${ENTRY}  draft: docs/upstream/containerd-TEAR-05.md\n`)).to.match(
+      /draft is for a bug no upstream issue tracks/,
+    );
+    expect(rejection(`${ENTRY}  related: https://example.com/2\n`)).to.match(/related goes with draft/);
+    const elsewhere = ENTRY.replace(/ {2}link:.*\n {2}proposal:.*\n/, '  draft: notes/bug.md\n');
+    expect(rejection(elsewhere)).to.match(/draft notes\/bug\.md is not a path such as docs\/upstream\//);
+  });
+
   it('turns the old single "version" pattern into a pointer at "versions"', () => {
     expect(rejection(ENTRY.replace('versions:', 'version:'))).to.match(/"version" is now "versions"/);
   });

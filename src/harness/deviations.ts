@@ -7,7 +7,7 @@
  */
 import { KNOWN_DEVIATION_OBSERVATION } from './check-paths.js';
 import type { Deviation } from './deviation-file.js';
-import type { CheckResult } from './result.js';
+import { type CheckResult, describeTracking } from './result.js';
 
 export interface DeviationSets {
   /** From --expected-deviations: these turn a matching failure into a deviation. */
@@ -57,7 +57,11 @@ export function knownDeviationTest(
   return (id, message) => entries.some((d) => concerns(d, id, runtime) && d.message.test(message));
 }
 
-const knownIssueOf = (d: Deviation) => ({ reason: d.reason, links: [...d.links] });
+const knownIssueOf = (d: Deviation) => ({
+  reason: d.reason,
+  links: [...d.links],
+  ...(d.draft ? { draft: d.draft } : {}),
+});
 
 export function applyDeviations(
   result: CheckResult,
@@ -67,7 +71,7 @@ export function applyDeviations(
   if (result.verdict === 'passed') {
     const listed = sets.expected.find((d) => concerns(d, result.id, runtime));
     if (!listed) return result;
-    const note = `listed as an expected deviation but passed: ${listed.links[0]}`;
+    const note = `listed as an expected deviation but passed: ${listed.draft ?? listed.links[0]}`;
     return { ...result, observations: { ...result.observations, deviation: note } };
   }
   if (result.verdict !== 'failed') return result;
@@ -76,7 +80,7 @@ export function applyDeviations(
     return {
       ...result,
       verdict: 'deviation',
-      message: `expected deviation: ${expected.reason} ${expected.links.join(' ')}`,
+      message: `expected deviation: ${expected.reason} ${describeTracking(expected)}`,
       detail: result.message,
       knownIssue: knownIssueOf(expected),
     };
@@ -117,7 +121,7 @@ export function staleDeviations(
     const what = ran.some((r) => r.verdict === 'passed')
       ? 'the check passed'
       : `its failure does not match /${d.message.source}/`;
-    stale.push(`${d.id} (${d.runtime} ${d.versions.text}): ${what}; ${d.where}, ${d.links[0]}`);
+    stale.push(`${d.id} (${d.runtime} ${d.versions.text}): ${what}; ${d.where}, ${d.draft ?? d.links[0]}`);
   }
   return stale;
 }

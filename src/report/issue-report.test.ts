@@ -50,6 +50,24 @@ describe('the bug report for one failed check (--issue)', () => {
     expect(command).not.to.match(/srv|opt|junit|--level/);
   });
 
+  it('gives a bug no upstream issue tracks its cause and the related issue, not a known upstream issue', () => {
+    const knownIssue = {
+      reason: 'RemovePodSandbox takes the read lock twice',
+      links: ['https://github.com/containerd/containerd/issues/14083'],
+      draft: 'docs/upstream/containerd-TEAR-16.md',
+    };
+    const drafted = {
+      ...c21,
+      results: c21.results.map((r) => (r.id === 'TEAR-16' ? { ...r, knownIssue } : r)),
+    };
+    const text = issueReport(drafted, 'TEAR-16', needsOf('TEAR-16'));
+    expect(text).to.match(
+      /\n## Cause, as read in the source\n\nRemovePodSandbox takes the read lock twice\n\nRelated:\n\n- https:\/\/github\.com\/containerd\/containerd\/issues\/14083\n$/,
+    );
+    expect(text).not.to.contain('Known upstream issue');
+    expect(text).not.to.contain('docs/upstream');
+  });
+
   it('says when the runtime crashed while the check ran', () => {
     const crashed = {
       ...c21,

@@ -50,11 +50,19 @@ export function issueReport(outcome: RunOutcome, id: string, catalogue?: CheckNe
     '',
     ...reproduce(outcome, r, catalogue, hide, violatingSegment(r.timeline).title),
   ];
-  if (r.knownIssue) {
-    lines.push('', '## Known upstream issue', '', hide(r.knownIssue.reason), '');
-    lines.push(...r.knownIssue.links.map((l) => `- ${l}`));
-  }
+  if (r.knownIssue) lines.push('', ...knownIssue(r.knownIssue, hide));
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A known issue's section: the upstream issue that tracks it; for a bug not reported upstream (this report
+ * is what to file), the cause as read in the runtime's source and any related issue.
+ */
+function knownIssue(k: NonNullable<CheckResult['knownIssue']>, hide: (s: string) => string): string[] {
+  if (k.draft === undefined)
+    return ['## Known upstream issue', '', hide(k.reason), '', ...k.links.map((l) => `- ${l}`)];
+  const related = k.links.length > 0 ? ['', 'Related:', '', ...k.links.map((l) => `- ${l}`)] : [];
+  return ['## Cause, as read in the source', '', hide(k.reason), ...related];
 }
 
 function environment(outcome: RunOutcome, hide: (s: string) => string): string[] {

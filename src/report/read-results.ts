@@ -17,7 +17,7 @@ export class ResultsFileError extends Error {
   override readonly name = 'ResultsFileError';
 }
 
-const SUPPORTED_VERSIONS = new Set([1, 2, 3]);
+const SUPPORTED_VERSIONS = new Set([1, 2, 3, 4]);
 
 export async function readResultsFile(path: string): Promise<RunOutcome> {
   let text: string;
@@ -97,10 +97,17 @@ function resultOf(r: Json): CheckResult {
     ...optionalString(r, 'detail'),
     ...(isObject(trials) ? { trials: trials as unknown as NonNullable<CheckResult['trials']> } : {}),
     ...(typeof requiredWaitMs === 'number' ? { requiredWaitMs } : {}),
-    ...(isObject(knownIssue)
-      ? { knownIssue: knownIssue as unknown as NonNullable<CheckResult['knownIssue']> }
-      : {}),
+    ...(isObject(knownIssue) ? { knownIssue: knownIssueOf(knownIssue) } : {}),
     timeline: (timeline as Json[]).map(entryOf),
+  };
+}
+
+/** A known issue as written; its draft is null (version 4) or absent (before) for a tracked issue. */
+function knownIssueOf(k: Json): NonNullable<CheckResult['knownIssue']> {
+  const { draft, ...rest } = k;
+  return {
+    ...(rest as unknown as NonNullable<CheckResult['knownIssue']>),
+    ...(typeof draft === 'string' ? { draft } : {}),
   };
 }
 
