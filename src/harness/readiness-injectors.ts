@@ -5,7 +5,13 @@
 import { accessSync, constants } from 'node:fs';
 import type { CriClient } from '../cri/client.js';
 import type { Check } from './check.js';
-import { type InjectorKind, injectorFor, isInjectorNeed, type OfferedInjector } from './injector-needs.js';
+import {
+  CREATE_NOT_HELD,
+  type InjectorKind,
+  injectorFor,
+  isInjectorNeed,
+  type OfferedInjector,
+} from './injector-needs.js';
 import { type ProofOutcome, type ProofPlan, proveInjectors } from './injector-proof.js';
 import { releaseAllClaims, writeDelay } from './injectors.js';
 import { ok, warn } from './readiness-probes.js';
@@ -36,7 +42,13 @@ interface Configured {
   neededBy: string[];
 }
 
-export async function injectorFindings(input: InjectorProbeInput): Promise<Finding[]> {
+export interface InjectorReadiness {
+  findings: Finding[];
+  /** Set when the proven slow runtime handler cannot hold CreateContainer here (Availability.heldCreate). */
+  heldCreate?: string;
+}
+
+export async function injectorFindings(input: InjectorProbeInput): Promise<InjectorReadiness> {
   const { config } = input;
   const configured = configuredInjectors(input);
   const findings: Finding[] = [];
@@ -74,14 +86,13 @@ export async function injectorFindings(input: InjectorProbeInput): Promise<Findi
   const proof = input.mayCreatePod ? await proveInjectors(input.client, plan) : undefined;
   if (proof?.plainPodFailure) {
     // Not the injectors' fault: whatever needs a pod fails the same way, so this is the one finding.
-    return [
-      {
-        severity: 'fatal',
-        what: 'the runtime cannot run a pod',
-        fix: `${proof.plainPodFailure} (the runtime's log says more; no check can run until a plain pod starts)`,
-        blocksAll: true,
-      },
-    ];
+    const finding: Finding = {
+      severity: 'fatal',
+      what: 'the runtime cannot run a pod',
+      fix: `${proof.plainPodFailure} (the runtime's log says more; no check can run until a plain pod starts)`,
+      blocksAll: true,
+    };
+    return { findings: [finding] };
   }
   for (const c of configured) findings.push(judge(c, proof?.[c.kind]));
   if (proof && proof.cleanupProblems.length > 0) {
@@ -92,7 +103,7 @@ export async function injectorFindings(input: InjectorProbeInput): Promise<Findi
       ),
     );
   }
-  return findings;
+  return proof?.runtime?.createsAtStart ? { findings, heldCreate: CREATE_NOT_HELD } : { findings };
 }
 
 function configuredInjectors(input: InjectorProbeInput): Configured[] {
