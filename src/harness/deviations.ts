@@ -7,7 +7,7 @@
  */
 import { KNOWN_DEVIATION_OBSERVATION } from './check-paths.js';
 import type { Deviation } from './deviation-file.js';
-import { type CheckResult, describeTracking } from './result.js';
+import { type CheckResult, describeTracking, type RunOutcome } from './result.js';
 
 export interface DeviationSets {
   /** From --expected-deviations: these turn a matching failure into a deviation. */
@@ -124,4 +124,19 @@ export function staleDeviations(
     stale.push(`${d.id} (${d.runtime} ${d.versions.text}): ${what}; ${d.where}, ${d.draft ?? d.links[0]}`);
   }
   return stale;
+}
+
+/**
+ * A recorded run with each failure's known issue as these bundled deviations name it now: a report made
+ * later (a bug report, a page of runtime bugs) names the issue filed or drafted since the run, and no
+ * longer one an entry has since dropped. A failure the bundled entries do not match keeps what the run
+ * recorded (a deviation file of the user's own named it then).
+ */
+export function withCurrentKnownIssues(outcome: RunOutcome, bundled: readonly Deviation[]): RunOutcome {
+  const runtime = { name: outcome.properties.runtimeName, version: outcome.properties.runtimeVersion };
+  const results = outcome.results.map((r) => {
+    const entry = matching(bundled, r, runtime);
+    return entry ? { ...r, knownIssue: knownIssueOf(entry) } : r;
+  });
+  return { ...outcome, results };
 }
