@@ -36,7 +36,7 @@ describe('the bug report for one failed check (--issue)', () => {
     expect(trial, 'a steps heading naming the trial').not.to.equal(null);
     expect(c21.results.find((r) => r.id === 'IDEM-05')?.message).to.contain(`violated in ${trial?.[1]}`);
     expect(text).to.match(/^1\. \+\d+ ms /m);
-    expect(text).to.contain("cri-conform run --focus '^IDEM-05\\b' \\\n  --trials 5");
+    expect(text).to.contain("cri-conform run --focus '^IDEM-05\\b' \\\n  --trials 20");
     expect(text).to.contain('https://github.com/containerd/containerd/issues/4604');
   });
 

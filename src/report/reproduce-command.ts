@@ -4,13 +4,13 @@
  * check does, without the ones that only say where reports go or which checks run.
  */
 import type { CheckResult, RunOutcome } from '../harness/result.js';
+import { DEFAULT_TRIALS } from '../harness/settings.js';
 
 /** What the catalogue says about the check, beyond its result: what it needs to run. */
 export interface CheckNeeds {
   needs: readonly string[];
 }
 
-const DEFAULT_TRIALS = '5';
 const DEFAULT_NRI_SOCKET = '/var/run/nri/nri.sock';
 /** Run flags that do not change what a check does, or that the command sets itself; it leaves them out. */
 const LEFT_OUT =
@@ -25,7 +25,9 @@ export function reproduce(
 ): string[] {
   const p = outcome.properties;
   const flags = splitFlags(p.flags);
-  const trials = flags.find((f) => f.startsWith('--trials='))?.slice('--trials='.length) ?? DEFAULT_TRIALS;
+  // A run without --trials ran the default's trials; the command repeats them, so the race gets as many chances.
+  const trials =
+    flags.find((f) => f.startsWith('--trials='))?.slice('--trials='.length) ?? String(DEFAULT_TRIALS);
   const level = r.level === 'MUST' ? [] : [`--level ${r.level === 'SHOULD' ? 'should' : 'all'}`];
   const needs = catalogue?.needs ?? [];
   const args = [
