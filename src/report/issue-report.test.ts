@@ -72,6 +72,17 @@ describe('the bug report for one failed check (--issue)', () => {
     expect(text).not.to.contain('docs/upstream');
   });
 
+  it("names CRI-O's default socket directory and service, not ones made of its Version name", () => {
+    const crio = {
+      ...c21,
+      properties: { ...c21.properties, runtimeName: 'cri-o', runtimeVersion: '1.36.3' },
+    };
+    const text = issueReport(crio, 'TEAR-16', needsOf('TEAR-16'));
+    expect(text).to.contain('`/var/run/crio` on a default install');
+    expect(text).to.contain("--restart-cmd 'systemctl restart crio'");
+    expect(text).not.to.match(/\/run\/cri-o|restart cri-o/);
+  });
+
   it('says when the runtime crashed while the check ran', () => {
     const crashed = {
       ...c21,

@@ -15,6 +15,7 @@ import {
 import { type RawSegment, splitTrials } from './html/sequence-model.js';
 import { anonymizer, privateRuntimeDir } from './machine-paths.js';
 import { type CheckNeeds, reproduce } from './reproduce-command.js';
+import { defaultSocketDir } from './runtime-names.js';
 import { describeNriTimeouts, formatMs } from './text.js';
 
 export type { CheckNeeds } from './reproduce-command.js';
@@ -84,7 +85,7 @@ function environment(outcome: RunOutcome, hide: (s: string) => string): string[]
   if (dir)
     out.push(
       '',
-      `\`$RUNTIME_DIR\` is the directory of the runtime's socket: a private instance here, \`/run/${p.runtimeName}\` on a default install. Paths below are relative to it.`,
+      `\`$RUNTIME_DIR\` is the directory of the runtime's socket: a private instance here, \`${defaultSocketDir(p.runtimeName)}\` on a default install. Paths below are relative to it.`,
     );
   return out;
 }

@@ -5,6 +5,7 @@
  */
 import type { CheckResult, RunOutcome } from '../harness/result.js';
 import { DEFAULT_TRIALS } from '../harness/settings.js';
+import { serviceName } from './runtime-names.js';
 
 /** What the catalogue says about the check, beyond its result: what it needs to run. */
 export interface CheckNeeds {
@@ -63,7 +64,7 @@ export function reproduce(
 }
 
 function restartCommand(runtimeName: string): string {
-  return `systemctl restart ${runtimeName === 'cri-o' ? 'crio' : runtimeName}`;
+  return `systemctl restart ${serviceName(runtimeName)}`;
 }
 
 /** The recorded flags ("--a=1 --b=x y --c") one per flag: a value may hold spaces (a restart command). */
