@@ -83,6 +83,26 @@ describe('the bug report for one failed check (--issue)', () => {
     expect(text).not.to.match(/\/run\/cri-o|restart cri-o/);
   });
 
+  it('gives a check that judged a shared scenario the steps of the check that ran it', () => {
+    const shared = {
+      ...c21,
+      results: c21.results.map((r) =>
+        r.id === 'TEAR-15'
+          ? {
+              ...r,
+              verdict: 'failed' as const,
+              message: 'with only plugin 10 failing its hooks: StopPodSandbox UNKNOWN (2) in 298 ms: no',
+              observations: { scenario: 'teardown lower-refuses: run by TEAR-05' },
+              timeline: [],
+            }
+          : r,
+      ),
+    };
+    const text = issueReport(shared, 'TEAR-15', needsOf('TEAR-15'));
+    expect(text).to.contain("so these are TEAR-05's steps");
+    expect(text).to.match(/^1\. \+\d+ ms NRI plugin 10-cri-conform-tear-05/m);
+  });
+
   it('says when the runtime crashed while the check ran', () => {
     const crashed = {
       ...c21,
