@@ -1,5 +1,12 @@
 import { type CheckContext, defineCheck } from '../../src/harness/face.js';
-import { expectReused, runPodAfterTimeout, slowHandlerDelay } from './scenarios.js';
+import {
+  expectReused,
+  kubeletBackoff,
+  retryRunPod,
+  slowHandlerDelay,
+  timedOutId,
+  timeOutRunPod,
+} from './scenarios.js';
 
 export const check = defineCheck({
   id: 'IDEM-03',
@@ -15,7 +22,12 @@ export const check = defineCheck({
     // The delay sits in the OCI runtime, and this check registers no NRI plugin: a runtime runs NRI hooks
     // under the request's context, so a plugin on the path could make a caching runtime roll back.
     const slow = t.inject.slowRuntime();
-    const { podId, evidence } = await runPodAfterTimeout(t, 'idem-03', slowHandlerDelay(slow));
+    const timedOut = await timeOutRunPod(t, 'idem-03', slowHandlerDelay(slow));
+    // What the timed-out request built is known before the retry: had it never reached the handler (its
+    // deadline ran out in an earlier step), the retry's build would be the only one logged and pass for it.
+    await timedOutId(t, slow, timedOut.first);
+    await kubeletBackoff(t, timedOut.first);
+    const { podId, evidence } = await retryRunPod(t, timedOut);
     expectReused(t, await slow.createdIds(), podId, 'sandboxes', evidence);
   },
 });

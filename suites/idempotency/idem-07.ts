@@ -17,6 +17,8 @@ export const check = defineCheck({
     const done = await createContainerAfterTimeout(t, 'idem-07', slowHandlerCreateDelay(slow), {
       // Where the proof could not tell (its test image was missing), the first attempt does.
       notHeld: (why) => t.skip(`${CREATE_NOT_HELD} (${why})`),
+      // The timed-out build is logged before the retry, so the retry's own build cannot pass for it.
+      builtBy: slow,
     });
     const built = (await slow.createdIds()).filter((id) => id !== done.podId);
     expectReused(t, built, done.containerId, 'containers', done.evidence);
