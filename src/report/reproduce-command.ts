@@ -58,7 +58,7 @@ export function reproduce(
     );
   if (r.trials && violatingTrial)
     notes.push(
-      `It is a race: this run saw it in ${violatingTrial} (with \`--trials ${trials}\`); a larger \`--trials\` gives it more chances.`,
+      `The check repeats its scenario: this run saw the violation in ${violatingTrial} (with \`--trials ${trials}\`); where it is a race, a larger \`--trials\` gives it more chances.`,
     );
   return notes.length > 0 ? [...out, '', ...notes.map((n) => `- ${n}`)] : out;
 }
