@@ -31,6 +31,8 @@ fi
 is_instance_dir "$dir" || die "$dir was not made by containerd-up.sh: not touching it"
 recorded=$(instance_version "$dir")
 version=${recorded:-$version}
+own_bin=$(sed -n 's/^bin=//p' "$dir/$CC_MARKER" 2>/dev/null || true)
+label=$version${own_bin:+ ($own_bin)}
 read_network "$dir"
 
 # --- 1. pods through CRI, while the runtime answers ----------------------------------------------------
@@ -147,4 +149,4 @@ rm -rf --one-file-system "$dir"
 # The folders that held only this instance: the state root (when DIR is in it) and the claims folder.
 if [ "${dir%/*}" = "$(normalize_dir "$CC_STATE_ROOT")" ]; then rmdir "${dir%/*}" 2>/dev/null || true; fi
 rmdir "$CC_NET_CLAIMS" "${CC_NET_CLAIMS%/*}" 2>/dev/null || true
-say "containerd $version in $dir is gone"
+say "containerd $label in $dir is gone"
