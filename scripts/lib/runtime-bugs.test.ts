@@ -7,14 +7,19 @@ import { findPackageRoot } from '../../src/nri/package-root.js';
 import { PAGE, runtimeBugsPage } from '../runtime-bugs.js';
 import { renderRuntimeBugs } from './runtime-bugs.js';
 
-function run(runtimeName: string, runtimeVersion: string, results: Partial<CheckResult>[]): RunOutcome {
+function run(
+  runtimeName: string,
+  runtimeVersion: string,
+  results: Partial<CheckResult>[],
+  startedAt = '2026-11-27T12:00:00Z',
+): RunOutcome {
   return {
     properties: {
       runtimeName,
       runtimeVersion,
       nriVersion: 'v0.12.0',
       toolVersion: '0.1.0',
-      startedAt: '2026-11-27T12:00:00Z',
+      startedAt,
       flags: '--level=all --report-dir=/tmp/x --slow',
     },
     results: results.map((r) => ({ title: `${r.id} title`, observations: {}, timeline: [], ...r })),
@@ -71,5 +76,14 @@ describe('docs/runtime-bugs.md', () => {
     );
     expect(page).to.contain('`--level=all --slow`');
     expect(page).not.to.contain('/tmp/x');
+  });
+
+  it('takes the newest recorded run of a version: an older one says what the checks said then', () => {
+    const older = run('cri-o', '1.36.3', [{ id: 'HOOK-01', verdict: 'failed', message: 'old wording' }]);
+    const newer = run('cri-o', '1.36.3', [{ id: 'HOOK-01', verdict: 'passed' }], '2026-11-28T12:00:00Z');
+    const page = renderRuntimeBugs([newer, older], ENTRIES, 'test runs');
+    expect(page).not.to.contain('HOOK-01](checks.md)');
+    expect(page).to.contain('2026-11-28');
+    expect(page).not.to.contain('2026-11-27');
   });
 });

@@ -9,7 +9,10 @@ import { withCurrentKnownIssues } from '../../src/harness/deviations.js';
 import type { CheckResult, RunOutcome } from '../../src/harness/result.js';
 import { leadingVersion } from '../../src/harness/version-range.js';
 
-/** One column: a runtime version, with the recorded runs of it (a check fails if it failed in any). */
+/**
+ * One column: a runtime version and its newest recorded run. An older run of the version is what the
+ * checks said then (fixtures/results keeps some for other tests); the page says what they say now.
+ */
 interface Column {
   runtime: string;
   version: string;
@@ -68,9 +71,8 @@ function columnsOf(runs: readonly RunOutcome[]): Column[] {
     const runtime = run.properties.runtimeName.toLowerCase();
     const version = plainVersion(run.properties.runtimeVersion);
     const key = `${runtime} ${version}`;
-    const column = byKey.get(key) ?? { runtime, version, runs: [] };
-    column.runs.push(run);
-    byKey.set(key, column);
+    const newer = (byKey.get(key)?.runs[0]?.properties.startedAt ?? '') < run.properties.startedAt;
+    if (newer) byKey.set(key, { runtime, version, runs: [run] });
   }
   const rank = (c: Column) => {
     const i = RUNTIME_ORDER.indexOf(c.runtime);
@@ -92,7 +94,7 @@ function compareVersions(a: string, b: string): number {
   return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
 }
 
-/** A check's verdict on one version: a failure in any of its runs wins, with its known issue. */
+/** A check's verdict on one version, with the known issue of a failure. */
 function cell(results: readonly CheckResult[]): string {
   const failed = results.find((r) => r.verdict === 'failed');
   if (failed) return `✘ ${knownIssueOf(failed)}`;

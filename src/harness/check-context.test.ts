@@ -22,7 +22,7 @@ describe('the check context t (fake CRI)', () => {
       await t.cleanupNow();
       counts.push((await t.cri.listPods()).length);
       await t.cri.runPod(t.make.pod('third'));
-      t.expect(true, 'held');
+      t.expect(true, 'held', 'unit');
     });
     expect(r.verdict).to.equal('passed');
     expect(counts).to.deep.equal([2, 0]);
@@ -42,7 +42,7 @@ describe('the check context t (fake CRI)', () => {
               await t.cri.runPod(t.make.pod(`made${trial}`));
               seen.push([setup.built, ...(await names(t))].sort());
               setup.buildNext();
-              t.expect(true, 'held');
+              t.expect(true, 'held', 'unit');
             },
             async (trial: number, make: ConfigFactory, last: boolean) => {
               await t.cri.runPod(make.pod(`ahead${trial}`));
@@ -83,7 +83,7 @@ describe('the check context t (fake CRI)', () => {
     const r = await run(async (t: CheckContext) => {
       t.step('arrange');
       t.observe('code', 'UNKNOWN');
-      t.expect(true, 'held');
+      t.expect(true, 'held', 'unit');
     });
     expect(r.observations).to.deep.equal({ code: 'UNKNOWN' });
     const notes = r.timeline.flatMap((e) => (e.kind === 'note' ? [e.text] : []));

@@ -290,7 +290,11 @@ export interface WaitOpts {
   what: string;
 }
 
-export interface CheckContext {
+/**
+ * `C`: the ids of the check's clauses (CheckSpec.clauses). Every assertion names the clause it checks, so a
+ * failure says which part of the contract broke, and the self-test can tell which mutant proves which part.
+ */
+export interface CheckContext<C extends string = string> {
   readonly id: string;
   readonly settings: CheckSettings;
   readonly signal: AbortSignal;
@@ -311,10 +315,13 @@ export interface CheckContext {
    * FAIL; its message ends with what the last look saw (return notYet(seen) to say it).
    */
   poll<T>(probe: Probe<T>, opts: WaitOpts & { everyMs?: number }): Promise<T>;
-  /** A contract wait: as poll, but running out of time fails the check (and reaching it is an assertion). */
-  expectWithin<T>(probe: Probe<T>, opts: WaitOpts & { everyMs?: number }): Promise<T>;
+  /**
+   * A contract wait: as poll, but running out of time fails the check as a violation of `opts.clause` (and
+   * reaching it is an assertion).
+   */
+  expectWithin<T>(probe: Probe<T>, opts: WaitOpts & { everyMs?: number; clause: C }): Promise<T>;
   /** Asserts that `probe` stays true for the whole window (absence checks); a required wait. */
-  holdsFor(probe: () => Promise<boolean> | boolean, windowMs: number, what: string): Promise<void>;
+  holdsFor(probe: () => Promise<boolean> | boolean, windowMs: number, what: string, clause: C): Promise<void>;
   /** A visible pause where a race window truly needs one; shows in the timeline with its reason. */
   pause(ms: number, why: string): Promise<void>;
   /**
@@ -345,13 +352,13 @@ export interface CheckContext {
   shared<T>(key: string, produce: () => Promise<T>): Promise<T>;
   /** Stops and removes everything of this check now (used between trials and before re-use of names). */
   cleanupNow(): Promise<void>;
-  /** Fails the check with the message when cond is false (chai's expect works too). */
-  expect(cond: boolean, message: string): asserts cond;
+  /** Fails the check with the message, as a violation of `clause`, when cond is false. */
+  expect(cond: boolean, message: string, clause: C): asserts cond;
   /**
-   * The call IS the contract under test: a non-OK status fails the check, naming `what`. Any other CRI
-   * call that fails is setup, and ends the check in ERROR.
+   * The call IS the contract under test: a non-OK status fails the check, naming `what`, as a violation of
+   * `clause`. Any other CRI call that fails is setup, and ends the check in ERROR.
    */
-  expectOk<T>(what: string, call: Promise<T>): Promise<T>;
+  expectOk<T>(what: string, call: Promise<T>, clause: C): Promise<T>;
   /** A precondition of the scenario (an injector held, a marker appeared): false is an ERROR, not a FAIL. */
   require(cond: boolean, message: string): asserts cond;
   /**

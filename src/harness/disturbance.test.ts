@@ -248,7 +248,7 @@ describe('disturbance: another client’s doing, told from the check’s own', (
           const pod = fake.pods.get(podId);
           if (pod) pod.state = 'SANDBOX_NOTREADY';
           await t.pause(600, 'long enough for two listings');
-          t.expect((await t.cri.podStateOrGone(podId)) === 'SANDBOX_READY', 'the pod stays READY');
+          t.expect((await t.cri.podStateOrGone(podId)) === 'SANDBOX_READY', 'the pod stays READY', 'unit');
         }),
         10_000,
       );
@@ -273,7 +273,7 @@ describe('disturbance: another client’s doing, told from the check’s own', (
           const pod = fake.pods.get(podId);
           if (pod) pod.state = 'SANDBOX_NOTREADY';
           await t.cleanupNow();
-          t.expect(true, 'the trial was judged');
+          t.expect(true, 'the trial was judged', 'unit');
         }),
         10_000,
       );
@@ -292,7 +292,7 @@ describe('disturbance: another client’s doing, told from the check’s own', (
           const container = fake.containers.get(containerId);
           if (container) container.state = 'CONTAINER_EXITED';
           await t.cri.stopPod(podId);
-          t.expect(true, 'the check judged its own stop');
+          t.expect(true, 'the check judged its own stop', 'unit');
         }),
         10_000,
       );
@@ -322,7 +322,7 @@ describe('disturbance: another client’s doing, told from the check’s own', (
           const podId = await t.cri.runPod(t.make.pod('order'));
           await t.cri.stopPod(podId);
           await t.cri.removePod(podId);
-          t.expect(true, 'the calls went out');
+          t.expect(true, 'the calls went out', 'unit');
         }),
         10_000,
       );
@@ -347,7 +347,7 @@ describe('disturbance: another client’s doing, told from the check’s own', (
           await t.pause(600, 'long enough for two listings');
           return podId;
         });
-      const judge = (t: CheckContext, podId: string) => t.expect(podId !== '', 'the scenario ran');
+      const judge = (t: CheckContext, podId: string) => t.expect(podId !== '', 'the scenario ran', 'unit');
       const ran = await executeCheck(
         shared,
         testCheck(async (t) => judge(t, await scenario(t))),
@@ -374,7 +374,7 @@ describe('disturbance: another client’s doing, told from the check’s own', (
           await t.cri.stopPod(podId);
           await t.pause(600, 'long enough for two listings');
           await t.cri.removePod(podId);
-          t.expect((await t.cri.podStateOrGone(podId)) === 'GONE', 'the pod is gone');
+          t.expect((await t.cri.podStateOrGone(podId)) === 'GONE', 'the pod is gone', 'unit');
         }),
         10_000,
       );

@@ -211,7 +211,15 @@ export function testCheck(
   suite: SuiteName = 'idempotency',
 ): Check {
   const [check] = inSuite(suite, [
-    { id: 'UNIT-01', level: 'MUST', title: 'a unit-test check', contract: 'unit test', run, ...spec },
+    {
+      id: 'UNIT-01',
+      level: 'MUST',
+      title: 'a unit-test check',
+      contract: 'unit test',
+      clauses: { unit: 'the unit test holds' },
+      run,
+      ...spec,
+    },
   ]);
   if (!check) throw new Error('inSuite returned nothing');
   return check;

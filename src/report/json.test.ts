@@ -16,7 +16,7 @@ describe('renderJson', () => {
       'summary',
       'results',
     ]);
-    expect(report.schemaVersion).to.equal(4);
+    expect(report.schemaVersion).to.equal(5);
     expect(report.runtimeCrashes).to.equal(null);
     expect(report.interrupted).to.equal(null);
     expect(report.durationMs).to.equal(65_432);
@@ -49,6 +49,7 @@ describe('renderJson', () => {
       'trials',
       'requiredWaitMs',
       'knownIssue',
+      'violations',
       'timeline',
     ]);
     expect(passed).to.include({

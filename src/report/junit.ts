@@ -108,6 +108,9 @@ function addCase(tc: TestCase, r: CheckResult): void {
     tc.property('trials.run', String(r.trials.run)).property('trials.violated', String(r.trials.violated));
   if (r.knownIssue)
     tc.property('knownIssue', xmlText(`${r.knownIssue.reason} ${describeTracking(r.knownIssue)}`));
+  // The clause of the contract the failure broke (the first violation decides a FAIL).
+  const broke = r.verdict === 'failed' || r.verdict === 'deviation' ? r.violations?.[0] : undefined;
+  if (broke?.clause) tc.property('clause', xmlText(broke.clause));
   for (const [key, value] of Object.entries(r.observations)) tc.property(xmlText(key), xmlText(value));
   const message = xmlText(r.message ?? '');
   const timeline = r.timeline.map(formatTimelineEntry);

@@ -10,6 +10,7 @@ import type {
   RunProperties,
   RuntimeCrash,
   TimelineEntry,
+  ViolationRecord,
 } from '../harness/result.js';
 
 export class ResultsFileError extends Error {
@@ -17,7 +18,7 @@ export class ResultsFileError extends Error {
   override readonly name = 'ResultsFileError';
 }
 
-const SUPPORTED_VERSIONS = new Set([1, 2, 3, 4]);
+const SUPPORTED_VERSIONS = new Set([1, 2, 3, 4, 5]);
 
 export async function readResultsFile(path: string): Promise<RunOutcome> {
   let text: string;
@@ -88,7 +89,7 @@ function optionalString<K extends string>(o: Json, key: K): Partial<Record<K, st
 }
 
 function resultOf(r: Json): CheckResult {
-  const { message, detail, trials, requiredWaitMs, knownIssue, timeline, ...rest } = r;
+  const { message, detail, trials, requiredWaitMs, knownIssue, violations, timeline, ...rest } = r;
   return {
     ...(rest as unknown as Omit<CheckResult, 'timeline'>),
     observations: isObject(r.observations) ? (r.observations as Record<string, string>) : {},
@@ -98,16 +99,29 @@ function resultOf(r: Json): CheckResult {
     ...(isObject(trials) ? { trials: trials as unknown as NonNullable<CheckResult['trials']> } : {}),
     ...(typeof requiredWaitMs === 'number' ? { requiredWaitMs } : {}),
     ...(isObject(knownIssue) ? { knownIssue: knownIssueOf(knownIssue) } : {}),
+    ...(Array.isArray(violations) ? { violations: violations.map(violationOf) } : {}),
     timeline: (timeline as Json[]).map(entryOf),
   };
 }
 
-/** A known issue as written; its draft is null (version 4) or absent (before) for a tracked issue. */
+/** A known issue as written; its draft is null (version 5) or absent (before) for a tracked issue. */
 function knownIssueOf(k: Json): NonNullable<CheckResult['knownIssue']> {
   const { draft, ...rest } = k;
   return {
     ...(rest as unknown as NonNullable<CheckResult['knownIssue']>),
     ...(typeof draft === 'string' ? { draft } : {}),
+  };
+}
+
+/** A violation as the file has it (null for an absent path or trials). */
+function violationOf(v: unknown): ViolationRecord {
+  const o = isObject(v) ? v : {};
+  return {
+    clause: String(o.clause ?? ''),
+    message: String(o.message ?? ''),
+    known: o.known === true,
+    ...(typeof o.path === 'string' ? { path: o.path } : {}),
+    ...(Array.isArray(o.trials) ? { trials: o.trials.map(Number) } : {}),
   };
 }
 

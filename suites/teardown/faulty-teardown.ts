@@ -194,10 +194,11 @@ export function describeStep(s: StepOutcome): string {
  * Asserts what TEAR-01..03 allow a call whose hook a plugin failed: OK, or an error that an immediate
  * identical retry clears (the kubelet retries; an error that persists keeps the pod Terminating).
  */
-export function expectRetryClears(t: CheckContext, s: StepOutcome): void {
+export function expectRetryClears(t: CheckContext, s: StepOutcome, clause: string): void {
   t.expect(
     s.reply.ok || s.retry?.ok === true,
     `with plugin 10 failing its ${s.event} hook, ${describeStep(s)}: the error persists on an immediate identical retry`,
+    clause,
   );
 }
 
@@ -270,10 +271,10 @@ export function overBound(t: CheckContext, spec: FaultyTeardownSpec, steps: read
   return `with plugin 10 answering with ${spec.action.kind}, ${slow.map(describeStep).join('; ')}: over the bound of ${boundMs} ms (request timeout ${t.settings.nriRequestTimeoutMs} ms + margin ${t.settings.marginMs} ms)`;
 }
 
-/** The outcome of the step that made `event`'s call; fails the check when the scenario made none. */
+/** The outcome of the step that made `event`'s call; ends the check in ERROR when the scenario made none. */
 export function stepOf(t: CheckContext, steps: readonly StepOutcome[], event: TeardownEvent): StepOutcome {
   const step = steps.find((s) => s.event === event);
-  t.expect(step !== undefined, `the scenario made no ${event} call`);
+  t.require(step !== undefined, `the scenario made no ${event} call`);
   return step;
 }
 
