@@ -4,7 +4,7 @@
  */
 
 import { dirname } from 'node:path';
-import type { LevelFilter, PullPolicy, RunConfig } from '../harness/settings.js';
+import { DEFAULT_TRIALS, type LevelFilter, type PullPolicy, type RunConfig } from '../harness/settings.js';
 import { SUITES, type SuiteName } from '../harness/vocabulary.js';
 import { subnetProblem } from '../instance/network.js';
 import type { ConfigValues } from './config-file.js';
@@ -92,7 +92,7 @@ export function resolveRunConfig(
     pull: oneOf<PullPolicy>(pick('pull') ?? 'missing', ['never', 'missing', 'always'], '--pull'),
     restartTimeoutMs: duration('restart-timeout', '60s'),
     cacheTtlMs: duration('cache-ttl', '150s'),
-    trials: count('trials', '20', 1),
+    trials: count('trials', String(DEFAULT_TRIALS), 1),
     parallel: count('parallel', '4', 1),
     checkTimeoutMs: parseDurationMs(
       typeof flags.timeout === 'string' ? flags.timeout : (fileString(file, 'check-timeout') ?? '5m'),

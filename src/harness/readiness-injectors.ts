@@ -5,7 +5,13 @@
 import { accessSync, constants } from 'node:fs';
 import type { CriClient } from '../cri/client.js';
 import type { Check } from './check.js';
-import { type InjectorKind, injectorFor, isInjectorNeed, type OfferedInjector } from './injector-needs.js';
+import {
+  CREATE_NOT_HELD,
+  type InjectorKind,
+  injectorFor,
+  isInjectorNeed,
+  type OfferedInjector,
+} from './injector-needs.js';
 import { type ProofOutcome, type ProofPlan, proveInjectors } from './injector-proof.js';
 import { releaseAllClaims, writeDelay } from './injectors.js';
 import { ok, warn } from './readiness-probes.js';
@@ -36,7 +42,13 @@ interface Configured {
   neededBy: string[];
 }
 
-export async function injectorFindings(input: InjectorProbeInput): Promise<Finding[]> {
+export interface InjectorReadiness {
+  findings: Finding[];
+  /** Set when the proven slow runtime handler cannot hold CreateContainer here (Availability.heldCreate). */
+  heldCreate?: string;
+}
+
+export async function injectorFindings(input: InjectorProbeInput): Promise<InjectorReadiness> {
   const { config } = input;
   const configured = configuredInjectors(input);
   const findings: Finding[] = [];
@@ -74,7 +86,9 @@ export async function injectorFindings(input: InjectorProbeInput): Promise<Findi
   const proof = input.mayCreatePod ? await proveInjectors(input.client, plan) : undefined;
   if (proof?.plainPodFailure) {
     // Not the injectors' fault: whatever needs a pod fails the same way, so this is the one finding.
-    return [{ severity: 'fatal', ...cannotRunPod(proof.plainPodFailure, config), blocksAll: true }];
+    return {
+      findings: [{ severity: 'fatal', ...cannotRunPod(proof.plainPodFailure, config), blocksAll: true }],
+    };
   }
   for (const c of configured) findings.push(judge(c, proof?.[c.kind]));
   if (proof && proof.cleanupProblems.length > 0) {
@@ -85,7 +99,7 @@ export async function injectorFindings(input: InjectorProbeInput): Promise<Findi
       ),
     );
   }
-  return findings;
+  return proof?.runtime?.createsAtStart ? { findings, heldCreate: CREATE_NOT_HELD } : { findings };
 }
 
 function configuredInjectors(input: InjectorProbeInput): Configured[] {

@@ -71,23 +71,24 @@ export async function assessReadiness(
       ? { besideKubelet: { named: namedInFocus(checks, config.focus) } }
       : {}),
   };
+  const skipped = new Set(checks.filter((check) => staticSkipReason(check, availability)));
+  const injectors = await injectorFindings({
+    client,
+    config,
+    handlers: status.handlers,
+    active: checks.filter((c) => !skipped.has(c)),
+    purpose,
+    // A kubelet would stop the proof pod within seconds and make a working injector look broken.
+    mayCreatePod: ![...status.findings, kubeletSeen].some((f) => f.severity === 'fatal'),
+    testImagePresent: testImage.severity === 'ok',
+  });
+  findings.push(...injectors.findings);
+  // What the proof learned joins the rule the run's scheduler applies, so the forecast is the run's.
+  if (injectors.heldCreate) availability.heldCreate = injectors.heldCreate;
   const skips: SkipForecast[] = checks.flatMap((check) => {
     const reason = staticSkipReason(check, availability);
     return reason ? [{ check, reason }] : [];
   });
-  const skipped = new Set(skips.map((s) => s.check));
-  findings.push(
-    ...(await injectorFindings({
-      client,
-      config,
-      handlers: status.handlers,
-      active: checks.filter((c) => !skipped.has(c)),
-      purpose,
-      // A kubelet would stop the proof pod within seconds and make a working injector look broken.
-      mayCreatePod: ![...status.findings, kubeletSeen].some((f) => f.severity === 'fatal'),
-      testImagePresent: testImage.severity === 'ok',
-    })),
-  );
   return { findings, nri, host, availability, skips, kubelet };
 }
 

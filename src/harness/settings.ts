@@ -87,6 +87,9 @@ export interface CheckSettings {
 
 export const MARGIN_MS = 3_000;
 
+/** --trials when none is given: what a run without the flag ran, and what its reproduce command says. */
+export const DEFAULT_TRIALS = 20;
+
 export type NriTimeoutSource = 'sent by the runtime in Configure' | '--nri-request-timeout';
 
 /**

@@ -7,7 +7,13 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import jrb, { type Builder, type TestCase, type TestSuite } from 'junit-report-builder';
-import { type CheckResult, describeCrash, type RunOutcome, type RunProperties } from '../harness/result.js';
+import {
+  type CheckResult,
+  describeCrash,
+  describeTracking,
+  type RunOutcome,
+  type RunProperties,
+} from '../harness/result.js';
 import type { RunDiff } from './diff.js';
 import { renderHtml } from './html/render-html.js';
 import { renderJson } from './json.js';
@@ -101,7 +107,7 @@ function addCase(tc: TestCase, r: CheckResult): void {
   if (r.trials)
     tc.property('trials.run', String(r.trials.run)).property('trials.violated', String(r.trials.violated));
   if (r.knownIssue)
-    tc.property('knownIssue', xmlText([r.knownIssue.reason, ...r.knownIssue.links].join(' ')));
+    tc.property('knownIssue', xmlText(`${r.knownIssue.reason} ${describeTracking(r.knownIssue)}`));
   // The clause of the contract the failure broke (the first violation decides a FAIL).
   const broke = r.verdict === 'failed' || r.verdict === 'deviation' ? r.violations?.[0] : undefined;
   if (broke?.clause) tc.property('clause', xmlText(broke.clause));
