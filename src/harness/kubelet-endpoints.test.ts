@@ -94,6 +94,7 @@ describe('kubelets inside k3s, RKE2 and MicroK8s, and kubelet drop-ins', () => {
   it('MicroK8s kubelite: the flag in its kubelet args file, with its own $SNAP_COMMON', () => {
     file(
       '/var/snap/microk8s/7000/args/kubelet',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the args file as MicroK8s writes it
       '--kubeconfig=${SNAP_DATA}/credentials/kubelet.config\n--container-runtime-endpoint=${SNAP_COMMON}/rt.sock\n',
     );
     mkdirSync(join(node, 'var/snap/microk8s/common'), { recursive: true });

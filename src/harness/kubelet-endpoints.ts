@@ -123,6 +123,7 @@ function endpointInRancherArgs(flag: string | undefined, kubeletArgs: readonly s
 function kubeliteEndpoint(argv: readonly string[], files: ProcessFiles): KubeletEndpoint {
   const expand = (text: string) =>
     text.replace(/\$\{?(SNAP_COMMON|SNAP_DATA|SNAP)\}?/g, (_, name: string) => files.environ[name] ?? '');
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: MicroK8s' own spelling, expanded just above
   const argsFile = expand(flagValue(argv, '--kubelet-args-file') ?? '${SNAP_DATA}/args/kubelet');
   let text = '';
   try {
