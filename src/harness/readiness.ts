@@ -4,11 +4,16 @@
  * the same skip rule the scheduler applies (staticSkipReason).
  */
 import type { CriClient } from '../cri/client.js';
+import { parentCgroupPath } from './cgroup-parent.js';
+import { CgroupParentLease } from './cgroup-parent-lease.js';
 import type { Check } from './check.js';
 import { describeRuntime, nodeProbeAvailability, probeNri } from './environment.js';
 import { EnvironmentError } from './errors.js';
 import { missingInjectors } from './injector-needs.js';
 import { detectKubelet } from './kubelet-detect.js';
+import { NodeView } from './node-view.js';
+import { otherLiveRuns } from './pod-logs.js';
+import { cgroupReadiness } from './readiness-cgroup.js';
 import { injectorFindings } from './readiness-injectors.js';
 import {
   hostFinding,
@@ -34,16 +39,18 @@ export async function assessReadiness(
   const status = await runtimeStatus(client);
   const kubelet = await detectKubelet(client, config.runtimeEndpoint);
   const kubeletSeen = kubeletFinding(kubelet, config);
+  const cgroup = await cgroupReadiness(client, config);
   const findings: Finding[] = [
     ok(`CRI: ${describeRuntime(client.version)} at ${config.runtimeEndpoint}`),
     ...status.findings,
     kubeletSeen,
+    cgroup.finding,
   ];
   const testImage = await imageFinding(client, config.testImage, '--test-image', config, purpose);
   findings.push(testImage, await imageFinding(client, config.pauseImage, '--pause-image', config, purpose));
 
   const nri = await probeNri(config.nriSocket, NRI_REGISTRATION_MS);
-  const host = nodeProbeAvailability(config);
+  const host = nodeProbeAvailability(config, parentCgroupPath(cgroup.placement));
   findings.push(nriFinding(nri, config, checks), hostFinding(host), await restartFinding(config));
 
   const availability: Availability = {
@@ -59,6 +66,12 @@ export async function assessReadiness(
     return reason ? [{ check, reason }] : [];
   });
   const skipped = new Set(skips.map((s) => s.check));
+  const blocked = [...status.findings, kubeletSeen, cgroup.finding].some((f) => f.severity === 'fatal');
+  // Taken before the first pod (the proof's): what exists now is not the run's to remove.
+  const cgroupLease =
+    blocked || 'unavailable' in host
+      ? CgroupParentLease.none()
+      : CgroupParentLease.take(cgroup.placement, new NodeView(config.nodeAnchorPid));
   findings.push(
     ...(await injectorFindings({
       client,
@@ -66,12 +79,28 @@ export async function assessReadiness(
       handlers: status.handlers,
       active: checks.filter((c) => !skipped.has(c)),
       purpose,
-      // A kubelet would stop the proof pod within seconds and make a working injector look broken.
-      mayCreatePod: ![...status.findings, kubeletSeen].some((f) => f.severity === 'fatal'),
+      // A kubelet would stop the proof pod within seconds and make a working injector look broken; a pod
+      // that cannot be placed in a cgroup fails in runc whatever the injectors do.
+      mayCreatePod: !blocked,
       testImagePresent: testImage.severity === 'ok',
+      cgroupParent: cgroup.placement.parent,
     })),
   );
-  return { findings, nri, host, availability, skips, kubelet };
+  if (purpose === 'doctor') {
+    // Doctor's pods are gone by now, and nothing of its own may stay.
+    cgroupLease.release(otherLiveRuns(''));
+    return {
+      findings,
+      nri,
+      host,
+      availability,
+      skips,
+      kubelet,
+      cgroup: cgroup.placement,
+      cgroupLease: CgroupParentLease.none(),
+    };
+  }
+  return { findings, nri, host, availability, skips, kubelet, cgroup: cgroup.placement, cgroupLease };
 }
 
 /** Throws the fatal findings as one EnvironmentError (exit 2), each with what to fix. */

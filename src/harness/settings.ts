@@ -39,6 +39,8 @@ export interface RunConfig {
    * node's files and mounts (node-view.ts). Set by a private instance started from a pod.
    */
   nodeAnchorPid?: number;
+  /** The pods' cgroup parent (--cgroup-parent); absent, one of the tool's own in the runtime's driver. */
+  cgroupParent?: string;
   /** Run although a kubelet drives the runtime (--beside-kubelet); see kubelet-detect.ts. */
   besideKubelet?: boolean;
   reportDir: string;
@@ -66,11 +68,14 @@ export interface CheckSettings {
   pauseImage: string;
   restartTimeoutMs: number;
   callTimeoutMs: number;
+  /** Every pod's `linux.cgroup_parent` (cgroup-parent.ts). */
+  cgroupParent: string;
 }
 
 export const MARGIN_MS = 3_000;
 
-export function checkSettingsOf(c: RunConfig): CheckSettings {
+/** @param cgroupParent the parent readiness chose for the runtime's cgroup driver */
+export function checkSettingsOf(c: RunConfig, cgroupParent: string): CheckSettings {
   return {
     nriRequestTimeoutMs: c.nriRequestTimeoutMs,
     marginMs: MARGIN_MS,
@@ -81,5 +86,6 @@ export function checkSettingsOf(c: RunConfig): CheckSettings {
     pauseImage: c.pauseImage,
     restartTimeoutMs: c.restartTimeoutMs,
     callTimeoutMs: c.callTimeoutMs,
+    cgroupParent,
   };
 }

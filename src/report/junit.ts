@@ -7,14 +7,20 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import jrb, { type Builder, type TestCase, type TestSuite } from 'junit-report-builder';
-import { type CheckResult, describeCrash, type RunOutcome, type RunProperties } from '../harness/result.js';
+import {
+  type CheckResult,
+  describeCgroup,
+  describeCrash,
+  type RunOutcome,
+  type RunProperties,
+} from '../harness/result.js';
 import type { RunDiff } from './diff.js';
 import { renderHtml } from './html/render-html.js';
 import { renderJson } from './json.js';
 import { groupBySuite } from './tally.js';
 import { cleanText, describeNriTimeouts, formatTimelineEntry } from './text.js';
 
-const PROPERTY_KEYS: readonly Exclude<keyof RunProperties, 'isolated' | 'nriTimeouts'>[] = [
+const PROPERTY_KEYS: readonly Exclude<keyof RunProperties, 'isolated' | 'nriTimeouts' | 'cgroup'>[] = [
   'runId',
   'toolVersion',
   'runtimeName',
@@ -73,6 +79,7 @@ function addRunProperties(ts: TestSuite, props: RunProperties): void {
     if (value !== undefined) ts.property(key, xmlText(value));
   }
   if (props.nriTimeouts !== undefined) ts.property('nriTimeouts', describeNriTimeouts(props.nriTimeouts));
+  if (props.cgroup) ts.property('cgroup', xmlText(describeCgroup(props.cgroup)));
   const isolated = props.isolated;
   if (isolated) {
     const { path, version, sha256 } = isolated.binary;
