@@ -15,7 +15,8 @@ export CC_STATE_ROOT CC_CONTAINERD21_DIR CC_IMAGE_CACHE
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf '%s: %s\n' "$(basename "$0")" "$*" >&2; exit 2; }
 
-# parse_common_args "$@": sets `version` and `dir` from --version/--dir (caller defines usage()).
+# parse_common_args "$@": sets `version` and `dir` from --version/--dir (caller defines usage()); the
+# default dir is <state root>/<CC_DIR_KIND, default containerd>-<version>.
 parse_common_args() {
   version=1.7
   dir=""
@@ -30,7 +31,7 @@ parse_common_args() {
     esac
   done
   case "$version" in 1.7|2.1) ;; *) die "--version must be 1.7 or 2.1, not $version" ;; esac
-  [ -n "$dir" ] || dir="$CC_STATE_ROOT/containerd-$version"
+  [ -n "$dir" ] || dir="$CC_STATE_ROOT/${CC_DIR_KIND:-containerd}-$version"
   dir=$(normalize_dir "$dir")
   check_dir_usable "$dir"
 }
