@@ -200,15 +200,15 @@ until node_leader "$dir" >/dev/null; do
   [ "$SECONDS" -lt "$deadline" ] || die "the node's PID 1 did not start within 20 s (log: $dir/nspawn.log)"
   sleep 0.1
 done
-# Until its systemd answers ("offline" before), then until it is done booting.
+# Until its systemd has booted: "offline" (or no answer) before its bus is up, then "starting".
 deadline=$((SECONDS + 120))
-state=offline
-while [ "$state" = offline ] && [ "$SECONDS" -lt "$deadline" ]; do
-  state=$(in_node "$dir" timeout 120 systemctl is-system-running --wait 2>/dev/null || true)
-  [ "$state" != offline ] || sleep 0.2
+state=
+until [[ $state =~ ^(running|degraded)$ ]] || [ "$SECONDS" -ge "$deadline" ]; do
+  state=$(in_node "$dir" timeout 60 systemctl is-system-running --wait 2>/dev/null || true)
+  [[ $state =~ ^(running|degraded)$ ]] || sleep 0.2
 done
 if [ "$state" != running ]; then
-  say "the node's systemd is $state; failed units: $(in_node "$dir" systemctl --failed --no-legend --plain 2>/dev/null | awk '{print $1}' | xargs)"
+  say "the node's systemd is ${state:-not answering}; failed units: $(in_node "$dir" systemctl --failed --no-legend --plain 2>/dev/null | awk '{print $1}' | xargs)"
 fi
 ctr=$(node_ctr "$dir")
 deadline=$((SECONDS + 30))

@@ -1,26 +1,34 @@
 # shellcheck shell=bash
 # Sourced by systemd-node-up.sh: the root filesystem of the systemd node, built once per content and
 # kept in the image cache (CRI_CONFORM_IMAGE_CACHE, default /var/cache/cri-conform) as
-# systemd-node/<key>/root, where <key> hashes this file, the mirror and the architecture. A node never
-# writes to it: it runs on an overlay whose upper layer lives in the node's own directory.
+# systemd-node/<key>/root, where <key> hashes what goes into it, the mirror and the architecture. A node
+# never writes to it: it runs on an overlay whose upper layer lives in the node's own directory. Roots of
+# other keys are removed once no node runs on them.
 #
 # What the root holds: Debian bookworm (minbase) with systemd as init (systemd 256+ refuses cgroup v1, so
 # not trixie), dbus, iproute2, iptables, procps, util-linux and kmod; containerd 1.7 and the CNI plugins
 # from trixie (pinned at 100 inside the root, as install-deps.sh pins it on the host), runc from bookworm
-# (trixie's needs a newer libc), and libstdc++6 for the host's node binary, which the node gets bound in.
+# (trixie's needs a newer libc), libstdc++6 for the host's node binary, which the node gets bound in, and
+# busybox-static, from which cri-conform builds its bundled images (as install-deps.sh installs it on a node).
 # Units that only make noise in a throwaway node (gettys, time sync, apt's and man's timers) are masked.
 # Needs: debootstrap (install-deps.sh --with-test-deps), root, the machine's Debian mirror.
 
 # The mirror's suites and the packages taken from each; part of the key through this file's bytes.
 CC_NODE_SUITE=bookworm
-CC_NODE_INCLUDE=systemd,systemd-sysv,dbus,iproute2,iptables,ca-certificates,procps,util-linux,kmod,libstdc++6
+CC_NODE_INCLUDE=systemd,systemd-sysv,dbus,iproute2,iptables,ca-certificates,procps,util-linux,kmod,libstdc++6,busybox-static
 CC_NODE_TRIXIE_PACKAGES=(containerd/trixie runc containernetworking-plugins/trixie)
 CC_NODE_MASKED=(getty@.service console-getty.service serial-getty@.service systemd-timesyncd.service
-  apt-daily.timer apt-daily-upgrade.timer man-db.timer e2scrub_all.timer fstrim.timer dpkg-db-backup.timer)
+  apt-daily.timer apt-daily-upgrade.timer man-db.timer e2scrub_all.timer e2scrub_reap.service fstrim.timer
+  dpkg-db-backup.timer)
 
-# node_root_key MIRROR: the cache key of a root built by this file from MIRROR.
+# node_root_key MIRROR: the cache key of a root built from MIRROR: what goes into it (the lists above and
+# the build's code), not this file's comments or its cache keeping.
 node_root_key() {
-  { cat "${BASH_SOURCE[0]}"; printf '%s\n%s\n' "$1" "$(dpkg --print-architecture)"; } | sha256sum | cut -c1-16
+  {
+    printf '%s\n' "$CC_NODE_SUITE" "$CC_NODE_INCLUDE" "${CC_NODE_TRIXIE_PACKAGES[*]}" "${CC_NODE_MASKED[*]}"
+    declare -f build_node_root in_root
+    printf '%s\n%s\n' "$1" "$(dpkg --print-architecture)"
+  } | sha256sum | cut -c1-16
 }
 
 # in_root ROOT COMMAND...: runs COMMAND chrooted into ROOT with /proc and /dev mounted in a mount
@@ -52,8 +60,8 @@ ensure_node_root() {
     date -u +%FT%TZ >"$partial/built"
     rm -rf --one-file-system "$dir"
     mv "$partial" "$dir"
-    prune_node_roots "$cache" "$key"
   fi
+  prune_node_roots "$cache" "$key"
   exec {lock}>&-
   printf '%s\n' "$dir/root"
 }
