@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { expect } from 'chai';
 import type { CgroupPlacement } from './cgroup-parent.js';
-import { CgroupParentLease } from './cgroup-parent-lease.js';
+import { CgroupParentLease, removeIdleDefaultParent } from './cgroup-parent-lease.js';
 import { CgroupTree, CONTROLLERS } from './cgroup-tree.test.helper.js';
 
 const HIERARCHIES = [...CONTROLLERS, 'unified'];
@@ -75,5 +75,12 @@ describe('the cgroup parent a run leaves', () => {
     tree.makeEverywhere('/cri_conform.slice');
     expect(lease.release([]).removed).to.deep.equal([]);
     expect(has('/cri_conform.slice')).to.deep.equal(HIERARCHIES);
+  });
+
+  it('cleanup removes an empty /cri-conform a killed run left, and nothing while another run is alive', () => {
+    tree.makeEverywhere('/cri-conform');
+    expect(removeIdleDefaultParent(tree, ['202611271200-abcdef']).removed).to.deep.equal([]);
+    expect(removeIdleDefaultParent(tree, []).removed).to.have.lengthOf(HIERARCHIES.length);
+    expect(has('/cri-conform')).to.deep.equal([]);
   });
 });

@@ -74,3 +74,17 @@ export class CgroupParentLease {
     return { removed };
   }
 }
+
+/**
+ * For `cleanup`: the default cgroupfs parent a killed run left, in every hierarchy, once empty and no run
+ * of the tool is alive. Nothing else: a --cgroup-parent of a killed run is not known here.
+ */
+export function removeIdleDefaultParent(view: NodeView, otherRuns: readonly string[]): LeaseRelease {
+  const placement: CgroupPlacement = {
+    driver: 'cgroupfs',
+    driverSource: 'cleanup',
+    parent: CGROUPFS_PARENT,
+    parentSource: 'default',
+  };
+  return CgroupParentLease.take(placement, view).release(otherRuns);
+}
