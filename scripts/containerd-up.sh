@@ -36,15 +36,7 @@ usage() { sed -n '2,/^set -Eeuo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 . "$here/lib/containerd-config.sh"
 # shellcheck source=lib/footprint.sh source-path=SCRIPTDIR
 . "$here/lib/footprint.sh"
-# A command that fails without a message of ours still ends with one line saying what failed.
-on_error() { # status line command
-  [ "$BASHPID" = "$$" ] || return 0
-  # Our own scripts exit 2 after their own line; one line per failure is enough.
-  if [ "$1" = 2 ] && [[ $3 == *.sh* ]]; then exit 2; fi
-  printf 'containerd-up.sh: line %s failed (exit %s): %s; its output above says why; scripts/containerd-down.sh with the same arguments removes what was made\n' "$2" "$1" "$3" >&2
-  exit 2
-}
-trap 'on_error $? $LINENO "$BASH_COMMAND"' ERR
+trap_errors containerd-down.sh
 parse_common_args "$@"
 [ "$(id -u)" = 0 ] || die "needs root (it starts containerd and creates a bridge): sudo $0 $*"
 

@@ -42,13 +42,7 @@ usage() { sed -n '2,/^set -Eeuo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 . "$here/lib/systemd-node-root.sh"
 # shellcheck source=lib/apt-mirror.sh source-path=SCRIPTDIR
 . "$here/lib/apt-mirror.sh"
-on_error() { # status line command
-  [ "$BASHPID" = "$$" ] || return 0
-  if [ "$1" = 2 ] || [ "$1" = 3 ]; then exit "$1"; fi
-  printf 'systemd-node-up.sh: line %s failed (exit %s): %s; its output above says why; scripts/systemd-node-down.sh with the same arguments removes what was made\n' "$2" "$1" "$3" >&2
-  exit 2
-}
-trap 'on_error $? $LINENO "$BASH_COMMAND"' ERR
+trap_errors systemd-node-down.sh
 CC_DIR_KIND=systemd-node
 parse_common_args "$@"
 [ "$(id -u)" = 0 ] || die "needs root (it starts a container and makes cgroups): sudo $0 $*"

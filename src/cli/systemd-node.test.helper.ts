@@ -3,10 +3,9 @@
  * how to run a command inside it as the node's own service (scripts/systemd-node-exec.sh), the way an
  * operator runs cri-conform on a node.
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, type CliRun, ROOT, readEnvFile } from './e2e-env.test.helper.js';
+import { CLI, type CliRun, ROOT, readEnvFile, runCollecting } from './e2e-env.test.helper.js';
 
 export interface SystemdNode {
   /** The env file's values: endpoints and injector settings as the node sees them. */
@@ -46,25 +45,12 @@ export function systemdNodeUnderTest(): SystemdNode | { skip: string } {
 
 /** Runs a command in the node as a service of its systemd, with the node's environment and no other. */
 export function inNode(node: SystemdNode, command: string[]): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      'bash',
-      [join(ROOT, 'scripts/systemd-node-exec.sh'), '--dir', node.dir, '--', ...command],
-      {
-        env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', ...node.env, NO_COLOR: '1' },
-        cwd: ROOT,
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  const exec = join(ROOT, 'scripts/systemd-node-exec.sh');
+  const path = process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin';
+  return runCollecting('bash', [exec, '--dir', node.dir, '--', ...command], {
+    PATH: path,
+    ...node.env,
+    NO_COLOR: '1',
   });
 }
 
