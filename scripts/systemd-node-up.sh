@@ -15,9 +15,10 @@
 # cached, scripts/lib/systemd-node-root.sh), run on an overlay (upper layer in DIR/up) so the cache stays
 # as built; /var/lib/containerd on DIR/containerd; its own network namespace (nspawn --private-network:
 # the pods' bridge, routes and sysctls never reach the host); its own cgroup below this shell's in every
-# hierarchy (DIR/cgroups lists them); this checkout and the host's node binary bound in read-only at the
-# same paths, so cri-conform runs inside it as on a real node. containerd runs as the node's
-# containerd.service with /etc/containerd/config.toml; the images are imported into namespace k8s.io.
+# hierarchy, the unified one included (DIR/cgroups lists them), in the host's layout (hybrid here); this
+# checkout and the host's node binary bound in read-only at the same paths, so cri-conform runs inside
+# it as on a real node. containerd runs as the node's containerd.service with /etc/containerd/config.toml;
+# the images are imported into namespace k8s.io.
 #
 # It writes DIR/env (KEY="value" lines; paths as the node sees them) and prints the same as exports:
 #   CONTAINER_RUNTIME_ENDPOINT, CRI_CONFORM_NRI_SOCKET, CRI_CONFORM_NRI_REQUEST_TIMEOUT,
@@ -180,9 +181,12 @@ done
 say "starting the node (systemd-nspawn --machine=$name)"
 (
   while read -r cg; do echo "$BASHPID" >"$cg/cgroup.procs"; done <"$dir/cgroups"
-  # The legacy layout (no unified hierarchy inside): systemd 252 then drives the v1 controllers the
-  # host mounts; seccomp off, as runc installs the containers' own filters.
-  export SYSTEMD_SECCOMP=0 SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=0
+  # The host's layout, hybrid here: systemd 252 drives the v1 controllers and tracks its units in the
+  # unified hierarchy, whose cgroup.events tell it when a scope empties. In the legacy layout nothing
+  # tells it inside a container, so a scope whose processes runc reaped itself (a create the runtime
+  # cancelled) stays "stopping" until systemd's 90 s stop timeout and then "failed". Seccomp off, as runc
+  # installs the containers' own filters.
+  export SYSTEMD_SECCOMP=0
   exec setsid systemd-nspawn -D "$root" --machine="$name" --register=no --keep-unit --capability=all \
     --private-network --kill-signal=SIGRTMIN+3 --console=read-only --resolv-conf=off --timezone=off \
     --link-journal=no "${binds[@]}" /usr/local/sbin/cc-node-init
