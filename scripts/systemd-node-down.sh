@@ -7,7 +7,8 @@
 # While the node's containerd answers, its CRI pods are stopped and removed first (so CNI tears their
 # networks down); then systemd-nspawn gets SIGTERM and powers the node off (SIGRTMIN+3 to its systemd),
 # which stops containerd and every container; a node still up after 60 s loses its PID 1 (SIGKILL, which
-# ends every process of its pid namespace). Then every mount under DIR (the overlay root first among
+# ends every process of its pid namespace). Frozen cgroups of the node are thawed first, since a frozen
+# process ends neither way; a node that still runs after all that is left as it is, with exit 2. Then every mount under DIR (the overlay root first among
 # them) is unmounted, the node's cgroups (DIR/cgroups, made below the caller's) are removed depth-first,
 # so are the empty /run/systemd/nspawn folders nspawn made when none was there before, and last DIR.
 # Nothing outside what DIR records is touched; the cached root (/var/cache/cri-conform/systemd-node) stays.
@@ -31,6 +32,21 @@ fi
 is_node_dir "$dir" || die "$dir was not made by systemd-node-up.sh: not touching it"
 name=$(node_name "$dir")
 
+# thaw_node DIR: thaws every frozen cgroup of the node (its own, DIR/cgroups). A container whose runc was
+# killed while its systemd driver had the cgroup frozen (runc freezes a v1 cgroup while it sets a unit's
+# device rules) stays frozen, and neither the node's power-off nor SIGKILL can end a frozen process.
+thaw_node() {
+  local cg f
+  while IFS= read -r cg; do
+    [[ $cg == */freezer/* ]] || continue
+    while IFS= read -r f; do
+      [ "$(cat "$f" 2>/dev/null)" = FROZEN ] || continue
+      say "thawing ${f%/freezer.state} (frozen: its processes could not end)"
+      echo THAWED >"$f" 2>/dev/null || true
+    done < <(find "$cg" -name freezer.state 2>/dev/null)
+  done < <(cat "$1/cgroups" 2>/dev/null)
+}
+
 # --- 1. pods through CRI, then power off ---------------------------------------------------------------------
 if leader=$(node_leader "$dir"); then
   project=$(cd "$here/.." && pwd)
@@ -39,18 +55,24 @@ if leader=$(node_leader "$dir"); then
       say "removing the node's pods through CRI failed; its power-off stops them"
   fi
   nspawn=$(node_nspawn_pid "$dir")
+  thaw_node "$dir"
   kill -TERM "$nspawn" 2>/dev/null || true
   deadline=$((SECONDS + 60))
   while alive "$nspawn" && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.2; done
   if alive "$nspawn"; then
     say "the node did not power off within 60 s: SIGKILL to its PID 1 (host pid $leader)"
+    thaw_node "$dir"
     [ "$leader" != 1 ] && kill -KILL "$leader" 2>/dev/null || true
     deadline=$((SECONDS + 10))
     while alive "$nspawn" && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.2; done
   fi
 elif nspawn=$(node_nspawn_pid "$dir"); then
   # nspawn without a PID 1 of the node: it is starting or ending; it has nothing left to power off.
+  thaw_node "$dir"
   kill -KILL "$nspawn" 2>/dev/null || true
+fi
+if nspawn=$(node_nspawn_pid "$dir"); then
+  die "the node's systemd-nspawn (pid $nspawn) still runs; nothing removed: ps -o pid,stat,wchan,cmd --ppid $(node_leader "$dir" || echo "$nspawn") shows what holds it; run this again"
 fi
 
 # --- 2. mounts, cgroups, nspawn's runtime folders --------------------------------------------------------------

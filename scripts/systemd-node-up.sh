@@ -191,10 +191,12 @@ say "starting the node (systemd-nspawn --machine=$name)"
     --private-network --kill-signal=SIGRTMIN+3 --console=read-only --resolv-conf=off --timezone=off \
     --link-journal=no "${binds[@]}" /usr/local/sbin/cc-node-init
 ) </dev/null >>"$dir/nspawn.log" 2>&1 &
-echo $! >"$dir/nspawn.pid"
+launched=$!
+echo "$launched" >"$dir/nspawn.pid"
 deadline=$((SECONDS + 20))
+# Until nspawn (the launched subshell, once it has joined the cgroups and exec'd) has its PID 1.
 until node_leader "$dir" >/dev/null; do
-  node_nspawn_pid "$dir" >/dev/null || { tail -n 20 "$dir/nspawn.log" >&2; die "systemd-nspawn exited at once (log: $dir/nspawn.log)"; }
+  alive "$launched" || { tail -n 20 "$dir/nspawn.log" >&2; die "systemd-nspawn exited at once (log: $dir/nspawn.log)"; }
   [ "$SECONDS" -lt "$deadline" ] || die "the node's PID 1 did not start within 20 s (log: $dir/nspawn.log)"
   sleep 0.1
 done
