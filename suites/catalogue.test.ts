@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
+import { ENDED_BY_RUNTIME_CLAUSE } from '../src/harness/face.js';
 import { ALL_CHECKS } from './index.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -42,15 +43,48 @@ describe('the check catalogue', () => {
     },
   );
 
-  it('names, for every MUST and SHOULD check, [Node] included, a mutation of the reference runtime that must kill it', () => {
-    const table = readFileSync(join(root, 'fixtures/MUTATIONS.md'), 'utf8');
-    const killed = new Set(
-      [...table.matchAll(/^\|[^|]+\|[^|]+\|([^|]+)\|$/gm)].flatMap(
-        (m) => (m[1] ?? '').match(/[A-Z]+-\d{2}/g) ?? [],
+  /** The check:clause targets of fixtures/MUTATIONS.md's rows (collateral notes in parentheses left out). */
+  const targets = () =>
+    [
+      ...readFileSync(join(root, 'fixtures/MUTATIONS.md'), 'utf8').matchAll(
+        /^\| [a-z0-9-]+ \|[^|]+\|([^|]+)\|$/gm,
+      ),
+    ]
+      .map((m) => (m[1] ?? '').replace(/\([^)]*\)/g, ''))
+      .map((kills) =>
+        [...kills.matchAll(/\b([A-Z]+-\d{2}):([a-z][a-z0-9-]*)/g)].map((t) => `${t[1]}:${t[2]}`),
+      );
+
+  it('names, for every clause of every MUST and SHOULD check, [Node] included, a mutation that must fire it', () => {
+    const named = new Set(targets().flat());
+    const unproven = ALL_CHECKS.filter((c) => c.level !== 'OBSERVE').flatMap((c) =>
+      Object.keys(c.clauses)
+        .map((clause) => `${c.id}:${clause}`)
+        .filter((k) => !named.has(k)),
+    );
+    expect(unproven).to.deep.equal([]);
+  });
+
+  it('gives every MUST and SHOULD check clauses, OBSERVE checks none, and names only declared ones in the table', () => {
+    for (const c of ALL_CHECKS) {
+      expect(Object.keys(c.clauses).length > 0, `${c.id} clauses`).to.equal(c.level !== 'OBSERVE');
+    }
+    // Every check's contract also has the harness's clause that the runtime ends nothing only it knows.
+    const declared = new Set(
+      ALL_CHECKS.flatMap((c) =>
+        [...Object.keys(c.clauses), ENDED_BY_RUNTIME_CLAUSE].map((k) => `${c.id}:${k}`),
       ),
     );
-    const unproven = ALL_CHECKS.filter((c) => c.level !== 'OBSERVE' && !killed.has(c.id)).map((c) => c.id);
-    expect(unproven).to.deep.equal([]);
+    expect(
+      targets()
+        .flat()
+        .filter((k) => !declared.has(k)),
+    ).to.deep.equal([]);
+    // One run of a mutant can fail a check through one clause only: a row names each check once.
+    const twice = targets().flatMap((row) =>
+      row.filter((k, i) => row.findIndex((o) => o.split(':')[0] === k.split(':')[0]) !== i),
+    );
+    expect(twice).to.deep.equal([]);
   });
 
   it('cites a contract source and states the assertion as its title', () => {

@@ -6,8 +6,14 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ALL_CHECKS } from '../../suites/index.js';
 import { CriClient } from '../cri/client.js';
 import { RUN_LABEL } from '../harness/labels.js';
+import type { RunOutcome } from '../harness/result.js';
+import { runConformance } from '../harness/run.js';
+import type { RunEnv } from '../harness/run-env.js';
+import { selectChecks } from '../harness/selection.js';
+import { type RunFlags, resolveRunConfig } from './resolve-config.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const CLI = join(ROOT, 'bin/cri-conform');
@@ -111,4 +117,19 @@ export async function untilLabelledPod(
   while (!(await seen()) && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * A run in this process, quiet, with `beforeCall` before every CRI call a check makes: how a test plays
+ * something on the real runtime at a chosen step of a check.
+ */
+export function runInProcess(
+  flags: RunFlags,
+  env: Record<string, string>,
+  beforeCall: NonNullable<RunEnv['beforeCall']>,
+): Promise<RunOutcome> {
+  const config = resolveRunConfig(flags, env, {});
+  const quiet = { onStart() {}, onCheckStart() {}, onCheckEnd() {}, onNote() {} };
+  const signal = new AbortController().signal;
+  return runConformance(config, selectChecks(ALL_CHECKS, config), quiet, signal, 'test', { beforeCall });
 }

@@ -56,7 +56,7 @@ const ENVIRONMENT: readonly FlagSpec[] = [
   { flags: '--require-nri', help: 'fail (exit 2) instead of skipping NRI checks when NRI is unavailable' },
   {
     flags: '--nri-request-timeout <duration>',
-    help: "the runtime's NRI plugin request timeout (default 2s)",
+    help: "the runtime's NRI plugin request timeout, for a runtime that does not send it in Configure (NRI before v0.7; default 2s); one the runtime sends wins",
   },
   {
     flags: '--runtime-handler <name>',

@@ -74,6 +74,7 @@ export function resolveRunConfig(
     nriSocket: pick('nri-socket') ?? DEFAULT_NRI_SOCKET,
     requireNri: bool('require-nri'),
     nriRequestTimeoutMs: duration('nri-request-timeout', '2s'),
+    ...(pick('nri-request-timeout') !== undefined ? { nriRequestTimeoutGiven: true } : {}),
     runtimeHandler: pick('runtime-handler') ?? '',
     ...optional('slow-runtime-handler'),
     ...optional('slow-runtime-dir'),

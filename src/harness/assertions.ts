@@ -21,10 +21,14 @@ export class Assertions {
   count = 0;
   readonly variants: VariantOutcome[] = [];
 
-  /** Fails the check with `message` when `cond` is false. */
-  expect(cond: boolean, message: string): asserts cond {
+  /** `clauses`: the ids of the check's clauses (CheckSpec.clauses); every assertion names one of them. */
+  constructor(private readonly clauses: readonly string[]) {}
+
+  /** Fails the check with `message`, as a violation of `clause`, when `cond` is false. */
+  expect(cond: boolean, message: string, clause: string): asserts cond {
+    this.known(clause);
     this.count++;
-    if (!cond) throw new ContractViolation(message);
+    if (!cond) throw new ContractViolation(message, { clause });
   }
 
   /** A precondition of the scenario: false means the tool could not set it up (ERROR). Not an assertion. */
@@ -33,17 +37,26 @@ export class Assertions {
   }
 
   /** The call IS the contract: OK counts as an assertion, a non-OK status fails the check naming `what`. */
-  expectOk<T>(what: string, call: Promise<T>): Promise<T> {
-    return this.asserted(call, (e) => (e instanceof CriCallError ? `${what}: ${e.message}` : undefined));
+  expectOk<T>(what: string, call: Promise<T>, clause: string): Promise<T> {
+    return this.asserted(
+      call,
+      (e) => (e instanceof CriCallError ? `${what}: ${e.message}` : undefined),
+      clause,
+    );
   }
 
   /** A wait the contract bounds: it must end within its window, or the check fails naming what never came. */
-  expectWithin<T>(wait: Promise<T>): Promise<T> {
-    return this.asserted(wait, (e) => (e instanceof WaitTimeout ? e.message : undefined));
+  expectWithin<T>(wait: Promise<T>, clause: string): Promise<T> {
+    return this.asserted(wait, (e) => (e instanceof WaitTimeout ? e.message : undefined), clause);
   }
 
   /** Settles `work` as one assertion: the errors `violation` names become a FAIL, any other propagates. */
-  private async asserted<T>(work: Promise<T>, violation: (e: unknown) => string | undefined): Promise<T> {
+  private async asserted<T>(
+    work: Promise<T>,
+    violation: (e: unknown) => string | undefined,
+    clause: string,
+  ): Promise<T> {
+    this.known(clause);
     try {
       const value = await work;
       this.count++;
@@ -52,17 +65,28 @@ export class Assertions {
       const why = violation(e);
       if (why === undefined) throw e;
       this.count++;
-      throw new ContractViolation(why);
+      throw new ContractViolation(why, { clause });
     }
   }
 
   /** An absence or a steady state held over a window (or not): an assertion either way. */
-  async holds(window: Promise<void>): Promise<void> {
+  async holds(window: Promise<void>, clause: string): Promise<void> {
+    this.known(clause);
     try {
       await window;
+    } catch (e) {
+      throw e instanceof ContractViolation ? new ContractViolation(e.message, { clause }) : e;
     } finally {
       this.count++;
     }
+  }
+
+  /** A clause the check does not declare is the check's own bug, never a verdict on the runtime. */
+  private known(clause: string): void {
+    if (!this.clauses.includes(clause))
+      throw new Error(
+        `the check asserts clause "${clause}", which it does not declare (${this.clauses.join(', ')})`,
+      );
   }
 
   /**

@@ -1,4 +1,5 @@
 /** Builds the `t` a check runs with, and tears down everything the check made when it ends. */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Assertions } from './assertions.js';
 import type { Check } from './check.js';
 import { CheckPaths } from './check-paths.js';
@@ -25,6 +26,8 @@ export interface CheckScope {
   t: CheckContext;
   timeline: Timeline;
   observations: Record<string, string>;
+  /** The parts of the contract the check said it could not test (t.notRun). */
+  notRun: { part: string; why: string }[];
   assertions: Assertions;
   /** The trials' tally, live while they run; undefined when the check runs none. */
   trials(): TrialTally | undefined;
@@ -42,6 +45,7 @@ function unavailableHost(why: string): HostProbe {
   };
   return {
     available: false,
+    whyUnavailable: `[Node] ${why}`,
     snapshot: skip,
     leftovers: skip,
     stillHeld: skip,
@@ -67,7 +71,8 @@ export function openCheckScope(
     onDisturbed,
   });
   const observations: Record<string, string> = {};
-  const assertions: Assertions = new Assertions();
+  const notRun: { part: string; why: string }[] = [];
+  const assertions: Assertions = new Assertions(Object.keys(check.clauses));
   const make = createConfigFactory(env.runId, check.id, env.settings);
   // Cleanup runs after the check's signal has aborted, so the gate waits on the run's.
   const client = env.client.withGate(env.registrations.forCalls(check.id, env.signal));
@@ -105,8 +110,11 @@ export function openCheckScope(
     (message) => env.knownDeviation?.(check.id, message) ?? false,
     (text) => timeline.note(text),
   );
-  /** The trial running now, for the paths it takes (undefined outside t.trials). */
-  let trialNow: number | undefined;
+  /**
+   * The trial a path runs in (undefined outside t.trials): carried by the trial's own async context, not a
+   * shared variable, so that trials run side by side each tell their paths apart.
+   */
+  const trialOf = new AsyncLocalStorage<number>();
 
   /**
    * The one cleanup sequence, between trials and at the end: returns what it could not clean. Between
@@ -160,11 +168,18 @@ export function openCheckScope(
       observations[key] = String(value);
       timeline.note(`observed ${key} = ${String(value)}`);
     },
+    notRun: (part, why) => {
+      timeline.note(`${part} not run: ${why}`);
+      // A part each trial could not run is one part the check did not test: the first reason stands for all.
+      if (notRun.some((n) => n.part === part)) return;
+      notRun.push({ part, why });
+      observations[part] = `not run: ${why}`;
+    },
     skip: (reason) => unavailable(reason),
     poll: (probe, opts) => poll(probe, { ...opts, signal }),
-    expectWithin: (probe, opts) => assertions.expectWithin(poll(probe, { ...opts, signal })),
-    holdsFor: (probe, windowMs, what) =>
-      assertions.holds(requiredWait(windowMs, holdsFor(probe, windowMs, what, signal))),
+    expectWithin: (probe, opts) => assertions.expectWithin(poll(probe, { ...opts, signal }), opts.clause),
+    holdsFor: (probe, windowMs, what, clause) =>
+      assertions.holds(requiredWait(windowMs, holdsFor(probe, windowMs, what, signal)), clause),
     pause: async (ms, why) => {
       timeline.note(`pause ${ms} ms: ${why}`);
       await requiredWait(ms, sleep(ms, signal));
@@ -186,24 +201,24 @@ export function openCheckScope(
       await runTrials(
         async (n) => {
           current = n;
-          trialNow = n;
           timeline.note(`trial ${n} of ${planned}`);
           // Without `build` there is nothing to build: P is undefined.
-          await scenario(n, (await builds.setupFor(n)) as Parameters<typeof scenario>[1]);
+          const setup = (await builds.setupFor(n)) as Parameters<typeof scenario>[1];
+          await trialOf.run(n, () => scenario(n, setup));
         },
         {
           between: () => cleanupNow(current),
           onTrial: (n, outcome) => timeline.note(`trial ${n}: ${outcome}`),
           assertions: () => assertions.count,
-          passedOver: () => paths.passedOver,
+          deviatedIn: (n) => paths.deviatedIn(n),
+          absorb: (e, n) => paths.absorb(e, n),
           signal,
         },
         tally,
       );
-      trialNow = undefined;
-      assertTrials(tally, paths.deviated ? paths.describe(planned) : undefined);
+      assertTrials(tally);
     },
-    path: (name, scenario) => paths.run(name, scenario, trialNow),
+    path: (name, scenario) => paths.run(name, scenario, trialOf.getStore()),
     cleanupNow: () => cleanupNow(),
     shared: async <T>(key: string, produce: () => Promise<T>): Promise<T> => {
       if (!env.shared) return produce();
@@ -219,15 +234,16 @@ export function openCheckScope(
       env.restart
         ? restartRuntime(env.client, env.restart, signal)
         : unavailable('[Restart] pass --restart-cmd'),
-    expect(cond: boolean, message: string): asserts cond {
-      assertions.expect(cond, message);
+    expect(cond: boolean, message: string, clause: string): asserts cond {
+      assertions.expect(cond, message, clause);
     },
-    expectOk: (what, call) => assertions.expectOk(what, call),
+    expectOk: (what, call, clause) => assertions.expectOk(what, call, clause),
     require(cond: boolean, message: string): asserts cond {
       assertions.require(cond, message);
     },
     // A known deviation in one variant leaves the others to run, as on any path.
-    variant: (name, scenario) => assertions.variant(name, () => paths.run(name, scenario, trialNow)),
+    variant: (name, scenario) =>
+      assertions.variant(name, () => paths.run(name, scenario, trialOf.getStore())),
   };
 
   const teardown = async (): Promise<string[]> => {
@@ -235,5 +251,5 @@ export function openCheckScope(
     await injectors.release().catch((e: unknown) => problems.push(`injector release: ${errorMessage(e)}`));
     return problems;
   };
-  return { t, timeline, observations, assertions, trials: () => tally, paths, teardown, objects };
+  return { t, timeline, observations, notRun, assertions, trials: () => tally, paths, teardown, objects };
 }

@@ -6,7 +6,7 @@ import type { CheckContext } from './context.js';
 import type { OfferedInjector } from './injector-needs.js';
 import type { Level, Need, SuiteName, Tag } from './vocabulary.js';
 
-export interface CheckSpec {
+export interface CheckSpec<C extends string = string> {
   id: string;
   level: Level;
   tags?: readonly Tag[];
@@ -21,6 +21,13 @@ export interface CheckSpec {
   /** Where the contract comes from: a proto line at a pinned tag, an NRI doc or PR, a kubelet function. */
   contract: string;
   /**
+   * The clauses of the contract the check asserts, by a stable id: every assertion names the clause it
+   * checks (t.expect(cond, message, 'ready')), a failure says which clause broke, and the self-test proves
+   * each clause of a MUST or SHOULD check with a mutant that breaks that clause (fixtures/MUTATIONS.md).
+   * An OBSERVE check asserts nothing and declares none.
+   */
+  clauses: Readonly<Record<C, string>>;
+  /**
    * The scenario is race-prone: run it --trials times; any violating trial fails the check. A scale runs
    * it that many times --trials (rounded; trials.ts plannedTrials): the number of paths the trials are
    * spread over, so that each path gets --trials of them, or more for a race that a broken runtime shows
@@ -33,7 +40,7 @@ export interface CheckSpec {
    * stretching the end of the phase.
    */
   longWait?: string;
-  run(t: CheckContext): Promise<void>;
+  run(t: CheckContext<NoInfer<C>>): Promise<void>;
 }
 
 export interface Check extends Required<Omit<CheckSpec, 'trials' | 'longWait'>> {
@@ -49,10 +56,14 @@ export interface Check extends Required<Omit<CheckSpec, 'trials' | 'longWait'>> 
 
 const ID_PATTERN = /^[A-Z]{3,5}-\d{2}$/;
 
+const CLAUSE_PATTERN = /^[a-z][a-z0-9-]*$/;
+
 /** Declares a check; the suite name is attached by the suite's index. */
-export function defineCheck(spec: CheckSpec): CheckSpec {
+export function defineCheck<const C extends string = never>(spec: CheckSpec<C>): CheckSpec {
   if (!ID_PATTERN.test(spec.id)) throw new Error(`check id ${spec.id} does not match ${ID_PATTERN}`);
-  return spec;
+  const bad = Object.keys(spec.clauses).find((c) => !CLAUSE_PATTERN.test(c));
+  if (bad !== undefined) throw new Error(`${spec.id}: clause id ${bad} does not match ${CLAUSE_PATTERN}`);
+  return spec as CheckSpec;
 }
 
 export function inSuite(suite: SuiteName, specs: readonly CheckSpec[]): Check[] {
@@ -65,6 +76,7 @@ export function inSuite(suite: SuiteName, specs: readonly CheckSpec[]): Check[] 
     uses: s.uses ?? [],
     title: s.title,
     contract: s.contract,
+    clauses: s.clauses,
     trials: s.trials !== undefined && s.trials !== false,
     trialScale: typeof s.trials === 'object' ? s.trials.scale : 1,
     trialScaleWhy: typeof s.trials === 'object' ? s.trials.why : '',

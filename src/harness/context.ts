@@ -22,6 +22,11 @@ export interface CallOpts {
   signal?: AbortSignal;
   /** The runtime's copy of the deadline expires first; the client cancels this much later (see CallOptions). */
   cancelLateByMs?: number;
+  /**
+   * StopContainer only: the container's workload ignores TERM, so only the kill at the end of a grace ends
+   * it. Beside a kubelet an exit before this call's own grace ran out shows that another stop was under way.
+   */
+  ignoresTerm?: boolean;
 }
 
 export type HandlerOpts = CallOpts & { runtimeHandler?: string };
@@ -105,7 +110,16 @@ export interface TrackedCri {
   /** Runs a pod and one started container from the test image: the common starting point. */
   runPodWithContainer(
     name: string,
-    opts?: { command?: string[]; pod?: PodOptions; container?: ContainerOptions },
+    opts?: {
+      command?: string[];
+      pod?: PodOptions;
+      container?: ContainerOptions;
+      /**
+       * The workload ends by itself, as the check means it to: beside a kubelet its exit still cannot be
+       * told from the kubelet's stop, and the check's ERROR says so.
+       */
+      exitsByItself?: boolean;
+    },
   ): Promise<{ podId: string; containerId: string; podConfig: PodSandboxConfig }>;
 }
 
@@ -195,6 +209,8 @@ export type NetnsKind = 'netns' | 'not-a-namespace' | 'absent';
 export interface HostProbe {
   /** False when host probes are off or impossible; every method then skips the check with the reason. */
   readonly available: boolean;
+  /** Why host probes are unavailable (the reason every method skips with); undefined when available. */
+  readonly whyUnavailable?: string;
   /** Takes what the host holds for a live pod: processes, cgroups, netns, mounts, shims, runtime records. */
   snapshot(podId: string, containerIds?: string[]): Promise<PodHostSnapshot>;
   /** What of the snapshot is still on the host; waits out slow zombie reaping before calling it a leak. */
@@ -290,7 +306,11 @@ export interface WaitOpts {
   what: string;
 }
 
-export interface CheckContext {
+/**
+ * `C`: the ids of the check's clauses (CheckSpec.clauses). Every assertion names the clause it checks, so a
+ * failure says which part of the contract broke, and the self-test can tell which mutant proves which part.
+ */
+export interface CheckContext<C extends string = string> {
   readonly id: string;
   readonly settings: CheckSettings;
   readonly signal: AbortSignal;
@@ -303,6 +323,12 @@ export interface CheckContext {
   step(text: string): void;
   /** Records an observed value (JUnit property); OBSERVE checks use only this. */
   observe(key: string, value: string | number | boolean): void;
+  /**
+   * A part of the contract the check could not test here ("host part": no host probes), while it goes on
+   * with the rest. A PASS then says so in its verdict line ("PASS (host part not run: <why>)"). Said
+   * again for the same part (in each trial), it is recorded once, with the first reason.
+   */
+  notRun(part: string, why: string): void;
   /** Ends the check as skipped with a reason that says how to enable it. */
   skip(reason: string): never;
   /**
@@ -311,10 +337,13 @@ export interface CheckContext {
    * FAIL; its message ends with what the last look saw (return notYet(seen) to say it).
    */
   poll<T>(probe: Probe<T>, opts: WaitOpts & { everyMs?: number }): Promise<T>;
-  /** A contract wait: as poll, but running out of time fails the check (and reaching it is an assertion). */
-  expectWithin<T>(probe: Probe<T>, opts: WaitOpts & { everyMs?: number }): Promise<T>;
+  /**
+   * A contract wait: as poll, but running out of time fails the check as a violation of `opts.clause` (and
+   * reaching it is an assertion).
+   */
+  expectWithin<T>(probe: Probe<T>, opts: WaitOpts & { everyMs?: number; clause: C }): Promise<T>;
   /** Asserts that `probe` stays true for the whole window (absence checks); a required wait. */
-  holdsFor(probe: () => Promise<boolean> | boolean, windowMs: number, what: string): Promise<void>;
+  holdsFor(probe: () => Promise<boolean> | boolean, windowMs: number, what: string, clause: C): Promise<void>;
   /** A visible pause where a race window truly needs one; shows in the timeline with its reason. */
   pause(ms: number, why: string): Promise<void>;
   /**
@@ -345,13 +374,13 @@ export interface CheckContext {
   shared<T>(key: string, produce: () => Promise<T>): Promise<T>;
   /** Stops and removes everything of this check now (used between trials and before re-use of names). */
   cleanupNow(): Promise<void>;
-  /** Fails the check with the message when cond is false (chai's expect works too). */
-  expect(cond: boolean, message: string): asserts cond;
+  /** Fails the check with the message, as a violation of `clause`, when cond is false. */
+  expect(cond: boolean, message: string, clause: C): asserts cond;
   /**
-   * The call IS the contract under test: a non-OK status fails the check, naming `what`. Any other CRI
-   * call that fails is setup, and ends the check in ERROR.
+   * The call IS the contract under test: a non-OK status fails the check, naming `what`, as a violation of
+   * `clause`. Any other CRI call that fails is setup, and ends the check in ERROR.
    */
-  expectOk<T>(what: string, call: Promise<T>): Promise<T>;
+  expectOk<T>(what: string, call: Promise<T>, clause: C): Promise<T>;
   /** A precondition of the scenario (an injector held, a marker appeared): false is an ERROR, not a FAIL. */
   require(cond: boolean, message: string): asserts cond;
   /**

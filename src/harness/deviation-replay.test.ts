@@ -1,5 +1,8 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { expect } from 'chai';
 import { findPackageRoot } from '../nri/package-root.js';
+import { skipBecause } from '../skip-reason.test.helper.js';
 import { loadBundledDeviations, parseDeviations } from './deviation-file.js';
 import {
   type ReplaySample,
@@ -7,6 +10,7 @@ import {
   recordRun,
   replayDeviations,
   samplePath,
+  scratchSamplePath,
 } from './deviation-replay.js';
 
 const entry = (id: string, message: string, versions = '>=2.1.0') =>
@@ -43,6 +47,36 @@ describe('replaying the bundled deviations against recorded messages', () => {
     expect(replayDeviations(entries, sample)).to.deep.equal([]);
   });
 
+  it('finds no message drift in the run the real-containerd e2e test just made', function () {
+    // The e2e test (src/cli/containerd.e2e.test.ts) runs first in the same `npm test` and writes there.
+    const dir = dirname(scratchSamplePath('containerd', '0.0'));
+    const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')) : [];
+    if (files.length === 0) {
+      if (process.env.CRI_CONFORM_E2E_ENV_FILES)
+        expect.fail(`CRI_CONFORM_E2E_ENV_FILES is set, but the e2e test wrote no sample to ${dir}`);
+      return skipBecause(this, 'no real containerd run in this npm test wrote a scratch sample');
+    }
+    const entries = loadBundledDeviations(findPackageRoot());
+    const problems = files.flatMap((f) =>
+      replayDeviations(entries, readSample(join(dir, f)), { fresh: true }).map((p) => `${f}: ${p}`),
+    );
+    expect(problems).to.deep.equal([]);
+  });
+
+  it('in a fresh sample, fails an entry its check no longer matches, and passes over a check that did not fail', () => {
+    const fresh = (messages: Record<string, string[]>): ReplaySample => ({
+      about: 'unit test',
+      runs: [{ runtime: 'containerd', version: '2.1.9', recordedAt: 'now', messages }],
+    });
+    const tear05 = entry('TEAR-05', '^plugin 20 got .*; missing StopPodSandbox');
+    expect(replayDeviations(tear05, fresh({}), { fresh: true })).to.deep.equal([]);
+    expect(
+      replayDeviations(tear05, fresh({ 'TEAR-05': ['plugin 20 saw nothing'] }), { fresh: true }),
+    ).to.deep.equal([
+      'TEAR-05 (devs.yaml entry 1, >=2.1.0): dead on containerd 2.1.9: /^plugin 20 got .*; missing StopPodSandbox/ matches none of the 1 TEAR-05 messages recorded there',
+    ]);
+  });
+
   it('fails a dead entry: its check writes another message now', () => {
     const problems = replayDeviations(entry('TEAR-08', 'after the client deadline expired'), SAMPLE);
     expect(problems).to.deep.equal([
@@ -54,7 +88,7 @@ describe('replaying the bundled deviations against recorded messages', () => {
     // IDEM-05's message took another form on containerd 1.7 (the first reply came past its deadline): the
     // entry as it stood before it took that form too still matched 2.1 and so hid the change.
     const converge =
-      'the identical CreateContainer in d9731baa0b8e1 did not converge within 4500 ms; the runtime lists ca71b85590c9c CREATED with that name in the sandbox: first';
+      'path "the runtime\'s deadline expiring first": the identical CreateContainer in d9731baa0b8e1 did not converge within 4500 ms; the runtime lists ca71b85590c9c CREATED with that name in the sandbox: first';
     const retries = 'retries: #1 UNKNOWN 3ms "failed to reserve container name "workload_cc-idem-05_0"';
     const twoVersions: ReplaySample = {
       about: 'unit test',
@@ -114,7 +148,8 @@ describe('replaying the bundled deviations against recorded messages', () => {
         id: 'TEAR-05',
         verdict: 'deviation',
         message: 'expected deviation: ...',
-        detail: 'plugin 20 got []; missing all',
+        detail: 'known deviation: plugin 20 got []; missing all',
+        violations: [{ clause: 'later-plugin', message: 'plugin 20 got []; missing all', known: true }],
       },
       { id: 'TEAR-08', verdict: 'passed', message: 'not seen in 20 trials' },
       { id: 'HOOK-11', verdict: 'failed', message: 'CreateContainer into a stopped sandbox succeeded' },

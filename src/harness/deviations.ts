@@ -1,11 +1,11 @@
 /**
- * Expected deviations applied to results. A failure becomes an "expected deviation" only when an entry of
- * the --expected-deviations file names its check, the runtime, a range holding the runtime's version, and
- * a pattern its message matches; any other failure of that check stays a FAIL. Entries that matched no
- * failure (the check passed, or failed differently) are stale, and the run reports them. Failures that
- * match an entry of the bundled files keep their verdict but carry the known issue's reason and links.
+ * Expected deviations applied to results. A failure becomes an "expected deviation" only when entries of
+ * the --expected-deviations file name its check, the runtime, a range holding the runtime's version, and
+ * patterns that every violation it rests on matches, each in its own words (CheckResult.violations); any
+ * other failure of that check stays a FAIL. Entries that matched no failure (the check passed, or failed
+ * differently) are stale, and the run reports them. Failures that match an entry of the bundled files keep
+ * their verdict but carry the known issue's reason and links.
  */
-import { KNOWN_DEVIATION_OBSERVATION } from './check-paths.js';
 import type { Deviation } from './deviation-file.js';
 import type { CheckResult } from './result.js';
 
@@ -28,21 +28,31 @@ function concerns(d: Deviation, id: string, runtime: RuntimeIdentity): boolean {
   );
 }
 
-function failureText(r: CheckResult): string | undefined {
-  if (r.verdict === 'failed') return r.message ?? '';
-  if (r.verdict === 'deviation') return r.detail ?? '';
-  return undefined;
+/**
+ * The violations a failure rests on, each in its own words: what entries are matched against, so that no
+ * pattern reaches into text the harness composed around them. A result without them (a report written by
+ * an older version) offers its message instead.
+ */
+export function violationTexts(
+  r: Pick<CheckResult, 'verdict' | 'message' | 'detail' | 'violations'>,
+): string[] {
+  if (r.violations && r.violations.length > 0) return r.violations.map((v) => v.message);
+  if (r.verdict === 'failed') return [r.message ?? ''];
+  if (r.verdict === 'deviation') return [r.detail ?? ''];
+  return [];
 }
 
+/** The entry that matches the violation the failure rests on (its first), if every violation has one. */
 function matching(
   entries: readonly Deviation[],
   r: CheckResult,
   runtime: RuntimeIdentity,
 ): Deviation | undefined {
-  const text = failureText(r);
-  return text === undefined
-    ? undefined
-    : entries.find((d) => concerns(d, r.id, runtime) && d.message.test(text));
+  const texts = r.verdict === 'failed' ? violationTexts(r) : [];
+  const entryOf = (text: string) => entries.find((d) => concerns(d, r.id, runtime) && d.message.test(text));
+  return texts.length > 0 && texts.every((text) => entryOf(text) !== undefined)
+    ? entryOf(texts[0] ?? '')
+    : undefined;
 }
 
 /**
@@ -112,8 +122,7 @@ export function staleDeviations(
     const ran = results.filter((r) => r.id === d.id && ['passed', 'failed', 'deviation'].includes(r.verdict));
     if (ran.length === 0) continue;
     // A known deviation beside another failure still showed: the entry is live, the check failed anew.
-    const shown = (r: CheckResult) => [failureText(r), r.observations[KNOWN_DEVIATION_OBSERVATION]];
-    if (ran.some((r) => shown(r).some((text) => text !== undefined && d.message.test(text)))) continue;
+    if (ran.some((r) => violationTexts(r).some((text) => d.message.test(text)))) continue;
     const what = ran.some((r) => r.verdict === 'passed')
       ? 'the check passed'
       : `its failure does not match /${d.message.source}/`;

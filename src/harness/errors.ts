@@ -24,6 +24,25 @@ export function skipReason(e: unknown): string | undefined {
 export class ContractViolation extends Error {
   readonly code = 'ERR_CONTRACT_VIOLATION';
   override readonly name = 'AssertionError';
+  /** The clause of the check's contract that did not hold (CheckSpec.clauses); '' when none was named. */
+  readonly clause: string;
+  /**
+   * The violation in its own words, without what the harness adds around it (the trial it came from, other
+   * trials' errors): the text an expected-deviation entry is matched against, so no pattern reaches past it.
+   */
+  readonly own: string;
+
+  constructor(message: string, about: { clause?: string; own?: string } = {}) {
+    super(message);
+    this.clause = about.clause ?? '';
+    this.own = about.own ?? message;
+  }
+}
+
+/** The clause and own words of a violation (ContractViolation), or of another AssertionError (no clause). */
+export function violationOf(e: unknown): { clause: string; own: string } {
+  if (e instanceof ContractViolation) return { clause: e.clause, own: e.own };
+  return { clause: '', own: errorMessage(e) };
 }
 
 /**

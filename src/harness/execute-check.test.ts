@@ -36,14 +36,14 @@ describe('executeCheck: what a verdict rests on (fake CRI)', () => {
     it('passes a check whose assertions held', async () => {
       const r = await run(async (t: CheckContext) => {
         const podId = await t.cri.runPod(t.make.pod('asserts'));
-        t.expect((await t.cri.podStateOrGone(podId)) === 'SANDBOX_READY', 'the pod is READY');
+        t.expect((await t.cri.podStateOrGone(podId)) === 'SANDBOX_READY', 'the pod is READY', 'unit');
       });
       expect(r.verdict).to.equal('passed');
     });
 
     it('counts a window that held (t.holdsFor) as an assertion, and as a required wait', async () => {
       const r = await run(async (t: CheckContext) => {
-        await t.holdsFor(() => true, 20, 'nothing happens');
+        await t.holdsFor(() => true, 20, 'nothing happens', 'unit');
       });
       expect(r.verdict).to.equal('passed');
       expect(r.requiredWaitMs).to.equal(20);
@@ -73,14 +73,14 @@ describe('executeCheck: what a verdict rests on (fake CRI)', () => {
     it('passes when one variant skipped and another asserted', async () => {
       const r = await run(async (t: CheckContext) => {
         await t.variant('a', async () => t.skip('cannot run here'));
-        await t.variant('b', async () => t.expect(true, 'b held'));
+        await t.variant('b', async () => t.expect(true, 'b held', 'unit'));
       });
       expect(r.verdict).to.equal('passed');
     });
 
     it('makes a variant that ran without an assertion an ERROR, although another variant asserted', async () => {
       const r = await run(async (t: CheckContext) => {
-        await t.variant('asserting', async () => t.expect(true, 'held'));
+        await t.variant('asserting', async () => t.expect(true, 'held', 'unit'));
         await t.variant('quiet', async () => {});
       });
       expect(r.verdict).to.equal('error');
@@ -95,7 +95,7 @@ describe('executeCheck: what a verdict rests on (fake CRI)', () => {
       });
       const r = await run(async (t: CheckContext) => {
         await t.cri.runPod(t.make.pod('setup'));
-        t.expect(false, 'never reached');
+        t.expect(false, 'never reached', 'unit');
       });
       expect(r.verdict).to.equal('error');
       expect(r.message).to.match(/UNAVAILABLE.*not one it asserts on/);
@@ -106,7 +106,7 @@ describe('executeCheck: what a verdict rests on (fake CRI)', () => {
         throw grpcError(Status.UNKNOWN, 'name is reserved');
       });
       const r = await run(async (t: CheckContext) => {
-        await t.expectOk('the identical RunPodSandbox', t.cri.runPod(t.make.pod('contract')));
+        await t.expectOk('the identical RunPodSandbox', t.cri.runPod(t.make.pod('contract')), 'unit');
       });
       expect(r.verdict).to.equal('failed');
       expect(r.message).to.match(/^the identical RunPodSandbox: RunPodSandbox: UNKNOWN/);
@@ -115,7 +115,7 @@ describe('executeCheck: what a verdict rests on (fake CRI)', () => {
     it('makes a setup wait that never ended (a marker that never appeared) an ERROR naming what it waited for', async () => {
       const r = await run(async (t: CheckContext) => {
         await t.poll(async () => false, { withinMs: 30, what: 'the workload marker', everyMs: 5 });
-        t.expect(true, 'unreached');
+        t.expect(true, 'unreached', 'unit');
       });
       expect(r.verdict).to.equal('error');
       expect(r.message).to.match(/waiting for the workload marker/);
@@ -127,6 +127,7 @@ describe('executeCheck: what a verdict rests on (fake CRI)', () => {
           withinMs: 30,
           what: 'the sandbox to be reclaimed',
           everyMs: 5,
+          clause: 'unit',
         });
       });
       expect(r.verdict).to.equal('failed');
@@ -140,7 +141,7 @@ describe('executeCheck: what a verdict rests on (fake CRI)', () => {
           fake.override(m, () => {
             throw grpcError(Status.UNAVAILABLE, 'connection refused');
           });
-        t.expect(false, 'plugin 20 never got StopPodSandbox');
+        t.expect(false, 'plugin 20 never got StopPodSandbox', 'unit');
       });
       expect(r.verdict).to.equal('error');
       expect(r.message).to.match(
@@ -154,7 +155,7 @@ describe('executeCheck: what a verdict rests on (fake CRI)', () => {
         fake.override('ListContainers', () => {
           throw grpcError(Status.DEADLINE_EXCEEDED, 'lifecycle lock held');
         });
-        t.expect(false, 'RemovePodSandbox never returned');
+        t.expect(false, 'RemovePodSandbox never returned', 'unit');
       });
       expect(r.verdict).to.equal('failed');
       expect(r.message).to.equal('RemovePodSandbox never returned');
@@ -183,7 +184,7 @@ describe('executeCheck: what a verdict rests on (fake CRI)', () => {
       const r = await within(async (t: CheckContext) => {
         await t.pause(limitMs + 50, 'the sandbox variant waits out the TTL');
         await t.pause(limitMs + 50, 'the container variant waits out the TTL');
-        t.expect(true, 'both were reclaimed');
+        t.expect(true, 'both were reclaimed', 'unit');
       });
       expect(r.verdict, r.message).to.equal('passed');
       expect(r.requiredWaitMs).to.equal(2 * (limitMs + 50));
@@ -193,7 +194,7 @@ describe('executeCheck: what a verdict rests on (fake CRI)', () => {
       const r = await within(async (t: CheckContext) => {
         await t.pause(50, 'a short declared wait');
         await busyFor(t, limitMs + 500);
-        t.expect(true, 'never reached');
+        t.expect(true, 'never reached', 'unit');
       });
       expect(r.verdict).to.equal('error');
       expect(r.message).to.equal(
@@ -204,7 +205,7 @@ describe('executeCheck: what a verdict rests on (fake CRI)', () => {
     it('says plain --timeout when the check declared no wait', async () => {
       const r = await within(async (t: CheckContext) => {
         await busyFor(t, limitMs + 500);
-        t.expect(true, 'never reached');
+        t.expect(true, 'never reached', 'unit');
       });
       expect(r.message).to.equal(`check timed out after ${limitMs} ms (--timeout)`);
     });
@@ -213,7 +214,7 @@ describe('executeCheck: what a verdict rests on (fake CRI)', () => {
   describe('"gone" means NOT_FOUND', () => {
     it('reads NOT_FOUND from PodSandboxStatus as GONE', async () => {
       const r = await run(async (t: CheckContext) => {
-        t.expect((await t.cri.podStateOrGone('f'.repeat(64))) === 'GONE', 'the unknown id is gone');
+        t.expect((await t.cri.podStateOrGone('f'.repeat(64))) === 'GONE', 'the unknown id is gone', 'unit');
       });
       expect(r.verdict).to.equal('passed');
     });
@@ -224,7 +225,7 @@ describe('executeCheck: what a verdict rests on (fake CRI)', () => {
       });
       const r = await run(async (t: CheckContext) => {
         const podId = await t.cri.runPod(t.make.pod('status'));
-        t.expect((await t.cri.podStateOrGone(podId)) === 'GONE', 'the pod is gone');
+        t.expect((await t.cri.podStateOrGone(podId)) === 'GONE', 'the pod is gone', 'unit');
       });
       expect(r.verdict).to.equal('error');
       expect(r.message).to.match(/PodSandboxStatus: UNAVAILABLE/);

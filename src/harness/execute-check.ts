@@ -8,9 +8,9 @@ import { classifyThrown } from './assertions.js';
 import { type Check, displayName } from './check.js';
 import { openCheckScope } from './check-context.js';
 import { type CheckPaths, KNOWN_DEVIATION_OBSERVATION } from './check-paths.js';
-import { type Disturbance, describeDisturbance } from './disturbance.js';
-import { errorMessage, isAssertion, SetupError, SkipSignal, WaitTimeout } from './errors.js';
-import type { CheckResult, Verdict } from './result.js';
+import { type Disturbance, describeDisturbance, ENDED_BY_RUNTIME_CLAUSE } from './disturbance.js';
+import { errorMessage, isAssertion, SetupError, SkipSignal, violationOf, WaitTimeout } from './errors.js';
+import type { CheckResult, Verdict, ViolationRecord } from './result.js';
 import type { RunEnv } from './run-env.js';
 import { describeStrength, describeTally, type TrialTally } from './trials.js';
 
@@ -41,6 +41,8 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
   let verdict: Verdict;
   let message: string | undefined;
   let detail: string | undefined;
+  /** The violation that decided a FAIL, when no deviation entry names it. */
+  let violation: Omit<ViolationRecord, 'known'> | undefined;
   try {
     await raceAbort(check.run(scope.t), controller.signal);
     const ending = scope.assertions.judgeQuietEnding(check.level, Object.keys(scope.observations).length);
@@ -49,26 +51,41 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
     const tally = scope.trials();
     if (verdict === 'passed' && scope.paths.deviated) {
       verdict = 'failed';
-      message = scope.paths.describe();
+      message = scope.paths.describe(tally?.planned);
     } else if (verdict === 'passed' && tally) message = describeStrength(tally.run, scope.paths.held());
   } catch (e) {
-    ({ verdict, message, detail } = classify(e, controller.signal, scope.trials(), scope.paths));
-    // Another failure outranks the known deviations, which stay on record beside it.
-    const known = scope.paths.deviated ? scope.paths.describe(scope.trials()?.planned) : undefined;
-    if (isAssertion(e) && known !== undefined && message !== known)
-      scope.observations[KNOWN_DEVIATION_OBSERVATION] = known;
+    ({ verdict, message, detail, violation } = classify(e, controller.signal, scope.trials(), scope.paths));
   } finally {
     deadline.clear();
     env.signal.removeEventListener('abort', onRunAbort);
   }
   // A last look before the verdict: a pod stopped since the last listing made the ending what it was.
+  if (scope.paths.deviated) {
+    const known = scope.paths.describe(scope.trials()?.planned);
+    // Any other outcome outranks the known deviations, which stay on record beside it.
+    if (message !== known) scope.observations[KNOWN_DEVIATION_OBSERVATION] = known;
+    if (verdict === 'skipped') {
+      verdict = 'error';
+      message = `skipped after a known deviation, so the rest of the check never ran: ${message ?? ''}`;
+    }
+  }
   const ended = verdict === 'failed' || verdict === 'error';
-  await env.disturbance?.lastLook(scope.objects, ended ? FAILED_SETTLE_MS : 0);
+  await env.disturbance?.lastLook(scope.objects, ended ? FAILED_SETTLE_MS : undefined);
+  await scope.objects.settled();
   unwatch?.();
   const disturbed = scope.objects.disturbance;
   if (env.disturbance && !disturbed)
     scope.timeline.note(`no other client stopped or removed the check's objects up to ${wallClock()}`);
-  if (disturbed) {
+  if (disturbed?.by === 'the runtime') {
+    // Whatever the check concluded, the runtime broke the lifecycle: the event is the evidence.
+    const what = describeDisturbance(disturbed);
+    scope.observations[ENDED_BY_RUNTIME_CLAUSE] = what;
+    const found = verdict === 'failed' || verdict === 'error' ? message : undefined;
+    message = found ? `${what}; the check also found: ${found}` : what;
+    verdict = 'failed';
+    detail = undefined;
+    violation = { clause: ENDED_BY_RUNTIME_CLAUSE, message: what };
+  } else if (disturbed) {
     const what = describeDisturbance(disturbed);
     scope.observations.disturbed = what;
     message = verdict === 'failed' ? `${what}; it had found: ${message ?? ''}` : what;
@@ -96,8 +113,10 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
     ...(message !== undefined ? { message } : {}),
     ...(detail !== undefined ? { detail } : {}),
     observations: scope.observations,
-    // A known deviation is a violation too: it only does not end the other paths.
-    ...(tally ? { trials: { run: tally.run, violated: tally.violated + scope.paths.deviations } } : {}),
+    ...(scope.notRun.length > 0 ? { notRun: scope.notRun } : {}),
+    ...violationsOf(violation, scope.paths),
+    // A known deviation is a violation too: it only does not end the other trials and paths.
+    ...(tally ? { trials: { run: tally.run, violated: tally.violated + tally.deviated.length } } : {}),
     timeline: scope.timeline.entries,
     requiredWaitMs: Math.round(scope.timeline.requiredWaitMs),
   };
@@ -154,28 +173,40 @@ export function identityOf(
   return { id, suite, title, level, tags, contract };
 }
 
+/** The violations a result carries: the one that decided a FAIL, then the known deviations seen. */
+function violationsOf(
+  deciding: Omit<ViolationRecord, 'known'> | undefined,
+  paths: CheckPaths,
+): { violations?: ViolationRecord[] } {
+  const all = [...(deciding ? [{ ...deciding, known: false }] : []), ...paths.records()];
+  return all.length > 0 ? { violations: all } : {};
+}
+
 function classify(
   e: unknown,
   signal: AbortSignal,
   tally: TrialTally | undefined,
   paths: CheckPaths,
-): { verdict: Verdict; message?: string; detail?: string } {
-  // A violation an earlier trial found stands, whatever ended the check afterwards; so does a known one.
-  if (tally && tally.violated > 0 && !isAssertion(e)) {
+): { verdict: Verdict; message?: string; detail?: string; violation?: Omit<ViolationRecord, 'known'> } {
+  // A violation an earlier trial found stands, whatever ended the check afterwards. A known deviation does
+  // not: an error, skip or timeout after it leaves the check undecided (ERROR), the deviation on record.
+  if (tally?.first && tally.violated > 0 && !isAssertion(e)) {
     return {
       verdict: 'failed',
       message: `${describeTally(tally)}; then: ${errorMessage(signal.reason ?? e)}`,
-    };
-  }
-  if (paths.deviated && !isAssertion(e)) {
-    return {
-      verdict: 'failed',
-      message: `${paths.describe(tally?.planned)}; then: ${errorMessage(signal.reason ?? e)}`,
+      violation: { clause: tally.first.clause, message: tally.first.own },
     };
   }
   if (signal.aborted && !(e instanceof SkipSignal)) {
     const reason = signal.reason;
     return { verdict: 'error', message: reason instanceof Error ? reason.message : 'interrupted' };
+  }
+  if (isAssertion(e)) {
+    // Out of a check without trials (the trials tested theirs): it ends the check, and is its verdict when
+    // an entry names it.
+    if (!tally && paths.absorb(e)) return { verdict: 'failed', message: paths.describe() };
+    const { clause, own } = violationOf(e);
+    return { verdict: 'failed', message: errorMessage(e), violation: { clause, message: own } };
   }
   const judged = classifyThrown(e);
   const known = e instanceof CriCallError || e instanceof SetupError || e instanceof WaitTimeout;

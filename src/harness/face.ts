@@ -46,6 +46,7 @@ export type {
   TrialSetup,
   WaitOpts,
 } from './context.js';
+export { ENDED_BY_RUNTIME_CLAUSE } from './disturbance.js';
 export { errorMessage, skipReason } from './errors.js';
 export type { HostBaseline } from './host-diff.js';
 export { describeLeaks, type HostLeak, type PodHostSnapshot } from './host-findings.js';

@@ -188,6 +188,7 @@ export function fakeEnv(
     registrations: new RegistrationGate(),
     settings: {
       nriRequestTimeoutMs: 2_000,
+      nriRequestTimeoutFrom: '--nri-request-timeout',
       marginMs: MARGIN_MS,
       trials: opts.trials ?? 3,
       cacheTtlMs: 5_000,
@@ -212,7 +213,15 @@ export function testCheck(
   suite: SuiteName = 'idempotency',
 ): Check {
   const [check] = inSuite(suite, [
-    { id: 'UNIT-01', level: 'MUST', title: 'a unit-test check', contract: 'unit test', run, ...spec },
+    {
+      id: 'UNIT-01',
+      level: 'MUST',
+      title: 'a unit-test check',
+      contract: 'unit test',
+      clauses: { unit: 'the unit test holds' },
+      run,
+      ...spec,
+    },
   ]);
   if (!check) throw new Error('inSuite returned nothing');
   return check;

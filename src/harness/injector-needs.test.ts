@@ -27,6 +27,7 @@ describe('injector needs', () => {
       {
         id: 'IDEM-99',
         level: 'MUST',
+        clauses: {},
         needs: ['slow-runtime'],
         title: 't',
         contract: 'c',

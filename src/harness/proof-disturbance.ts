@@ -49,6 +49,7 @@ export class ProofPodWatch {
     const at = new Date();
     if (stopped) {
       return describeDisturbance({
+        by: 'another client',
         object: `doctor's proof pod ${stopped.metadata.name}`,
         action: 'stopped',
         at,
@@ -57,6 +58,7 @@ export class ProofPodWatch {
     }
     if (failure instanceof CriCallError && failure.statusName === 'NOT_FOUND')
       return describeDisturbance({
+        by: 'another client',
         object: "doctor's proof pod",
         action: 'removed',
         at,

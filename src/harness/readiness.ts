@@ -16,10 +16,12 @@ import { otherLiveRuns } from './pod-logs.js';
 import { cgroupReadiness } from './readiness-cgroup.js';
 import { injectorFindings } from './readiness-injectors.js';
 import {
+  besideDetectedKubelet,
   hostFinding,
   imageFinding,
   kubeletFinding,
   nriFinding,
+  nriTimeoutFinding,
   ok,
   restartFinding,
   runtimeStatus,
@@ -51,7 +53,13 @@ export async function assessReadiness(
 
   const nri = await probeNri(config.nriSocket, NRI_REGISTRATION_MS);
   const host = nodeProbeAvailability(config, parentCgroupPath(cgroup.placement));
-  findings.push(nriFinding(nri, config, checks), hostFinding(host), await restartFinding(config));
+  const nriTimeout = nriTimeoutFinding(nri, config);
+  findings.push(
+    nriFinding(nri, config, checks),
+    ...(nriTimeout ? [nriTimeout] : []),
+    hostFinding(host),
+    await restartFinding(config),
+  );
 
   const availability: Availability = {
     slow: config.slow,
@@ -59,7 +67,9 @@ export async function assessReadiness(
     ...('unavailable' in host ? { node: host.unavailable } : {}),
     ...(config.restartCmd ? {} : { restart: 'restarts the runtime: pass --restart-cmd' }),
     injectors: missingInjectors(config),
-    ...(config.besideKubelet ? { besideKubelet: { named: namedInFocus(checks, config.focus) } } : {}),
+    ...(besideDetectedKubelet(kubelet, config)
+      ? { besideKubelet: { named: namedInFocus(checks, config.focus) } }
+      : {}),
   };
   const skips: SkipForecast[] = checks.flatMap((check) => {
     const reason = staticSkipReason(check, availability);

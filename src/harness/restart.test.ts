@@ -16,7 +16,7 @@ import { secondsSinceBoot, servingSocket, socketHolders } from './runtime-identi
 const restarting = testCheck(
   async (t: CheckContext) => {
     await t.restartRuntime();
-    t.expect(true, 'the runtime came back');
+    t.expect(true, 'the runtime came back', 'unit');
   },
   { tags: ['Restart'] },
 );

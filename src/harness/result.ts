@@ -41,6 +41,20 @@ export type TimelineEntry =
     }
   | { kind: 'note'; seq: number; atMs: number; text: string };
 
+/** A violation a check found, in its own words, with the clause of the contract it broke. */
+export interface ViolationRecord {
+  /** The clause's id (CheckSpec.clauses); '' for a violation that named none. */
+  clause: string;
+  /** The violation's own words, without what the harness composed around it: what deviation entries match. */
+  message: string;
+  /** An entry of the bundled or the given deviations names it (matched while the check ran). */
+  known: boolean;
+  /** The path it showed on (t.path). */
+  path?: string;
+  /** The trials it showed in; a known deviation may show in many, and `message` is the first's. */
+  trials?: number[];
+}
+
 export interface CheckResult {
   id: string;
   suite: SuiteName;
@@ -56,6 +70,16 @@ export interface CheckResult {
   detail?: string;
   /** OBSERVE values and per-check facts (e.g. "reservation.code": "UNKNOWN"). */
   observations: Record<string, string>;
+  /**
+   * Parts of the contract the check could not test here, and why (t.notRun): a PASS claims only the rest,
+   * and every reporter says so beside it.
+   */
+  notRun?: { part: string; why: string }[];
+  /**
+   * failed, deviation, error: the contract violations the check found, the one that decided a FAIL first,
+   * then the known deviations it saw (which decide a FAIL only when nothing else does).
+   */
+  violations?: ViolationRecord[];
   /** For trial checks: how many trials ran and how many violated the contract. */
   trials?: { run: number; violated: number };
   timeline: TimelineEntry[];

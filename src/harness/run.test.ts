@@ -58,18 +58,18 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
       onCheckEnd: () => {},
       onNote: (text) => notes.push(text),
     };
-    const passing = testCheck(async (t: CheckContext) => t.expect(true, 'held'), { id: 'UNIT-01' });
+    const passing = testCheck(async (t: CheckContext) => t.expect(true, 'held', 'unit'), { id: 'UNIT-01' });
     const leaving = testCheck(
       async (t: CheckContext) => {
         // Run-labelled but not check-labelled: only the final sweep can see it.
         const config = t.make.pod('left');
         delete config.labels[CHECK_LABEL];
         await t.cri.runPod(config);
-        t.expect(true, 'held');
+        t.expect(true, 'held', 'unit');
       },
       { id: 'UNIT-02' },
     );
-    const needsNri = testCheck(async (t: CheckContext) => t.expect(true, 'unreached'), {
+    const needsNri = testCheck(async (t: CheckContext) => t.expect(true, 'unreached', 'unit'), {
       id: 'UNIT-03',
       needs: ['nri'],
     });
@@ -105,7 +105,7 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
     const check = testCheck(
       async (t: CheckContext) => {
         ran.push(t.id);
-        t.expect(true, 'held');
+        t.expect(true, 'held', 'unit');
       },
       { id: 'UNIT-01' },
     );
@@ -133,7 +133,7 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
       onCheckEnd: () => {},
       onNote: () => {},
     };
-    const check = testCheck(async (t: CheckContext) => t.expect(true, 'held'), { id: 'UNIT-06' });
+    const check = testCheck(async (t: CheckContext) => t.expect(true, 'held', 'unit'), { id: 'UNIT-06' });
     const failed = await runConformance(
       configFor(fake.endpoint),
       [check],
@@ -153,7 +153,7 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
     const crashing = testCheck(
       async (t: CheckContext) => {
         await t.cri.runPod(t.make.pod('left'));
-        t.expect(true, 'held');
+        t.expect(true, 'held', 'unit');
         fake.override('ListContainers', unavailable);
         fake.override('ListPodSandbox', unavailable);
       },
@@ -190,7 +190,7 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
         async (t: CheckContext) => {
           await t.cri.runPod(t.make.pod('crash'));
           for (const m of CRASH_METHODS) fake.override(m, unavailable);
-          t.expect(true, 'what it checked held before the crash');
+          t.expect(true, 'what it checked held before the crash', 'unit');
         },
         { id: 'UNIT-05' },
       );
@@ -198,7 +198,7 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
       const after = testCheck(
         async (t: CheckContext) => {
           for (const m of CRASH_METHODS) fake.override(m, undefined);
-          t.expect(true, 'held');
+          t.expect(true, 'held', 'unit');
         },
         { id: 'UNIT-06' },
       );
@@ -250,14 +250,14 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
       const asked = testCheck(
         async (t: CheckContext) => {
           await t.restartRuntime();
-          t.expect(true, 'it came back');
+          t.expect(true, 'it came back', 'unit');
         },
         { id: 'UNIT-08', tags: ['Restart'] },
       );
       const unasked = testCheck(
         async (t: CheckContext) => {
           await runtime.restart();
-          t.expect(true, 'it came back');
+          t.expect(true, 'it came back', 'unit');
         },
         { id: 'UNIT-09' },
       );
@@ -283,7 +283,7 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
     });
 
     it('reports no crash for a run whose runtime kept answering', async () => {
-      const fine = testCheck(async (t: CheckContext) => t.expect(true, 'held'), { id: 'UNIT-07' });
+      const fine = testCheck(async (t: CheckContext) => t.expect(true, 'held', 'unit'), { id: 'UNIT-07' });
       const outcome = await runConformance(
         configFor(fake.endpoint),
         [fine],

@@ -10,13 +10,14 @@ import { type Check, displayName } from './check.js';
 import { type CleanupReport, removeLabelledUntilGone } from './cleanup.js';
 import { loadBundledDeviations, loadDeviations } from './deviation-file.js';
 import { applyDeviations, type DeviationSets, knownDeviationTest, staleDeviations } from './deviations.js';
-import { DisturbanceMonitor } from './disturbance.js';
+import { besideKubeletMonitor } from './disturbance-monitor.js';
 import { connectRuntime } from './environment.js';
 import { executeCheck, identityOf } from './execute-check.js';
 import { hostPlatform } from './host-platform.js';
-import { newRunId, RUN_LABEL } from './labels.js';
+import { newRunId } from './labels.js';
 import { claimRunLogs, otherLiveRuns, removeRunLogs } from './pod-logs.js';
 import { assessReadiness, requireReady } from './readiness.js';
+import { besideDetectedKubelet } from './readiness-probes.js';
 import { RegistrationGate } from './registration-gate.js';
 import { type CheckResult, describeCrash, type RunOutcome, type RunProperties } from './result.js';
 import type { RunEnv } from './run-env.js';
@@ -60,8 +61,11 @@ export async function runConformance(
     prepared.env.knownDeviation = knownDeviationTest(deviations, prepared.runtime);
     listener.onStart(checks.length, prepared.properties);
     const { kubelet } = prepared.properties;
-    if (kubelet?.startsWith('seen'))
-      listener.onNote(`running beside a kubelet (--beside-kubelet), ${kubelet}`);
+    const { disturbance } = prepared.env;
+    if (disturbance)
+      listener.onNote(
+        `running beside a kubelet (--beside-kubelet), ${kubelet}; another client's doing is seen by ${disturbance.hears}`,
+      );
     const { results, stop } = await runChecks(config, checks, prepared, deviations, listener, signal).finally(
       () => prepared.env.disturbance?.stop(),
     );
@@ -122,14 +126,16 @@ async function prepare(
     runId,
     client,
     sequence: new Sequence(),
-    settings: checkSettingsOf(config, readiness.cgroup.parent),
+    settings: checkSettingsOf(config, { cgroupParent: readiness.cgroup.parent, nriTimeouts: nri.timeouts }),
     injectors: config,
     nri: nri.socketPath
       ? { socketPath: nri.socketPath }
       : { unavailable: nri.unavailable ?? 'NRI unavailable' },
     host,
     shared: new SharedOutcomes(),
-    ...(config.besideKubelet ? { disturbance: runObjectsMonitor(client, runId) } : {}),
+    ...(besideDetectedKubelet(readiness.kubelet, config)
+      ? { disturbance: await besideKubeletMonitor(client, runId, nri.socketPath) }
+      : {}),
     ...(config.restartCmd
       ? {
           restart: {
@@ -244,24 +250,6 @@ async function sweep(
   if (!swept) return;
   const leftovers = await runtimeLeftovers(config.runtimeEndpoint, runId);
   if (leftovers.length > 0) listener.onNote(describeLeftovers(config.runtimeEndpoint, leftovers));
-}
-
-/** Lists the run's own objects for the disturbance monitor (disturbance.ts). */
-function runObjectsMonitor(client: CriClient, runId: string): DisturbanceMonitor {
-  const labelSelector = { [RUN_LABEL]: runId };
-  const deadlineMs = 5_000;
-  return new DisturbanceMonitor(async () => {
-    const [{ items }, { containers }] = await Promise.all([
-      client.call('ListPodSandbox', { filter: { labelSelector } }, { deadlineMs }),
-      client.call('ListContainers', { filter: { labelSelector } }, { deadlineMs }),
-    ]);
-    const exited = containers.filter((c) => c.state === 'CONTAINER_EXITED');
-    return {
-      pods: items,
-      containerIds: new Set(containers.map((c) => c.id)),
-      exitedContainerIds: new Set(exited.map((c) => c.id)),
-    };
-  });
 }
 
 /** "TEAR-14 x2, IDEM-13": whose objects a sweep found, most first. */

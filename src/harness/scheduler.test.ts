@@ -13,6 +13,7 @@ function check(id: string, needs: Need[] = [], longWait = ''): Check {
     needs,
     uses: [],
     title: id,
+    clauses: {},
     contract: '',
     trials: false,
     trialScale: 1,

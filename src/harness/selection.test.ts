@@ -12,6 +12,7 @@ function check(id: string, level: Level, tags: Tag[] = []): Check {
     needs: [],
     uses: [],
     title: `title of ${id}`,
+    clauses: {},
     contract: '',
     trials: false,
     trialScale: 1,

@@ -11,7 +11,10 @@ export interface RunConfig {
   callTimeoutMs: number;
   nriSocket: string;
   requireNri: boolean;
+  /** --nri-request-timeout: the runtime's plugin request timeout, used only when it sends none in Configure. */
   nriRequestTimeoutMs: number;
+  /** Whether --nri-request-timeout (or its variable or config key) was given, rather than its default. */
+  nriRequestTimeoutGiven?: boolean;
   runtimeHandler: string;
   slowRuntimeHandler?: string;
   slowRuntimeDir?: string;
@@ -58,7 +61,10 @@ export interface RunConfig {
 
 /** The part of the configuration a check may read. */
 export interface CheckSettings {
+  /** The runtime's plugin request timeout: as it sent it in Configure, else --nri-request-timeout. */
   nriRequestTimeoutMs: number;
+  /** Where nriRequestTimeoutMs comes from, for the messages that quote it. */
+  nriRequestTimeoutFrom: NriTimeoutSource;
   /** Added to bounds that come from a runtime timeout (scheduling noise, not slack for the runtime). */
   marginMs: number;
   trials: number;
@@ -74,10 +80,34 @@ export interface CheckSettings {
 
 export const MARGIN_MS = 3_000;
 
-/** @param cgroupParent the parent readiness chose for the runtime's cgroup driver */
-export function checkSettingsOf(c: RunConfig, cgroupParent: string): CheckSettings {
+export type NriTimeoutSource = 'sent by the runtime in Configure' | '--nri-request-timeout';
+
+/**
+ * The plugin request timeout the checks' bounds come from. A runtime that sends its timeouts in Configure
+ * (NRI v0.7+) says what it does, so that wins over the flag; the flag stands in for a runtime that sends
+ * none (containerd 1.7's NRI 0.6).
+ */
+export function nriRequestTimeoutOf(
+  c: Pick<RunConfig, 'nriRequestTimeoutMs'>,
+  sent: { requestMs: number } | undefined,
+): { ms: number; from: NriTimeoutSource } {
+  return sent && sent.requestMs > 0
+    ? { ms: sent.requestMs, from: 'sent by the runtime in Configure' }
+    : { ms: c.nriRequestTimeoutMs, from: '--nri-request-timeout' };
+}
+
+/**
+ * @param learnt what readiness learnt of the runtime: the cgroup parent it chose for the runtime's cgroup
+ *   driver, and the NRI timeouts the runtime sent in Configure (absent when it sent none)
+ */
+export function checkSettingsOf(
+  c: RunConfig,
+  learnt: { cgroupParent: string; nriTimeouts?: { requestMs: number } | undefined },
+): CheckSettings {
+  const requestTimeout = nriRequestTimeoutOf(c, learnt.nriTimeouts);
   return {
-    nriRequestTimeoutMs: c.nriRequestTimeoutMs,
+    nriRequestTimeoutMs: requestTimeout.ms,
+    nriRequestTimeoutFrom: requestTimeout.from,
     marginMs: MARGIN_MS,
     trials: c.trials,
     cacheTtlMs: c.cacheTtlMs,
@@ -86,6 +116,6 @@ export function checkSettingsOf(c: RunConfig, cgroupParent: string): CheckSettin
     pauseImage: c.pauseImage,
     restartTimeoutMs: c.restartTimeoutMs,
     callTimeoutMs: c.callTimeoutMs,
-    cgroupParent,
+    cgroupParent: learnt.cgroupParent,
   };
 }

@@ -16,7 +16,7 @@ describe('scenarios shared by the checks of one run (fake CRI)', () => {
     testCheck(
       async (t: CheckContext) => {
         const podId = await t.shared('hang', () => produce(t));
-        t.expect(podId.length > 0, 'the scenario recorded a pod');
+        t.expect(podId.length > 0, 'the scenario recorded a pod', 'unit');
       },
       { id },
     );

@@ -24,7 +24,7 @@ describe('the tracked CRI a check sees (fake CRI)', () => {
       testCheck(async (t: CheckContext) => {
         const own = await t.cri.runPod(t.make.pod('own'));
         listed = (await t.cri.listPods()).map((p) => p.id);
-        t.expect(listed.length === 1 && listed[0] === own, 'only the own pod is listed');
+        t.expect(listed.length === 1 && listed[0] === own, 'only the own pod is listed', 'unit');
       }),
       10_000,
     );
@@ -48,7 +48,7 @@ describe('the tracked CRI a check sees (fake CRI)', () => {
 
   it('writes every call to the timeline with its status, and counts a call meant to time out as a required wait', async () => {
     const r = await hungRunPod({ deadlineMs: 50 }, (t, reply) =>
-      t.expect(!reply.ok && reply.code === 'DEADLINE_EXCEEDED', 'the call timed out'),
+      t.expect(!reply.ok && reply.code === 'DEADLINE_EXCEEDED', 'the call timed out', 'unit'),
     );
     expect(r.verdict).to.equal('passed');
     const calls = r.timeline.filter((e) => e.kind === 'cri');
@@ -62,6 +62,7 @@ describe('the tracked CRI a check sees (fake CRI)', () => {
       t.expect(
         !reply.ok && reply.latencyMs >= 50,
         `the call ended at its deadline: ${JSON.stringify(reply)}`,
+        'unit',
       ),
     );
     expect(r.verdict, r.message).to.equal('passed');
@@ -75,7 +76,7 @@ describe('the tracked CRI a check sees (fake CRI)', () => {
       fakeEnv(fake.client),
       testCheck(async (t: CheckContext) => {
         const outcome = await t.cri.retry('RunPodSandbox', t.cri.runPodRequest(t.make.pod('never')), policy);
-        t.expect(outcome.value === undefined && outcome.attempts.length > 1, 'no retry succeeded');
+        t.expect(outcome.value === undefined && outcome.attempts.length > 1, 'no retry succeeded', 'unit');
       }),
       10_000,
     );
@@ -90,7 +91,7 @@ describe('the tracked CRI a check sees (fake CRI)', () => {
           t.cri.runPodRequest(t.make.pod('at-once')),
           policy,
         );
-        t.expect(outcome.value !== undefined, 'the first attempt succeeded');
+        t.expect(outcome.value !== undefined, 'the first attempt succeeded', 'unit');
       }),
       10_000,
     );
@@ -117,7 +118,7 @@ describe('the tracked CRI a check sees (fake CRI)', () => {
       fakeEnv(fake.client),
       testCheck(async (t: CheckContext) => {
         void t.cri.call('RunPodSandbox', { config: t.make.pod('late'), runtimeHandler: '' });
-        t.expect(true, 'the call was sent');
+        t.expect(true, 'the call was sent', 'unit');
       }),
       10_000,
     );
@@ -142,8 +143,12 @@ describe('the tracked CRI a check sees (fake CRI)', () => {
           () => '',
           (e: Error) => e.message,
         );
-        t.expect(/refused to send CreateContainer without a log path/.test(refused), refused);
-        t.expect(sent['io.kubernetes.pod.uid'] === pod.metadata.uid, 'the container carries the pod UID');
+        t.expect(/refused to send CreateContainer without a log path/.test(refused), refused, 'unit');
+        t.expect(
+          sent['io.kubernetes.pod.uid'] === pod.metadata.uid,
+          'the container carries the pod UID',
+          'unit',
+        );
       }),
       10_000,
     );

@@ -75,18 +75,36 @@ export class CheckCri implements TrackedCri {
     const send = () => this.client.call(method, shaped, { deadlineMs, signal, ...late });
     const before = this.deps.beforeCall;
     let startedAt = performance.now();
+    let sentAtMs = Date.now();
     const objects = this.deps.objects;
     const go = () => {
       startedAt = performance.now();
+      sentAtMs = Date.now();
       objects?.sending(method, shaped);
-      return before ? before(method, shaped).then(send) : send();
+      return send();
     };
     const look = this.deps.lookBeforeEnding;
-    // The look comes before the call is marked as the check's own: it judges the object as it was.
-    const p = look && endsAnObject(method) ? look().then(go) : go();
+    const looks = look !== undefined && endsAnObject(method);
+    // A test's hook comes first (what it does happens just before the call), then the look, before the call
+    // is marked as the check's own: it judges the object as it was right before the call went out.
+    const p =
+      before || looks
+        ? (async () => {
+            await before?.(method, shaped);
+            if (looks) await look();
+            return go();
+          })()
+        : go();
     this.inFlight.add(p);
     p.then(
-      (reply) => objects?.replied(method, shaped, reply),
+      (reply) => {
+        objects?.replied(method, shaped, reply);
+        if (method === 'StopContainer' && look && objects?.endedLive(shaped)) {
+          const stop = shaped as CriRequest<'StopContainer'>;
+          const answered = { sentAtMs, latencyMs: performance.now() - startedAt, opts };
+          objects.lookingAt(this.judgeOwnStop(objects, stop, answered));
+        }
+      },
       (e: unknown) => {
         if (e instanceof CriCallError) objects?.failed(method, shaped, e.statusName);
       },
@@ -104,6 +122,31 @@ export class CheckCri implements TrackedCri {
         ),
     );
     return p;
+  }
+
+  /**
+   * Beside a kubelet, after a StopContainer of the check's own answered OK: when did the container exit?
+   * Not awaited by the call, so its latency stays the runtime's; the verdict waits for it.
+   */
+  private async judgeOwnStop(
+    objects: CheckObjects,
+    stop: CriRequest<'StopContainer'>,
+    answered: { sentAtMs: number; latencyMs: number; opts: CallOpts },
+  ): Promise<void> {
+    const status = await this.containerStatus(stop.containerId).catch(() => undefined);
+    if (!status) return;
+    const finishedNs = BigInt(status.finishedAt || '0');
+    objects.stopAnswered(
+      stop.containerId,
+      {
+        sentAtMs: answered.sentAtMs,
+        graceMs: Number(stop.timeout) * 1_000,
+        latencyMs: answered.latencyMs,
+        finishedAtMs: finishedNs > 0n ? Number(finishedNs / 1_000_000n) : undefined,
+        ignoresTerm: answered.opts.ignoresTerm === true,
+      },
+      status.state,
+    );
   }
 
   /**
@@ -288,6 +331,7 @@ export class CheckCri implements TrackedCri {
     const podId = await this.runPod(podConfig);
     const config = this.deps.make.container('workload', { ...opts.container, command: opts.command });
     const containerId = await this.createContainer(podId, config, podConfig);
+    if (opts.exitsByItself) this.deps.objects?.exitsByItself(containerId);
     await this.startContainer(containerId);
     return { podId, containerId, podConfig };
   }

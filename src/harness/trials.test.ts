@@ -26,7 +26,7 @@ describe('trials keep what they found (fake CRI)', () => {
             if (what === 'skip') t.skip('the injector is gone');
             if (what === 'error') throw new Error('the plugin connection broke');
             if (what === 'quiet') return;
-            t.expect(what === 'hold', `a duplicate in trial ${n}`);
+            t.expect(what === 'hold', `a duplicate in trial ${n}`, 'unit');
           }),
         { trials: true },
       ),
@@ -94,7 +94,7 @@ describe('trials keep what they found (fake CRI)', () => {
           async (t: CheckContext) =>
             t.trials(async () => {
               await t.cri.runPod(t.make.pod('stuck'));
-              t.expect(false, 'two sandboxes in trial 1');
+              t.expect(false, 'two sandboxes in trial 1', 'unit');
             }),
           { trials: true },
         ),
@@ -118,7 +118,7 @@ describe('trials keep what they found (fake CRI)', () => {
         async (t: CheckContext) =>
           t.trials(async () => {
             ran++;
-            t.expect(true, 'held');
+            t.expect(true, 'held', 'unit');
           }),
         { trials: { scale: 3, why: 'a rare race' } },
       ),
@@ -139,7 +139,7 @@ describe('trials keep what they found (fake CRI)', () => {
           t.trials(async (n) => {
             seen.push((await t.cri.listPods()).length);
             await t.cri.runPod(t.make.pod(`trial-${n}`));
-            t.expect(true, 'held');
+            t.expect(true, 'held', 'unit');
           }),
         { trials: true },
       ),

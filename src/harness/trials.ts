@@ -2,9 +2,11 @@
  * Repeats a race-prone scenario. One lucky trial never turns a broken runtime green: any violating trial
  * fails the check, with its evidence. Trials keep what they found: a later trial that errors or skips never
  * throws away an earlier violation, and a violation always wins. The first violation ends the trials: it
- * already decides the verdict, and a runtime that fails should not be made to fail four times more.
+ * already decides the verdict, and a runtime that fails should not be made to fail four times more. A known
+ * deviation (check-paths.ts) is no such violation: it decides only the trial it showed in, and the trials
+ * go on, so that a new bug behind it still shows.
  */
-import { ContractViolation, errorMessage, SetupError, SkipSignal } from './errors.js';
+import { ContractViolation, errorMessage, SetupError, SkipSignal, violationOf } from './errors.js';
 
 export interface TrialTally {
   /** How many trials the run asked for (--trials). */
@@ -13,6 +15,10 @@ export interface TrialTally {
   violated: number;
   /** The violation's message (it ended the trials, so it came from trial `run`). */
   firstViolation?: string;
+  /** Its clause and own words (ContractViolation), for the verdict and the deviation entries. */
+  first?: { clause: string; own: string };
+  /** Trials in which a known deviation showed (each went on to its end or to its own outcome). */
+  deviated: number[];
   /** Trials that ended in an error (the tool could not decide them), as "trial 2: why". */
   errors: string[];
   /** Set when a trial skipped: the trials stop there. */
@@ -25,8 +31,11 @@ export interface TrialHooks {
   onTrial: (trial: number, outcome: string) => void;
   /** How many contract assertions the check has made so far (a trial that adds none tested nothing). */
   assertions: () => number;
-  /** How many path runs were left out because a known deviation decided their path (check-paths.ts). */
-  passedOver: () => number;
+  /** Whether a known deviation showed in this trial (check-paths.ts): asked by trial, not by count, so
+   * that trials run side by side are told apart. */
+  deviatedIn: (trial: number) => boolean;
+  /** Records a violation out of a trial when it is a known deviation (true), so the trials go on. */
+  absorb: (e: unknown, trial: number) => boolean;
   signal: AbortSignal;
 }
 
@@ -39,7 +48,7 @@ export function plannedTrials(trials: number, scale: number): number {
 }
 
 export function emptyTally(planned: number): TrialTally {
-  return { planned, run: 0, violated: 0, errors: [] };
+  return { planned, run: 0, violated: 0, errors: [], deviated: [] };
 }
 
 /**
@@ -54,17 +63,24 @@ export async function runTrials(
   const decided = () => tally.skipped !== undefined || tally.violated > 0;
   for (let trial = 1; trial <= tally.planned && !decided(); trial++) {
     const before = hooks.assertions();
-    const passedOver = hooks.passedOver();
+    const deviated = () => {
+      if (hooks.deviatedIn(trial) && !tally.deviated.includes(trial)) tally.deviated.push(trial);
+    };
     try {
       await scenario(trial);
-      if (hooks.assertions() === before) {
-        if (hooks.passedOver() === passedOver) throw new SetupError('asserted nothing');
-        hooks.onTrial(trial, 'not run: a known deviation decided its paths');
-      } else hooks.onTrial(trial, 'held');
+      if (hooks.assertions() === before) throw new SetupError('asserted nothing');
+      deviated();
+      hooks.onTrial(trial, tally.deviated.includes(trial) ? 'showed a known deviation' : 'held');
     } catch (e) {
       if (hooks.signal.aborted) throw e;
-      record(tally, trial, e);
-      hooks.onTrial(trial, outcomeOf(e));
+      if (hooks.absorb(e, trial)) {
+        deviated();
+        hooks.onTrial(trial, `showed a known deviation: ${errorMessage(e)}`);
+      } else {
+        deviated();
+        record(tally, trial, e);
+        hooks.onTrial(trial, outcomeOf(e));
+      }
     } finally {
       tally.run++;
       await hooks.between();
@@ -79,6 +95,7 @@ function record(tally: TrialTally, trial: number, e: unknown): void {
     tally.violated++;
     // The violation ends the trials, so the trial it came from is the last one run.
     tally.firstViolation ??= errorMessage(e);
+    tally.first ??= violationOf(e);
   } else tally.errors.push(line);
 }
 
@@ -111,15 +128,20 @@ export function describeTally(tally: TrialTally): string {
 }
 
 /**
- * Ends the trials as the check's verdict: a violation fails; else a known deviation fails with its own
- * message (`known`, from check-paths.ts); else an error errs; else a skip skips.
+ * Ends the trials as the check's verdict: a violation fails; else an error errs; else a skip skips, or errs
+ * when a known deviation showed first (the rest of the check never ran, and a known bug is no verdict on
+ * it). Returning means every trial ended held or with a known deviation: the check decides which.
  */
-export function assertTrials(tally: TrialTally, known?: string): void {
-  if (tally.violated > 0) throw new ContractViolation(describeTally(tally));
-  if (known !== undefined) throw new ContractViolation(known);
+export function assertTrials(tally: TrialTally): void {
+  if (tally.violated > 0) throw new ContractViolation(describeTally(tally), tally.first);
   if (tally.errors.length > 0) {
     throw new SetupError(
       `${tally.errors.length} of ${tally.run} trials could not decide; first: ${tally.errors[0]}`,
+    );
+  }
+  if (tally.skipped && tally.deviated.length > 0) {
+    throw new SetupError(
+      `the trials stopped at a skip after a known deviation, so the rest of the check never ran: ${tally.skipped}`,
     );
   }
   if (tally.skipped) throw new SkipSignal(tally.skipped);

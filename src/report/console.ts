@@ -16,7 +16,7 @@ import {
 import { CONSOLE_LINE_MAX, capLine, collapseRetries, wrapAtSeparators } from './console-text.js';
 import { type RunningCheck, renderLiveLine, renderStartLine, StartOrder } from './progress.js';
 import { countVerdicts, groupBySuite, VERDICT_ORDER } from './tally.js';
-import { cleanText, countOf, formatMs, timelineTail } from './text.js';
+import { cleanText, countOf, describeNotRun, formatMs, notRunMark, timelineTail } from './text.js';
 
 export interface ConsoleIo {
   write(s: string): void;
@@ -117,8 +117,12 @@ export function createConsoleReporter(io: ConsoleIo, opts: { color: boolean }): 
 
 function checkLines(c: ChalkInstance, r: CheckResult): string[] {
   const mark = MARKS[r.verdict];
-  const head = `${mark.paint(c)(`${mark.symbol} ${mark.word.padEnd(WORD_WIDTH)}`)} ${c.bold(r.id)} ${r.title} [${r.level}] ${c.dim(`(${formatMs(r.durationMs)})`)}`;
+  const parts = notRunMark(r);
+  const head = `${mark.paint(c)(`${mark.symbol} ${mark.word.padEnd(WORD_WIDTH)}`)} ${c.bold(r.id)} ${parts ? `${c.yellow(parts)} ` : ''}${r.title} [${r.level}] ${c.dim(`(${formatMs(r.durationMs)})`)}`;
   const lines = [head];
+  const notRun = parts ? describeNotRun(r) : undefined;
+  if (notRun)
+    lines.push(...wrapAtSeparators(cleanText(notRun), CONSOLE_LINE_MAX - 6).map((l) => `    ${c.yellow(l)}`));
   const indent = (s: string, pad = '    ') =>
     collapseRetries(cleanText(s))
       .split('\n')

@@ -16,7 +16,7 @@ describe('renderJson', () => {
       'summary',
       'results',
     ]);
-    expect(report.schemaVersion).to.equal(3);
+    expect(report.schemaVersion).to.equal(5);
     expect(report.runtimeCrashes).to.equal(null);
     expect(report.interrupted).to.equal(null);
     expect(report.durationMs).to.equal(65_432);
@@ -49,6 +49,8 @@ describe('renderJson', () => {
       'trials',
       'requiredWaitMs',
       'knownIssue',
+      'violations',
+      'notRun',
       'timeline',
     ]);
     expect(passed).to.include({
@@ -57,6 +59,7 @@ describe('renderJson', () => {
       message: null,
       detail: null,
       trials: null,
+      notRun: null,
     });
     expect(failed.timeline).to.have.length(3);
     expect(failed.timeline[1]).to.deep.include({

@@ -3,13 +3,14 @@
  * schemaVersion), and every field is always present (null when it does not apply), so consumers need no
  * existence checks. results.schema.json beside this file is the published schema.
  * Version 2 added properties.node, notStarted, staleDeviations and each result's knownIssue; version 3
- * added runtimeCrashes.
+ * added runtimeCrashes; version 4 each result's violations (the clause each broke, in its own words);
+ * version 5 each result's notRun (the parts of its contract the check could not test here).
  */
-import type { CheckResult, RunOutcome, TimelineEntry } from '../harness/result.js';
+import type { CheckResult, RunOutcome, TimelineEntry, ViolationRecord } from '../harness/result.js';
 import { countVerdicts } from './tally.js';
 import { cleanText } from './text.js';
 
-export const JSON_SCHEMA_VERSION = 3;
+export const JSON_SCHEMA_VERSION = 5;
 
 export function renderJson(outcome: RunOutcome): string {
   const report = {
@@ -46,7 +47,19 @@ function resultJson(r: CheckResult) {
     trials: r.trials ?? null,
     requiredWaitMs: r.requiredWaitMs ?? null,
     knownIssue: r.knownIssue ?? null,
+    violations: r.violations?.map(violationJson) ?? null,
+    notRun: r.notRun ?? null,
     timeline: r.timeline.map(entryJson),
+  };
+}
+
+function violationJson(v: ViolationRecord) {
+  return {
+    clause: v.clause,
+    message: cleanText(v.message),
+    known: v.known,
+    path: v.path ?? null,
+    trials: v.trials ?? null,
   };
 }
 

@@ -155,7 +155,7 @@ describe('writeReports', () => {
     const files = await writeReports(sampleOutcome(), { dir: target, prefix: 'node1-' });
     expect(files).to.deep.equal([join(target, 'node1-junit.xml'), join(target, 'node1-results.json')]);
     expect(readFileSync(files[0]!, 'utf8')).to.match(/^<\?xml version="1.0" encoding="UTF-8"\?>/);
-    expect(JSON.parse(readFileSync(files[1]!, 'utf8')).schemaVersion).to.equal(3);
+    expect(JSON.parse(readFileSync(files[1]!, 'utf8')).schemaVersion).to.equal(5);
   });
 
   it('writes to explicit file names, creating their directories', async () => {

@@ -18,7 +18,7 @@ import type { RunDiff } from './diff.js';
 import { renderHtml } from './html/render-html.js';
 import { renderJson } from './json.js';
 import { groupBySuite } from './tally.js';
-import { cleanText, describeNriTimeouts, formatTimelineEntry } from './text.js';
+import { cleanText, describeNotRun, describeNriTimeouts, formatTimelineEntry } from './text.js';
 
 const PROPERTY_KEYS: readonly Exclude<keyof RunProperties, 'isolated' | 'nriTimeouts' | 'cgroup'>[] = [
   'runId',
@@ -109,7 +109,12 @@ function addCase(tc: TestCase, r: CheckResult): void {
     tc.property('trials.run', String(r.trials.run)).property('trials.violated', String(r.trials.violated));
   if (r.knownIssue)
     tc.property('knownIssue', xmlText([r.knownIssue.reason, ...r.knownIssue.links].join(' ')));
+  // The clause of the contract the failure broke (the first violation decides a FAIL).
+  const broke = r.verdict === 'failed' || r.verdict === 'deviation' ? r.violations?.[0] : undefined;
+  if (broke?.clause) tc.property('clause', xmlText(broke.clause));
   for (const [key, value] of Object.entries(r.observations)) tc.property(xmlText(key), xmlText(value));
+  const notRun = describeNotRun(r);
+  if (notRun) tc.property('notRun', xmlText(notRun));
   const message = xmlText(r.message ?? '');
   const timeline = r.timeline.map(formatTimelineEntry);
   switch (r.verdict) {
@@ -139,6 +144,9 @@ function addCase(tc: TestCase, r: CheckResult): void {
 /** Observations, trial counts, then the timeline: what a reader needs to see how the check went. */
 function systemOut(r: CheckResult, timeline: string[]): string {
   const lines: string[] = [];
+  // A PASS with a part not run says so first: CI shows a passed case's output, never its properties.
+  const notRun = describeNotRun(r);
+  if (notRun && r.verdict === 'passed') lines.push(`PASS (${xmlText(notRun)})`, '');
   for (const [key, value] of Object.entries(r.observations)) lines.push(`${key}=${xmlText(value)}`);
   if (r.trials) lines.push(`trials=${r.trials.run} violated=${r.trials.violated}`);
   if (timeline.length > 0) lines.push(...(lines.length > 0 ? [''] : []), 'timeline:', ...timeline);

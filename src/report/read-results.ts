@@ -10,6 +10,7 @@ import type {
   RunProperties,
   RuntimeCrash,
   TimelineEntry,
+  ViolationRecord,
 } from '../harness/result.js';
 
 export class ResultsFileError extends Error {
@@ -17,7 +18,7 @@ export class ResultsFileError extends Error {
   override readonly name = 'ResultsFileError';
 }
 
-const SUPPORTED_VERSIONS = new Set([1, 2, 3]);
+const SUPPORTED_VERSIONS = new Set([1, 2, 3, 4, 5]);
 
 export async function readResultsFile(path: string): Promise<RunOutcome> {
   let text: string;
@@ -88,7 +89,7 @@ function optionalString<K extends string>(o: Json, key: K): Partial<Record<K, st
 }
 
 function resultOf(r: Json): CheckResult {
-  const { message, detail, trials, requiredWaitMs, knownIssue, timeline, ...rest } = r;
+  const { message, detail, trials, requiredWaitMs, knownIssue, violations, notRun, timeline, ...rest } = r;
   return {
     ...(rest as unknown as Omit<CheckResult, 'timeline'>),
     observations: isObject(r.observations) ? (r.observations as Record<string, string>) : {},
@@ -100,7 +101,23 @@ function resultOf(r: Json): CheckResult {
     ...(isObject(knownIssue)
       ? { knownIssue: knownIssue as unknown as NonNullable<CheckResult['knownIssue']> }
       : {}),
+    ...(Array.isArray(violations) ? { violations: violations.map(violationOf) } : {}),
+    ...(Array.isArray(notRun) && notRun.length > 0
+      ? { notRun: notRun as unknown as NonNullable<CheckResult['notRun']> }
+      : {}),
     timeline: (timeline as Json[]).map(entryOf),
+  };
+}
+
+/** A violation as the file has it (null for an absent path or trials). */
+function violationOf(v: unknown): ViolationRecord {
+  const o = isObject(v) ? v : {};
+  return {
+    clause: String(o.clause ?? ''),
+    message: String(o.message ?? ''),
+    known: o.known === true,
+    ...(typeof o.path === 'string' ? { path: o.path } : {}),
+    ...(Array.isArray(o.trials) ? { trials: o.trials.map(Number) } : {}),
   };
 }
 

@@ -25,7 +25,7 @@ describe('census: "exactly one" must hold over time (fake CRI)', () => {
         const duplicate = { metadata: config.metadata, labels: config.labels, state: 'SANDBOX_NOTREADY' };
         setTimeout(() => fake.publish(duplicate), lateMs);
       }
-      await expectOnePod(t, config.metadata.name, 'after one RunPodSandbox');
+      await expectOnePod(t, config.metadata.name, 'after one RunPodSandbox', 'unit');
     });
 
   it('passes when the count stays one over the settle window, and counts the window as a required wait', async () => {

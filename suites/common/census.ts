@@ -48,6 +48,7 @@ async function census<T extends Listed>(
   what: string,
   when: string,
   allowNone: boolean,
+  clause: string,
 ): Promise<T[]> {
   const right = (items: readonly T[]) => items.length === 1 || (allowNone && items.length === 0);
   const wanted = allowNone ? `at most one ${what}` : `exactly one ${what}`;
@@ -60,9 +61,9 @@ async function census<T extends Listed>(
     // Out of time, one last look: a list that fails now ends the check in ERROR, not in a wrong count.
     await t.poll(look, { withinMs: SETTLE_MS, what: wanted }).catch(() => look());
   }
-  t.expect(right(seen), `${seen.length} ${what} ${when}: ${describeItems(seen)}`);
+  t.expect(right(seen), `${seen.length} ${what} ${when}: ${describeItems(seen)}`, clause);
   const counted = seen;
-  const stayed = await t.holdsFor(look, CENSUS_WINDOW_MS, wanted).then(
+  const stayed = await t.holdsFor(look, CENSUS_WINDOW_MS, wanted, clause).then(
     () => true,
     (e: unknown) => {
       if (e instanceof Error && e.name === 'AssertionError') return false;
@@ -72,13 +73,22 @@ async function census<T extends Listed>(
   t.expect(
     stayed,
     `${describeItems(counted)} ${when}, but within ${CENSUS_WINDOW_MS} ms the runtime listed ${seen.length} ${what}: ${describeItems(seen)}`,
+    clause,
   );
   return seen;
 }
 
-/** Asserts that exactly one sandbox carries this metadata name, and that it stays one (see census). */
-export function expectOnePod(t: CheckContext, name: string, when: string): Promise<PodSandboxListItem[]> {
-  return census(t, () => t.cri.listPods({ name }), `sandboxes named ${name}`, when, false);
+/**
+ * Asserts that exactly one sandbox carries this metadata name, and that it stays one (see census), as the
+ * check's `clause`.
+ */
+export function expectOnePod(
+  t: CheckContext,
+  name: string,
+  when: string,
+  clause: string,
+): Promise<PodSandboxListItem[]> {
+  return census(t, () => t.cri.listPods({ name }), `sandboxes named ${name}`, when, false, clause);
 }
 
 /** As expectOnePod, for the containers of one name in one sandbox; `allowNone` accepts zero too. */
@@ -87,6 +97,7 @@ export function expectOneContainer(
   podId: string,
   name: string,
   when: string,
+  clause: string,
   opts: { allowNone?: boolean } = {},
 ): Promise<ContainerListItem[]> {
   return census(
@@ -95,6 +106,7 @@ export function expectOneContainer(
     `containers named ${name} in sandbox ${shortId(podId)}`,
     when,
     opts.allowNone ?? false,
+    clause,
   );
 }
 

@@ -111,13 +111,14 @@ export function duplicates(got: readonly NriEventRecord[]): string[] {
  * that already arrived fails at once).
  */
 export function noneArrive(
-  t: { holdsFor(probe: () => boolean, windowMs: number, what: string): Promise<void> },
+  t: CheckContext,
   plugin: TestPlugin,
   match: EventMatch,
   windowMs: number,
+  clause: string,
 ): Promise<boolean> {
   return t
-    .holdsFor(() => plugin.events(match).length === 0, windowMs, 'no event')
+    .holdsFor(() => plugin.events(match).length === 0, windowMs, 'no event', clause)
     .then(
       () => true,
       () => false,
@@ -126,7 +127,8 @@ export function noneArrive(
 
 /**
  * Asserts that `plugin` gets every expected event matching `match` (waiting up to `withinMs` for late ones)
- * and that their first occurrences come in the order given. Returns what it got, by seq.
+ * and that their first occurrences come in the order given, as the check's `clause`. Returns what it got,
+ * by seq.
  */
 export async function expectInOrder(
   t: CheckContext,
@@ -134,11 +136,12 @@ export async function expectInOrder(
   match: EventMatch,
   expected: readonly NriEventName[],
   withinMs: number,
+  clause: string,
 ): Promise<NriEventRecord[]> {
   const got = await receivedBy(plugin, match, expected, withinMs);
   const missing = missingMessage(plugin, got, expected);
-  t.expect(missing === '', missing);
+  t.expect(missing === '', missing, clause);
   const order = orderViolation(plugin, got, expected);
-  t.expect(order === '', order);
+  t.expect(order === '', order, clause);
   return got;
 }

@@ -58,18 +58,23 @@ export async function tryHoldDuring<T>(
   return { held: first.held, hold, reply };
 }
 
-/** As tryHoldDuring, but a call that answers without reaching the hook fails the check. */
+/**
+ * As tryHoldDuring, but a call that answers without reaching the hook fails the check (as `clause`: the
+ * hook is part of the call).
+ */
 export async function holdDuring<T>(
   t: CheckContext,
   plugin: TestPlugin,
   event: NriEventName,
   match: EventMatch,
   call: () => Promise<CallResult<T>>,
+  clause: string,
 ): Promise<HeldCall<T>> {
   const attempt = await tryHoldDuring(t, plugin, event, match, call);
   t.expect(
     !('unreached' in attempt),
     `the call answered (${'unreached' in attempt ? describeReply(attempt.unreached) : ''}) before plugin ${plugin.label} got its ${event} hook`,
+    clause,
   );
   return attempt;
 }
@@ -79,16 +84,22 @@ export function holdRunPodSandbox(
   t: CheckContext,
   plugin: TestPlugin,
   config: PodSandboxConfig,
+  clause: string,
 ): Promise<HeldCall<string>> {
   t.step(`hold the RunPodSandbox hook of ${config.metadata.name} at plugin ${plugin.label}`);
-  return holdDuring(t, plugin, 'RunPodSandbox', { podName: config.metadata.name }, () =>
-    t.cri.tryRunPod(config),
+  return holdDuring(
+    t,
+    plugin,
+    'RunPodSandbox',
+    { podName: config.metadata.name },
+    () => t.cri.tryRunPod(config),
+    clause,
   );
 }
 
 /** A fresh pod whose RunPodSandbox is in flight with its hook held by a new plugin 10 (HOOK-03/04). */
-export async function runPodWithHeldRunHook(t: CheckContext, name: string) {
+export async function runPodWithHeldRunHook(t: CheckContext, name: string, clause: string) {
   const plugin = await t.nri.plugin({ index: '10', events: ['RunPodSandbox'] });
   const config = t.make.pod(name);
-  return { config, ...(await holdRunPodSandbox(t, plugin, config)) };
+  return { config, ...(await holdRunPodSandbox(t, plugin, config, clause)) };
 }

@@ -27,6 +27,11 @@ export const check = defineCheck({
     'With a container, events arrive as RunPodSandbox < CreateContainer < StartContainer < StopContainer < StopPodSandbox < RemovePodSandbox, RemoveContainer after StopContainer, with consistent ids',
   contract:
     'NRI pod-sandbox lifecycle contract (containerd/nri PR 286): at StopPodSandbox the workload containers are stopped; cri-api v0.32.3 api.proto StopPodSandbox/RemovePodSandbox: running containers "must be forcibly terminated" (and removed)',
+  clauses: {
+    chain:
+      'the events of a pod with a container arrive in lifecycle order, RemoveContainer after StopContainer',
+    ids: 'each event names the pod and container it is about',
+  },
   async run(t: CheckContext) {
     const plugin = await t.nri.plugin({ index: '10', events: [...POD_EVENTS, ...CONTAINER_EVENTS] });
     const { podId, containerId } = await t.cri.runPodWithContainer('hook-02');
@@ -38,11 +43,11 @@ export const check = defineCheck({
 
     const got = await receivedBy(plugin, { podId }, [...CHAIN, 'RemoveContainer'], deliveryWithinMs(t));
     const missing = missingMessage(plugin, got, [...CHAIN, 'RemoveContainer']);
-    t.expect(missing === '', missing);
+    t.expect(missing === '', missing, 'chain');
     const order = orderViolation(plugin, got, CHAIN);
-    t.expect(order === '', order);
+    t.expect(order === '', order, 'chain');
     const removeAfterStop = orderViolation(plugin, got, ['StopContainer', 'RemoveContainer']);
-    t.expect(removeAfterStop === '', removeAfterStop);
+    t.expect(removeAfterStop === '', removeAfterStop, 'chain');
 
     const foreign = got.filter(
       (e) =>
@@ -52,6 +57,7 @@ export const check = defineCheck({
     t.expect(
       foreign.length === 0,
       `events ${describeEvents(foreign)} name pod/container ${foreign.map((e) => `${shortId(e.pod.id)}/${e.container ? shortId(e.container.id) : '-'} (sandbox ${e.container ? shortId(e.container.podSandboxId) : '-'})`).join(', ')}; expected pod ${shortId(podId)}, container ${shortId(containerId)}`,
+      'ids',
     );
   },
 });

@@ -11,8 +11,13 @@ export const check = defineCheck({
     'The RunPodSandbox hook finishes before the CRI reply: while it is held the sandbox is not READY and takes no container; after release it is READY',
   contract:
     'NRI pod-sandbox lifecycle contract (containerd/nri PR 286): RunPodSandbox plugins run before the sandbox is handed out (they can fail it); cri-tools nri_linux.go "should not expose sandbox while RunPodSandbox hook is in progress"',
+  clauses: {
+    'hidden-while-held':
+      'while the RunPodSandbox hook is held the sandbox is not READY (listed or by status) and takes no container',
+    'ready-after-release': 'after the hook is released RunPodSandbox returns that sandbox, READY',
+  },
   async run(t: CheckContext) {
-    const { config, held, hold, reply } = await runPodWithHeldRunHook(t, 'hook-03');
+    const { config, held, hold, reply } = await runPodWithHeldRunHook(t, 'hook-03', 'hidden-while-held');
     const podId = held.pod.id;
     const deadlineMs = probeWhileHeldMs(t, held);
     const listedReady = (await t.cri.listPods({ state: 'SANDBOX_READY' })).some((p) => p.id === podId);
@@ -32,26 +37,35 @@ export const check = defineCheck({
     t.expect(
       !listedReady,
       `while the RunPodSandbox hook was held, ListPodSandbox listed ${shortId(podId)} as READY`,
+      'hidden-while-held',
     );
     t.expect(
       !(status.ok && status.value.status?.state === 'SANDBOX_READY'),
       `while the RunPodSandbox hook was held, PodSandboxStatus(${shortId(podId)}) said SANDBOX_READY`,
+      'hidden-while-held',
     );
     t.expect(
       !early.ok,
       `while the RunPodSandbox hook was held, CreateContainer into ${shortId(podId)} succeeded (container ${early.ok ? shortId(early.value.containerId) : ''})`,
+      'hidden-while-held',
     );
-    t.expect(done.ok, `after release RunPodSandbox failed: ${describeReply(done)}`);
+    t.expect(done.ok, `after release RunPodSandbox failed: ${describeReply(done)}`, 'ready-after-release');
     t.expect(
       done.value === podId,
       `RunPodSandbox returned ${shortId(done.value)}, but the held hook was for ${shortId(podId)}`,
+      'ready-after-release',
     );
     const after = await t.cri.podStateOrGone(podId);
-    t.expect(after === 'SANDBOX_READY', `after the reply the sandbox is ${after}, not SANDBOX_READY`);
+    t.expect(
+      after === 'SANDBOX_READY',
+      `after the reply the sandbox is ${after}, not SANDBOX_READY`,
+      'ready-after-release',
+    );
     const stray = await t.cri.listContainers({ podId });
     t.expect(
       stray.length === 0,
       `CreateContainer sent during the hold left container(s) ${stray.map((c) => `${c.name}/${c.state}`).join(', ')} in the sandbox`,
+      'hidden-while-held',
     );
   },
 });

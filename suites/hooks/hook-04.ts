@@ -23,19 +23,24 @@ export const check = defineCheck({
     'At RunPodSandbox hook time the network is set up: the netns named in the event is a network namespace, and the pod IPs of the status are in the event',
   contract:
     'NRI pod-sandbox lifecycle contract (containerd/nri PR 286): RunPodSandbox fires after the pod network namespace and CNI networks are set up',
+  clauses: {
+    netns: 'the RunPodSandbox event names the pod network namespace, which is a namespace at hook time',
+    ips: 'the pod IPs of the status are in the RunPodSandbox event',
+  },
   async run(t: CheckContext) {
     const plugin = await t.nri.plugin({ index: '10', events: ['RunPodSandbox', 'StopPodSandbox'] });
-    const { held, hold, reply } = await holdRunPodSandbox(t, plugin, t.make.pod('hook-04'));
+    const { held, hold, reply } = await holdRunPodSandbox(t, plugin, t.make.pod('hook-04'), 'netns');
     const netns = held.pod.netnsPath;
     t.expect(
       netns !== '',
       `RunPodSandbox#${held.seq} for a pod with its own network named no network namespace (namespaces without type "network")`,
+      'netns',
     );
     // Probed while the hook is still held: that is the moment the contract speaks of.
-    const untested = [expectNetnsAt(t, netns, `RunPodSandbox#${held.seq}`, 'while the hook ran')];
+    const untested = [expectNetnsAt(t, netns, `RunPodSandbox#${held.seq}`, 'while the hook ran', 'netns')];
     hold.release();
     const done = await reply;
-    t.expect(done.ok, `after release RunPodSandbox failed: ${describeReply(done)}`);
+    t.expect(done.ok, `after release RunPodSandbox failed: ${describeReply(done)}`, 'ips');
 
     const statusIps = ipsOf(await t.cri.podStatus(done.value));
     t.observe('event-ips', held.pod.ips.join(',') || '(none)');
@@ -44,6 +49,7 @@ export const check = defineCheck({
     t.expect(
       unknown.length === 0,
       `RunPodSandbox#${held.seq} named IPs ${held.pod.ips.join(', ')}, but PodSandboxStatus reports ${statusIps.join(', ')}`,
+      'ips',
     );
     const carries = statusIps.length === 0 ? 'no' : await podEventsCarryIps(t, plugin, done.value);
     t.observe('pod-events-carry-ips', carries);
@@ -70,6 +76,7 @@ function expectIpsInEvent(
   t.expect(
     missing.length === 0,
     `RunPodSandbox#${held.seq} carried IPs [${held.pod.ips.join(', ')}], but PodSandboxStatus reports ${statusIps.join(', ')} and this runtime's pod events carry IPs (${carries}): the hook ran before CNI set the network up`,
+    'ips',
   );
 }
 

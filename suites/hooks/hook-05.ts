@@ -11,6 +11,11 @@ export const check = defineCheck({
     'At StopPodSandbox hook time every workload container is EXITED while the sandbox infrastructure still exists: its netns is present and PodSandboxStatus answers',
   contract:
     'NRI pod-sandbox lifecycle contract (containerd/nri PR 286) "Sandbox State Contract": at StopPodSandbox workload containers are stopped; the network namespace and pod resources are not removed until the hook completes',
+  clauses: {
+    'containers-exited': 'at the StopPodSandbox hook every workload container is EXITED',
+    'status-answers': 'at the StopPodSandbox hook PodSandboxStatus answers, and the stop then completes',
+    'netns-present': 'at the StopPodSandbox hook the pod network namespace is still present',
+  },
   async run(t: CheckContext) {
     const plugin = await t.nri.plugin({ index: '10', events: ['RunPodSandbox', 'StopPodSandbox'] });
     const { podId, containerId } = await t.cri.runPodWithContainer('hook-05');
@@ -25,8 +30,13 @@ export const check = defineCheck({
     const netns = run.pod.netnsPath || (await fromHost());
 
     t.step('hold the StopPodSandbox hook and look at the containers, the status and the netns');
-    const { held, hold, reply } = await holdDuring(t, plugin, 'StopPodSandbox', { podId }, () =>
-      t.cri.tryCall('StopPodSandbox', { podSandboxId: podId }),
+    const { held, hold, reply } = await holdDuring(
+      t,
+      plugin,
+      'StopPodSandbox',
+      { podId },
+      () => t.cri.tryCall('StopPodSandbox', { podSandboxId: podId }),
+      'containers-exited',
     );
     const deadlineMs = probeWhileHeldMs(t, held);
     const ctr = await t.cri.tryCall('ContainerStatus', { containerId, verbose: false }, { deadlineMs });
@@ -35,25 +45,35 @@ export const check = defineCheck({
       { podSandboxId: podId, verbose: false },
       { deadlineMs },
     );
-    const untested = expectNetnsAt(t, netns, `StopPodSandbox#${held.seq}`, 'while the hook ran');
+    const untested = expectNetnsAt(
+      t,
+      netns,
+      `StopPodSandbox#${held.seq}`,
+      'while the hook ran',
+      'netns-present',
+    );
     hold.release();
     const done = await reply;
 
     t.expect(
       ctr.ok && ctr.value.status?.state === 'CONTAINER_EXITED',
       `at StopPodSandbox#${held.seq} container ${shortId(containerId)} was ${ctr.ok ? ctr.value.status?.state : `unreadable (${ctr.code}: ${ctr.message})`}, not CONTAINER_EXITED`,
+      'containers-exited',
     );
     t.expect(
       pod.ok,
       `at StopPodSandbox#${held.seq} PodSandboxStatus failed: ${pod.ok ? '' : `${pod.code}: ${pod.message}`}`,
+      'status-answers',
     );
     t.expect(
       netns !== '' || !t.host.available,
       'neither the RunPodSandbox event nor the host named the pod network namespace',
+      'netns-present',
     );
     t.expect(
       done.ok,
       `after release StopPodSandbox failed: ${done.ok ? '' : `${done.code}: ${done.message}`}`,
+      'status-answers',
     );
     // The netns at hook time is the contract's main point: without it a PASS would claim too much.
     if (untested !== '') t.skip(`the pod's network namespace at hook time could not be tested: ${untested}`);

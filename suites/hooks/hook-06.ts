@@ -9,6 +9,10 @@ export const check = defineCheck({
   title: 'A second StopPodSandbox succeeds and delivers no second StopPodSandbox event',
   contract:
     'cri-api v0.32.3 api.proto StopPodSandbox: "This call is idempotent, and must not return an error if all relevant resources have already been reclaimed"; NRI lifecycle contract (PR 286): one StopPodSandbox per pod',
+  clauses: {
+    'second-stop-ok': 'a second StopPodSandbox of a stopped pod returns OK',
+    'one-event': 'the second StopPodSandbox delivers no second StopPodSandbox event',
+  },
   async run(t: CheckContext) {
     const plugin = await t.nri.plugin({ index: '10', events: ['StopPodSandbox'] });
     const podId = await t.cri.runPod(t.make.pod('hook-06'));
@@ -18,12 +22,13 @@ export const check = defineCheck({
       { withinMs: deliveryWithinMs(t), what: 'the StopPodSandbox event of the first stop' },
     );
     t.step('stop the stopped pod again');
-    await t.expectOk('the second StopPodSandbox', t.cri.stopPod(podId));
+    await t.expectOk('the second StopPodSandbox', t.cri.stopPod(podId), 'second-stop-ok');
     const once = await t
       .holdsFor(
         () => plugin.events({ event: 'StopPodSandbox', podId }).length === 1,
         quietWindowMs(t),
         'one Stop event',
+        'one-event',
       )
       .then(
         () => true,
@@ -32,6 +37,7 @@ export const check = defineCheck({
     t.expect(
       once,
       `plugin 10 got ${describeEvents(plugin.events({ podId }))}: the second StopPodSandbox call delivered another StopPodSandbox event`,
+      'one-event',
     );
   },
 });

@@ -17,6 +17,9 @@ export const check = defineCheck({
   title: 'Several plugins receive each event in ascending plugin index order',
   contract:
     'containerd/nri pkg/adaptation: plugins are sorted by index and every event walks them in that order (NRI README "plugin index"; lifecycle contract PR 286, multi-plugin delivery)',
+  clauses: {
+    'index-order': 'every plugin receives each event, in ascending plugin index order',
+  },
   async run(t: CheckContext) {
     t.step('register plugins 30, 10 and 20, in that order, so registration order is not index order');
     const plugins: TestPlugin[] = [];
@@ -29,7 +32,7 @@ export const check = defineCheck({
     for (const p of plugins) {
       const got = await receivedBy(p, { podId }, EVENTS, deliveryWithinMs(t));
       const missing = missingMessage(p, got, EVENTS);
-      t.expect(missing === '', missing);
+      t.expect(missing === '', missing, 'index-order');
       received.set(p, got);
     }
     // The runtime orders plugins by comparing their index strings.
@@ -44,6 +47,7 @@ export const check = defineCheck({
       t.expect(
         inOrder,
         `${event} reached the plugins in the order ${bySeq.map((w) => `${w.index} (#${w.seq})`).join(', ')}; expected 10, 20, 30`,
+        'index-order',
       );
     }
   },

@@ -9,9 +9,15 @@ export const check = defineCheck({
   title: 'A container that exits by itself gets StopContainer before RemoveContainer',
   contract:
     'NRI lifecycle (containerd/nri README "Container events": StopContainer precedes RemoveContainer for every container; lifecycle contract PR 286)',
+  clauses: {
+    'stop-before-remove': 'a container that exited by itself gets StopContainer before RemoveContainer',
+  },
   async run(t: CheckContext) {
     const plugin = await t.nri.plugin({ index: '10', events: ['StopContainer', 'RemoveContainer'] });
-    const { containerId } = await t.cri.runPodWithContainer('hook-09', { command: ['sh', '-c', 'exit 3'] });
+    const { containerId } = await t.cri.runPodWithContainer('hook-09', {
+      command: ['sh', '-c', 'exit 3'],
+      exitsByItself: true,
+    });
     await t.poll(
       async () => {
         const { state } = await t.cri.containerStatus(containerId);
@@ -30,6 +36,7 @@ export const check = defineCheck({
       { containerId },
       ['StopContainer', 'RemoveContainer'],
       deliveryWithinMs(t),
+      'stop-before-remove',
     );
   },
 });

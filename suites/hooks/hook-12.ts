@@ -11,6 +11,7 @@ export const check = defineCheck({
     'After a RunPodSandbox hook error, whether plugins that accepted the pod get StopPodSandbox/RemovePodSandbox for it',
   contract:
     'NRI lifecycle contract (PR 286) leaves the undo of a failed RunPodSandbox open; recorded so plugin authors know whether to expect it',
+  clauses: {},
   async run(t: CheckContext) {
     t.step('plugin 10 accepts RunPodSandbox, plugin 20 fails it');
     const accepting = await t.nri.plugin({ index: '10', events: POD_EVENTS });

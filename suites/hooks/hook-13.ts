@@ -11,6 +11,7 @@ export const check = defineCheck({
     'Whether RemovePodSandbox of a running pod (no StopPodSandbox before it) delivers StopPodSandbox to plugins before RemovePodSandbox',
   contract:
     'cri-api v0.32.3 api.proto RemovePodSandbox stops what still runs itself, and the NRI lifecycle contract (PR 286) names Run, Stop, Remove, but neither says whether such a removal sends the Stop hook (containerd does; CRI-O server/sandbox_remove.go sends only RemovePodSandbox); recorded because a plugin that releases resources on StopPodSandbox leaks them where it is not sent',
+  clauses: {},
   async run(t: CheckContext) {
     const plugin = await t.nri.plugin({ index: '10', events: POD_EVENTS });
     const { podId } = await t.cri.runPodWithContainer('hook-13');

@@ -7,7 +7,13 @@
 import type { CheckContext } from '../../src/harness/face.js';
 
 /** Asserts the netns at `netns` is a namespace; returns '' when it looked, else why it could not. */
-export function expectNetnsAt(t: CheckContext, netns: string, event: string, when: string): string {
+export function expectNetnsAt(
+  t: CheckContext,
+  netns: string,
+  event: string,
+  when: string,
+  clause: string,
+): string {
   // A missing path is the caller's to report: it is in the event, not on the host.
   if (netns === '') return `${event} named no network namespace to look at`;
   if (!t.host.available) {
@@ -22,6 +28,7 @@ export function expectNetnsAt(t: CheckContext, netns: string, event: string, whe
     `${event} named netns ${netns}, which ${
       kind === 'absent' ? 'did not exist' : 'was not a namespace (not on nsfs: an ordinary file)'
     } ${when}`,
+    clause,
   );
   return '';
 }

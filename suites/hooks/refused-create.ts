@@ -22,6 +22,7 @@ export async function expectCreateRefusedUnseen(
   plugin: TestPlugin,
   sandboxConfig: PodSandboxConfig,
   targets: readonly RefusedTarget[],
+  clauses: { refused: string; unseen: string },
 ): Promise<void> {
   // The event of a wrongly relayed request may carry an empty or unknown pod: watch the ids targeted.
   t.nri.watchIds(targets.map((x) => x.podSandboxId));
@@ -35,11 +36,13 @@ export async function expectCreateRefusedUnseen(
     t.expect(
       !reply.ok,
       `CreateContainer into ${target.what} (${shortId(target.podSandboxId)}) succeeded: container ${reply.ok ? shortId(reply.value.containerId) : ''}`,
+      clauses.refused,
     );
   }
-  const quiet = await noneArrive(t, plugin, { event: 'CreateContainer' }, quietWindowMs(t));
+  const quiet = await noneArrive(t, plugin, { event: 'CreateContainer' }, quietWindowMs(t), clauses.unseen);
   t.expect(
     quiet,
     `plugin ${plugin.label} got ${describeEvents(plugin.events({ event: 'CreateContainer' }))} for CreateContainer calls into ${targets.map((x) => x.what).join(' and ')}`,
+    clauses.unseen,
   );
 }

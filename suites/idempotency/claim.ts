@@ -8,7 +8,8 @@ import { type CheckContext, describeAttempts, shortId } from '../../src/harness/
 import type { TimedOutContainer } from './container-scenarios.js';
 import { kubeletRetry, type TimedOutPod } from './scenarios.js';
 
-export async function claimAndRemove(t: CheckContext, timedOut: TimedOutPod): Promise<void> {
+/** Returns the id the claim got, if any. */
+export async function claimAndRemove(t: CheckContext, timedOut: TimedOutPod): Promise<string | undefined> {
   const name = timedOut.config.metadata.name;
   t.step(`claim what the timed-out RunPodSandbox ${name} left, with the identical request, and remove it`);
   const outcome = await t.cri.retry('RunPodSandbox', timedOut.request, kubeletRetry(t));
@@ -17,8 +18,8 @@ export async function claimAndRemove(t: CheckContext, timedOut: TimedOutPod): Pr
     'timed-out sandbox claimed',
     podId ? shortId(podId) : `no: ${describeAttempts(outcome.attempts) || 'no attempt'}`,
   );
-  if (!podId) return;
-  await removeQuietly(t, podId);
+  if (podId) await removeQuietly(t, podId);
+  return podId;
 }
 
 /** As claimAndRemove, for a timed-out CreateContainer. */

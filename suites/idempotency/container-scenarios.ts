@@ -142,8 +142,7 @@ export async function containerVariant<T>(
 
 /** Records that a container variant could not run, and why (the check's other variants still decide). */
 export function variantNotRun(t: CheckContext, why: string): void {
-  t.step(`container variant not run: ${why}`);
-  t.observe('container variant', `not run: ${why}`);
+  t.notRun('container variant', why);
 }
 
 /**
@@ -177,17 +176,22 @@ export async function timeOutContainerOnSlowHandler(
   return { ...timedOut, builtId };
 }
 
-/** IDEM-05's scenario: time out a CreateContainer in a fresh sandbox, retry until it converges. */
+/**
+ * IDEM-05's scenario: time out a CreateContainer in a fresh sandbox, retry until it converges (asserted as
+ * the check's `clause`).
+ */
 export async function createContainerAfterTimeout(
   t: CheckContext,
   name: string,
   delay: ContainerDelay,
+  clause: string,
   opts: Parameters<typeof timeOutCreateContainer>[3] = {},
 ): Promise<TimedOutContainer & { containerId: string; evidence: string }> {
   const timedOut = await timeOutCreateContainer(t, name, delay, opts);
   await kubeletBackoff(t, timedOut.first);
   const done = await converge(
     t,
+    clause,
     `the identical CreateContainer in ${shortId(timedOut.podId)}`,
     timedOut.first,
     (p) => t.cri.retry('CreateContainer', timedOut.request, p),

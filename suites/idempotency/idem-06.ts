@@ -11,6 +11,10 @@ export const check = defineCheck({
     'After a timed-out CreateContainer and its retries, exactly one container with its metadata exists in the sandbox; where the retries did not converge and none exists, the name is free again',
   contract:
     'kubelet: retries a timed-out CreateContainer with the same metadata and manages one container per name and attempt in a sandbox; CRI-O issue 4221 (ResourceCache)',
+  clauses: {
+    'one-container':
+      'after a timed-out CreateContainer and its retries exactly one container with its metadata exists, or none and the name is free',
+  },
   async run(t: CheckContext) {
     // Counted whether or not the retries converged: retries that cannot reach the one container the
     // runtime built are IDEM-05's failure; more than one container is this check's.
@@ -19,7 +23,9 @@ export const check = defineCheck({
     t.observe('retries converged', converged);
     const when = `after the retries ${converged ? 'converged' : 'did not converge'} (${done.evidence})`;
     const name = done.config.metadata.name;
-    const listed = await expectOneContainer(t, done.podId, name, when, { allowNone: !converged });
+    const listed = await expectOneContainer(t, done.podId, name, when, 'one-container', {
+      allowNone: !converged,
+    });
     if (listed.length > 0) return;
     // None listed, yet the retries were refused: the runtime still holds the name, or something unlisted
     // under it. Either way the kubelet can never create this container; the name must be free by now.
@@ -31,7 +37,14 @@ export const check = defineCheck({
     t.expect(
       again.value !== undefined,
       `the runtime lists no container named ${name} in sandbox ${shortId(done.podId)} ${when}, yet the identical CreateContainer is still refused: the name is left reserved with no container (${describeAttempts(again.attempts)})`,
+      'one-container',
     );
-    await expectOneContainer(t, done.podId, name, 'after the identical CreateContainer created it');
+    await expectOneContainer(
+      t,
+      done.podId,
+      name,
+      'after the identical CreateContainer created it',
+      'one-container',
+    );
   },
 });

@@ -11,7 +11,7 @@ import { podState } from '../common/census.js';
 import { DELAY_MS } from '../common/timing.js';
 import { containerState, watchUntilLetGo } from './abandoned.js';
 import { timeOutContainerOnSlowHandler, variantNotRun } from './container-scenarios.js';
-import { converge, timeOutOnSlowHandler } from './scenarios.js';
+import { converge, idOf, timeOutOnSlowHandler } from './scenarios.js';
 
 /** One timed-out attempt 0 and how to send attempt 1 of the same request. */
 interface Bump {
@@ -34,13 +34,17 @@ async function bumpAndWatch(t: CheckContext, b: Bump): Promise<string> {
   const abandoned = b.timedOut.builtId;
   await t.pause(DELAY_MS, 'let the timed-out build finish, so attempt 0 has a finished object to abandon');
   const call = `${b.method} ${metadata.name} with attempt ${metadata.attempt + 1}`;
-  const { value } = await converge(t, call, b.timedOut.first, b.next);
+  const { value } = await converge(t, 'new-object', call, b.timedOut.first, b.next);
   t.expect(
     value !== abandoned,
     `attempt ${metadata.attempt + 1} was answered with ${shortId(abandoned)}, the ${b.kind} built for the abandoned attempt ${metadata.attempt}`,
+    'new-object',
   );
   const target = { what: `the abandoned attempt's ${b.kind}`, id: abandoned, live: b.live, state: b.state };
-  return watchUntilLetGo(t, target, t.settings.cacheTtlMs + t.settings.marginMs);
+  return watchUntilLetGo(t, target, t.settings.cacheTtlMs + t.settings.marginMs, {
+    letGo: 'let-go',
+    notHidden: 'not-hidden',
+  });
 }
 
 /** The same request with the next attempt number. */
@@ -50,12 +54,6 @@ function nextAttempt<R extends { config: { metadata: { attempt: number } } }>(re
     ...request,
     config: { ...config, metadata: { ...config.metadata, attempt: config.metadata.attempt + 1 } },
   };
-}
-
-function idOf<T>(outcome: RetryOutcome<T>, pick: (v: T) => string): RetryOutcome<string> {
-  return outcome.value === undefined
-    ? { attempts: outcome.attempts }
-    : { attempts: outcome.attempts, value: pick(outcome.value) };
 }
 
 async function abandonSandbox(t: CheckContext): Promise<void> {
@@ -72,8 +70,16 @@ async function abandonSandbox(t: CheckContext): Promise<void> {
   });
   if (state === 'GONE') return;
   // A NOTREADY sandbox of an old attempt is what the kubelet stops and removes: that must work.
-  await t.expectOk(`StopPodSandbox of the abandoned ${shortId(abandoned)}`, t.cri.stopPod(abandoned));
-  await t.expectOk(`RemovePodSandbox of the abandoned ${shortId(abandoned)}`, t.cri.removePod(abandoned));
+  await t.expectOk(
+    `StopPodSandbox of the abandoned ${shortId(abandoned)}`,
+    t.cri.stopPod(abandoned),
+    'let-go',
+  );
+  await t.expectOk(
+    `RemovePodSandbox of the abandoned ${shortId(abandoned)}`,
+    t.cri.removePod(abandoned),
+    'let-go',
+  );
 }
 
 async function abandonContainer(t: CheckContext, slow: SlowRuntime): Promise<void> {
@@ -94,6 +100,7 @@ async function abandonContainer(t: CheckContext, slow: SlowRuntime): Promise<voi
     await t.expectOk(
       `RemoveContainer of the abandoned ${shortId(abandoned)}`,
       t.cri.removeContainer(abandoned),
+      'let-go',
     );
   }
 }
@@ -107,6 +114,12 @@ export const check = defineCheck({
     'After a timeout, a request with attempt+1 gets a new sandbox (container), and the abandoned attempt is let go within --cache-ttl: never left READY (RUNNING), nor hidden while the runtime still holds it',
   contract:
     'kubelet: when it gives up on a sandbox it sends RunPodSandbox with attempt+1 and removes the sandboxes of older attempts it can list (containers likewise); CRI-O issue 4221 (ResourceCache): a cached resource expires after its TTL',
+  clauses: {
+    'new-object': 'a request with attempt+1 gets a new sandbox (container), not the abandoned one',
+    'let-go': 'the abandoned attempt is not left READY (RUNNING) past --cache-ttl, and can be removed',
+    'not-hidden':
+      'the abandoned attempt is not hidden from the CRI while the runtime or the host still holds it',
+  },
   async run(t: CheckContext) {
     const slow = t.inject.slowRuntime();
     t.step('sandbox variant');

@@ -1,14 +1,16 @@
 import {
+  type CallResult,
   type CheckContext,
   defineCheck,
-  type RetryAttempt,
+  describeAttempts,
+  type RetryOutcome,
   type SlowRuntime,
   shortId,
 } from '../../src/harness/face.js';
 import { DELAY_MS } from '../common/timing.js';
 import { claimAndRemove, claimContainerAndRemove, removeQuietly } from './claim.js';
 import { timeOutContainerOnSlowHandler, variantNotRun } from './container-scenarios.js';
-import { evidence, idsBuiltBy, kubeletRetry, timeOutRunPod } from './scenarios.js';
+import { evidence, idOf, idsBuiltBy, kubeletRetry, timeOutRunPod } from './scenarios.js';
 
 const VARIANT = 'cri-conform.io/variant';
 
@@ -32,30 +34,47 @@ function expectOwnObject(
   t.expect(
     id !== builtId,
     `a ${call} with ${VARIANT}=second was answered with ${shortId(id)}, the object built for the timed-out request (its id is the one the delay logged for that build); ${line}`,
+    'not-cached-object',
   );
   t.expect(
     labels[VARIANT] === 'second',
     `a ${call} with ${VARIANT}=second was answered with ${shortId(id)}, whose labels are the timed-out request's (${VARIANT}=${
       labels[VARIANT] ?? 'absent'
     }); ${line}`,
+    'own-labels',
   );
 }
 
 /**
- * The different request was refused every time (e.g. "name is reserved" until the first one is gone): it
- * was then never answered with the timed-out request's object, which is the contract. What the retries
- * got is asserted, so the verdict rests on a reply the runtime gave, not on nothing.
+ * The id the different request got, and the evidence line: at once, or, refused while the timed-out
+ * request held the name (e.g. "name is reserved"), once that one is claimed and removed. A refusal hands
+ * out nothing, so it proves nothing either; refused again then, nothing was ever handed out to judge, and
+ * the check cannot decide (ERROR). `claimed` says whether the timed-out request is gone already.
  */
-function refusedKeepsContract(
+async function differentObject(
   t: CheckContext,
   call: string,
-  attempts: readonly RetryAttempt[],
-  line: string,
-): void {
-  t.expect(
-    attempts.length > 0 && attempts.every((a) => a.code !== 'OK'),
-    `the different ${call} got neither an object nor a refusal: ${line}`,
+  send: () => Promise<RetryOutcome<string>>,
+  timedOut: { first: CallResult<unknown>; claim: () => Promise<unknown> },
+): Promise<{ id: string; line: string; claimed: boolean }> {
+  const outcome = await send();
+  const line = evidence(timedOut.first, outcome);
+  t.observe(`different ${call} succeeded`, outcome.value !== undefined);
+  if (outcome.value !== undefined) return { id: outcome.value, line, claimed: false };
+  await timedOut.claim();
+  t.step(`the different ${call} again, now that the timed-out one is claimed and removed`);
+  const again = await send();
+  t.require(
+    again.value !== undefined,
+    `the different ${call} was refused before and after the timed-out request was claimed and removed (${describeAttempts(again.attempts)}; first: ${line}), so no object it got could be judged`,
   );
+  return { id: again.value, line, claimed: true };
+}
+
+/** The same request with one label more: same metadata, another object. */
+function withSecondLabel<R extends { config: { labels: Record<string, string> } }>(request: R): R {
+  const { config } = request;
+  return { ...request, config: { ...config, labels: { ...config.labels, [VARIANT]: 'second' } } };
 }
 
 /** The sandbox variant. */
@@ -68,25 +87,20 @@ async function differentSandbox(t: CheckContext): Promise<void> {
     withinMs: DELAY_MS + t.settings.marginMs,
     what: `the ${delay.name} to log the sandbox the timed-out request built`,
   });
-  const { config } = timedOut;
-  const other = {
-    ...timedOut.request,
-    config: { ...config, labels: { ...config.labels, [VARIANT]: 'second' } },
-  };
-  t.step(`RunPodSandbox ${config.metadata.name} again, with the extra label ${VARIANT}=second`);
-  const outcome = await t.cri.retry('RunPodSandbox', other, differentRequestRetry(t));
-  const line = evidence(timedOut.first, outcome);
-  t.observe('different request succeeded', outcome.value !== undefined);
-  if (outcome.value === undefined) {
-    refusedKeepsContract(t, 'RunPodSandbox', outcome.attempts, line);
-  } else {
-    const podId = outcome.value.podSandboxId;
-    const { labels } = await t.cri.podStatus(podId);
-    expectOwnObject(t, 'RunPodSandbox', { id: podId, builtId, labels }, line);
-    // It holds the name: remove it, so the identical request can claim what the first one left.
-    await removeQuietly(t, podId);
-  }
-  await claimAndRemove(t, timedOut);
+  const other = withSecondLabel(timedOut.request);
+  t.step(`RunPodSandbox ${other.config.metadata.name} again, with the extra label ${VARIANT}=second`);
+  const got = await differentObject(
+    t,
+    'RunPodSandbox',
+    async () =>
+      idOf(await t.cri.retry('RunPodSandbox', other, differentRequestRetry(t)), (v) => v.podSandboxId),
+    { first: timedOut.first, claim: () => claimAndRemove(t, timedOut) },
+  );
+  const { labels } = await t.cri.podStatus(got.id);
+  expectOwnObject(t, 'RunPodSandbox', { id: got.id, builtId, labels }, got.line);
+  // It holds the name: remove it, so the identical request can claim what the first one left.
+  await removeQuietly(t, got.id);
+  if (!got.claimed) await claimAndRemove(t, timedOut);
 }
 
 /** The container variant, on the slow runtime handler (not run where it cannot hold CreateContainer). */
@@ -94,23 +108,18 @@ async function differentContainer(t: CheckContext, slow: SlowRuntime): Promise<v
   t.step('time out a CreateContainer, then send one with the same metadata and other labels');
   const timedOut = await timeOutContainerOnSlowHandler(t, 'idem-10-ctr', slow);
   if ('notRun' in timedOut) return variantNotRun(t, timedOut.notRun);
-  const { config } = timedOut;
-  const other = {
-    ...timedOut.request,
-    config: { ...config, labels: { ...config.labels, [VARIANT]: 'second' } },
-  };
-  const outcome = await t.cri.retry('CreateContainer', other, differentRequestRetry(t));
-  t.observe('different container request succeeded', outcome.value !== undefined);
-  const line = evidence(timedOut.first, outcome);
-  if (outcome.value === undefined) {
-    refusedKeepsContract(t, 'CreateContainer', outcome.attempts, line);
-  } else {
-    const containerId = outcome.value.containerId;
-    const { labels } = await t.cri.containerStatus(containerId);
-    expectOwnObject(t, 'CreateContainer', { id: containerId, builtId: timedOut.builtId, labels }, line);
-    await t.cri.tryCall('RemoveContainer', { containerId });
-  }
-  await claimContainerAndRemove(t, timedOut);
+  const other = withSecondLabel(timedOut.request);
+  const got = await differentObject(
+    t,
+    'CreateContainer',
+    async () =>
+      idOf(await t.cri.retry('CreateContainer', other, differentRequestRetry(t)), (v) => v.containerId),
+    { first: timedOut.first, claim: () => claimContainerAndRemove(t, timedOut) },
+  );
+  const { labels } = await t.cri.containerStatus(got.id);
+  expectOwnObject(t, 'CreateContainer', { id: got.id, builtId: timedOut.builtId, labels }, got.line);
+  await t.cri.tryCall('RemoveContainer', { containerId: got.id });
+  if (!got.claimed) await claimContainerAndRemove(t, timedOut);
 }
 
 export const check = defineCheck({
@@ -122,6 +131,11 @@ export const check = defineCheck({
     "A RunPodSandbox (CreateContainer) with the same metadata but other labels than a timed-out one is never answered with the sandbox (container) built for the timed-out request, by id, nor with one that carries the timed-out request's labels",
   contract:
     'cri-api v0.32.3 api.proto RunPodSandboxRequest and CreateContainerRequest: the object is created from "config", labels included; CRI-O issue 4221 (ResourceCache): a cached resource is handed out only to an identical request',
+  clauses: {
+    'not-cached-object':
+      'a request with other labels is never answered with the object built for the timed-out request',
+    'own-labels': "the object it gets carries its own labels, not the timed-out request's",
+  },
   async run(t: CheckContext) {
     await differentSandbox(t);
     if (t.inject.offers('slow-runtime') === undefined) await differentContainer(t, t.inject.slowRuntime());

@@ -7,6 +7,10 @@ export const check = defineCheck({
     'StopContainer, RemoveContainer, StopPodSandbox and RemovePodSandbox return OK when repeated and when the object is already stopped or removed',
   contract:
     'cri-api v0.32.3 api.proto: StopContainer "must not return an error if the container has already been stopped"; RemoveContainer "must not return an error if the container has already been removed"; StopPodSandbox "must not return an error if all relevant resources have already been reclaimed ... multiple StopPodSandbox calls are expected"; RemovePodSandbox "must not return an error if the sandbox has already been removed"',
+  clauses: {
+    idempotent:
+      'StopContainer, RemoveContainer, StopPodSandbox and RemovePodSandbox return OK when repeated and on stopped or removed objects',
+  },
   async run(t: CheckContext) {
     t.step('stop and remove a container and its pod, each call twice, then once more on the removed ids');
     const { podId, containerId } = await t.cri.runPodWithContainer('idem-11');
@@ -40,6 +44,7 @@ export const check = defineCheck({
     t.expect(
       errors.length === 0,
       `pod ${shortId(podId)}, container ${shortId(containerId)}: ${errors.join('; ')}`,
+      'idempotent',
     );
   },
 });

@@ -12,7 +12,7 @@ import { pathFor, runPodAfterTimeout } from './scenarios.js';
 async function cancelContainer(t: CheckContext, slow: SlowRuntime): Promise<void> {
   t.step('container variant: cancel a CreateContainer while the slow runtime handler creates it');
   const done = await containerVariant((notHeld) =>
-    createContainerAfterTimeout(t, 'idem-12-ctr', slowHandlerCreateDelay(slow), {
+    createContainerAfterTimeout(t, 'idem-12-ctr', slowHandlerCreateDelay(slow), 'converges', {
       ending: 'cancel',
       notHeld,
     }),
@@ -23,6 +23,7 @@ async function cancelContainer(t: CheckContext, slow: SlowRuntime): Promise<void
     done.podId,
     done.config.metadata.name,
     `after a cancelled CreateContainer and its retries (${done.evidence})`,
+    'one-object',
   );
 }
 
@@ -39,6 +40,11 @@ export const check = defineCheck({
     'A RunPodSandbox (CreateContainer) cancelled by the client while the runtime builds it leaves the same state as a timeout: identical retries converge to one READY sandbox (one container)',
   contract:
     'kubelet: a RunPodSandbox whose context is cancelled (pod deleted, kubelet restarting) is sent again with the same metadata; gRPC delivers a client cancel to the runtime as a cancelled request context, like an expired deadline; CRI-O issue 4221 (ResourceCache)',
+  clauses: {
+    converges: 'identical retries of a cancelled RunPodSandbox (CreateContainer) converge',
+    'one-object': 'they leave exactly one sandbox (container) with the metadata',
+    ready: 'the sandbox the retry returns is READY',
+  },
   async run(t: CheckContext) {
     // Each configured path a cancel can land on (runtime create, network setup), spread over the trials.
     const delays = t.inject.creationDelays();
@@ -46,16 +52,24 @@ export const check = defineCheck({
     await t.trials(async (trial) => {
       const delay = pathFor(delays, trial);
       await t.path(delay.name, async () => {
-        const { config, podId, evidence } = await runPodAfterTimeout(t, 'idem-12', delay, 'cancel');
+        const { config, podId, evidence } = await runPodAfterTimeout(
+          t,
+          'idem-12',
+          delay,
+          'converges',
+          'cancel',
+        );
         await expectOnePod(
           t,
           config.metadata.name,
           `after a cancelled RunPodSandbox and its retries (${delay.name}; ${evidence})`,
+          'one-object',
         );
         const state = await t.cri.podStateOrGone(podId);
         t.expect(
           state === 'SANDBOX_READY',
           `the retry returned ${shortId(podId)}, which is ${state} (${delay.name}; ${evidence})`,
+          'ready',
         );
         if (slow) await cancelContainer(t, slow);
       });

@@ -12,6 +12,9 @@ export const check = defineCheck({
     'After a runtime restart with a timed-out sandbox in existence, the runtime is healthy and an identical RunPodSandbox yields exactly one sandbox',
   contract:
     'kubelet: keeps retrying the identical RunPodSandbox across runtime restarts; CRI-O issue 4221 (ResourceCache): what the cache held must not turn into an orphan or a permanent "name is reserved" after a restart',
+  clauses: {
+    'one-sandbox': 'after the restart an identical RunPodSandbox converges to exactly one sandbox',
+  },
   async run(t: CheckContext) {
     t.step('time out a RunPodSandbox, restart the runtime, then retry it');
     // The timed-out build is left to finish: the restart then meets whatever the runtime keeps of it.
@@ -30,7 +33,12 @@ export const check = defineCheck({
     );
     const tookMs = await t.restartRuntime();
     t.observe('restart took ms', tookMs);
-    const { evidence } = await retryRunPod(t, timedOut);
-    await expectOnePod(t, timedOut.config.metadata.name, `after the restart and the retries (${evidence})`);
+    const { evidence } = await retryRunPod(t, timedOut, 'one-sandbox');
+    await expectOnePod(
+      t,
+      timedOut.config.metadata.name,
+      `after the restart and the retries (${evidence})`,
+      'one-sandbox',
+    );
   },
 });

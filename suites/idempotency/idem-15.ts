@@ -50,7 +50,7 @@ async function tornDownTwice(
   const count = () => plugins.flatMap((p) => p.events({ event: 'StopPodSandbox' })).length;
   const seen = count();
   await t
-    .holdsFor(() => count() === seen, quietWindowMs(t), 'no late StopPodSandbox event')
+    .holdsFor(() => count() === seen, quietWindowMs(t), 'no late StopPodSandbox event', 'teardown-once')
     .catch(() => undefined);
   const problems: string[] = [];
   for (const plugin of plugins) {
@@ -86,6 +86,10 @@ export const check = defineCheck({
     'Concurrent StopPodSandbox calls on one sandbox (a kubelet retry racing the first) all return OK, the sandbox ends stopped and removable, and its teardown runs once',
   contract:
     'cri-api v0.32.3 api.proto StopPodSandbox "This call is idempotent ... multiple StopPodSandbox calls are expected"; kubelet: a timed-out StopPodSandbox is retried while the first may still run; NRI pod-sandbox lifecycle contract (PR 286): one StopPodSandbox event per pod',
+  clauses: {
+    'stops-ok': 'concurrent StopPodSandbox calls on one sandbox all return OK and leave it stopped',
+    'teardown-once': 'its teardown runs once: every plugin gets one StopPodSandbox event',
+  },
   async run(t: CheckContext) {
     const cni = t.inject.offers('slow-cni') === undefined ? t.inject.slowCni() : undefined;
     await t.trials(async (trial) => {
@@ -105,14 +109,14 @@ export const check = defineCheck({
       const pods = await Promise.all(names.map((name) => t.cri.runPodWithContainer(name)));
       t.step(`${STOPS_AT_ONCE} StopPodSandbox at once on each of ${pods.length} pods`);
       const problems = (await Promise.all(pods.map((pod) => raceStops(t, pod)))).filter((p) => p !== '');
-      t.expect(problems.length === 0, `concurrent StopPodSandbox calls: ${problems.join('; ')}`);
+      t.expect(problems.length === 0, `concurrent StopPodSandbox calls: ${problems.join('; ')}`, 'stops-ok');
       const twice = await tornDownTwice(
         t,
         plugins,
         cni,
         pods.map((p) => p.podId),
       );
-      t.expect(twice.length === 0, `teardown did not run once per pod: ${twice.join('; ')}`);
+      t.expect(twice.length === 0, `teardown did not run once per pod: ${twice.join('; ')}`, 'teardown-once');
       for (const pod of pods) await t.cri.removePod(pod.podId);
     });
   },

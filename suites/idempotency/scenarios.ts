@@ -56,6 +56,13 @@ export function pathFor<T>(delays: readonly T[], trial: number): T {
   return delay;
 }
 
+/** A retry's outcome with its value reduced to the id it carries. */
+export function idOf<T>(outcome: RetryOutcome<T>, pick: (v: T) => string): RetryOutcome<string> {
+  return outcome.value === undefined
+    ? { attempts: outcome.attempts }
+    : { attempts: outcome.attempts, value: pick(outcome.value) };
+}
+
 /** Kubelet-like retries: the identical request, back-off from 100 ms, within the delay plus the margin. */
 export function kubeletRetry(t: CheckContext): RetryPolicy {
   return {
@@ -160,11 +167,12 @@ export async function timeOutRunPod(
 }
 
 /**
- * Sends `what` again and again through `send` (kubelet-like policy) and asserts that it converges.
- * The evidence line tells how the first attempt ended and what every retry got.
+ * Sends `what` again and again through `send` (kubelet-like policy) and asserts that it converges, as the
+ * check's `clause`. The evidence line tells how the first attempt ended and what every retry got.
  */
 export async function converge<T>(
   t: CheckContext,
+  clause: string,
   what: string,
   first: CallResult<unknown>,
   send: (policy: RetryPolicy) => Promise<RetryOutcome<T>>,
@@ -176,7 +184,7 @@ export async function converge<T>(
   const line = evidence(first, outcome);
   if (outcome.value === undefined) {
     const seen = listed ? `; the runtime lists ${await listed()}` : '';
-    t.expect(false, `${what} did not converge within ${policy.budgetMs} ms${seen}: ${line}`);
+    t.expect(false, `${what} did not converge within ${policy.budgetMs} ms${seen}: ${line}`, clause);
   }
   return { value: outcome.value, evidence: line };
 }
@@ -194,15 +202,20 @@ export async function timeOutOnSlowHandler(
   return { ...timedOut, builtId: await timedOutId(t, slow) };
 }
 
-/** Retries the identical RunPodSandbox like the kubelet and asserts that it converges; returns its id. */
+/**
+ * Retries the identical RunPodSandbox like the kubelet and asserts that it converges (as `clause`); returns
+ * its id.
+ */
 export async function retryRunPod(
   t: CheckContext,
   timedOut: TimedOutPod,
+  clause: string,
 ): Promise<{ podId: string; evidence: string }> {
   const what = `the identical RunPodSandbox ${timedOut.config.metadata.name}`;
   const name = timedOut.config.metadata.name;
   const done = await converge(
     t,
+    clause,
     what,
     timedOut.first,
     (p) => t.cri.retry('RunPodSandbox', timedOut.request, p),
@@ -211,16 +224,17 @@ export async function retryRunPod(
   return { podId: done.value.podSandboxId, evidence: done.evidence };
 }
 
-/** IDEM-01's scenario: time out, retry until it converges. */
+/** IDEM-01's scenario: time out, retry until it converges (asserted as `clause`). */
 export async function runPodAfterTimeout(
   t: CheckContext,
   name: string,
   delay: Delay,
+  clause: string,
   ending: Ending = 'deadline',
 ): Promise<TimedOutPod & { podId: string; evidence: string }> {
   const timedOut = await timeOutRunPod(t, name, delay, ending);
   await kubeletBackoff(t, timedOut.first);
-  return { ...timedOut, ...(await retryRunPod(t, timedOut)) };
+  return { ...timedOut, ...(await retryRunPod(t, timedOut, clause)) };
 }
 
 /**
@@ -247,8 +261,27 @@ export function timedOutId(t: CheckContext, slow: SlowRuntime): Promise<string> 
 }
 
 /**
+ * Waits until the delay logs what the timed-out request built (an id not in `before`): the proof that its
+ * build reached the runtime's create before the retry is sent. A loaded runtime may drop a build whose
+ * client left before it got there; the retry's own create would then be the only one logged, and a check
+ * of reuse would pass having tested nothing. Undefined when nothing is logged within the window.
+ */
+export async function buildReachedCreate(
+  t: CheckContext,
+  logged: () => Promise<string[]>,
+  before: ReadonlySet<string>,
+): Promise<string | undefined> {
+  return t
+    .poll(async () => (await logged()).find((id) => !before.has(id)), {
+      withinMs: DELAY_MS + t.settings.marginMs,
+      what: "the timed-out request's build to reach the runtime's create (the slow runtime handler's log)",
+    })
+    .catch(() => undefined);
+}
+
+/**
  * Asserts that the runtime built exactly one object for the logical request (per the slow handler's log)
- * and served it to the retry.
+ * and served it to the retry, as the check's `clause`.
  */
 export function expectReused(
   t: CheckContext,
@@ -256,6 +289,7 @@ export function expectReused(
   served: string,
   kind: string,
   line: string,
+  clause: string,
 ): void {
   const first = built[0];
   t.require(
@@ -267,6 +301,7 @@ export function expectReused(
     `timed-out call built ${shortId(first)}, retry got ${shortId(served)}; the runtime built ${built.length} ${kind} (${built
       .map(shortId)
       .join(', ')}) for one logical request instead of reusing the first (${line})`,
+    clause,
   );
 }
 

@@ -7,7 +7,7 @@
 import { type CheckContext, shortId } from '../../src/harness/face.js';
 import { TrialEvidence } from '../common/trial-leftovers.js';
 import type { Ending } from './scenarios.js';
-import { driveTimeoutPath, pathOfTrial, type TimeoutPath } from './timeout-paths.js';
+import { clauseOfPath, driveTimeoutPath, pathOfTrial, type TimeoutPath } from './timeout-paths.js';
 
 export const TRIALS_WHY =
   "--trials on each timeout path, taken in turns: a leak a runtime shows on one path only gets all of that path's trials, and each path meets a deadline and a cancel in alternate rounds";
@@ -73,6 +73,7 @@ async function leftoversAfterTimeout(
   t.expect(
     leaks === '',
     `after a ${ending} in ${path}, retries (${run.line}) and removal of ${run.podId ? shortId(run.podId) : 'every pod of the check'}, the host or runtime still holds ${leaks}`,
+    clauseOfPath(path),
   );
   return undefined;
 }

@@ -55,14 +55,34 @@ function injectorLogs(t: CheckContext): InjectorLogs {
 
 /** The injector paths this run can drive, in the order trials take them. */
 export function injectorPaths(t: CheckContext): InjectorPath[] {
-  const slow = t.inject.offers('slow-runtime') === undefined;
-  const cni = t.inject.offers('slow-cni') === undefined;
-  const all: [InjectorPath, boolean][] = [
-    ['sandbox: runtime create', slow],
-    ['sandbox: network setup', cni],
-    ['container: runtime create', slow],
-  ];
-  return all.filter(([, ok]) => ok).map(([p]) => p);
+  const offered: Record<InjectorPath, boolean> = {
+    'sandbox: runtime create': t.inject.offers('slow-runtime') === undefined,
+    'sandbox: network setup': t.inject.offers('slow-cni') === undefined,
+    'container: runtime create': t.inject.offers('slow-runtime') === undefined,
+  };
+  return INJECTOR_PATHS.filter((p) => offered[p]);
+}
+
+/** Every injector path, in the order trials take them. */
+export const INJECTOR_PATHS: readonly InjectorPath[] = [
+  'sandbox: runtime create',
+  'sandbox: network setup',
+  'container: runtime create',
+];
+
+/**
+ * The clause a timeout path's leftovers break: "sandbox: network setup" -> "sandbox-network-setup". Each
+ * path is a clause of its own, so the self-test proves every path with a mutant that leaks only there.
+ */
+export function clauseOfPath(path: TimeoutPath): string {
+  return path.toLowerCase().replace(/[^a-z]+/g, '-');
+}
+
+/** The clauses of a check that drives these paths, for its CheckSpec (each path's leftovers). */
+export function pathClauses<P extends TimeoutPath>(paths: readonly P[]): Record<string, string> {
+  return Object.fromEntries(
+    paths.map((p) => [clauseOfPath(p), `after a timeout in ${p}, the host holds nothing of the attempt`]),
+  );
 }
 
 /** The NRI paths, in the order trials take them (the run offers NRI or skips the check before it). */

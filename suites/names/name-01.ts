@@ -12,6 +12,10 @@ export const check = defineCheck({
   title: 'Two identical RunPodSandbox requests in flight at once never yield two sandboxes',
   contract:
     'kubelet: a RunPodSandbox retry can overlap the first request still running in the runtime; containerd CRI reserves the sandbox name (name_namespace_uid_attempt) for the whole RunPodSandbox ("name is reserved for"); CRI-O issue 4221',
+  clauses: {
+    'one-sandbox':
+      'two identical RunPodSandbox requests in flight at once yield one sandbox: the first succeeds, the second gets it or a reservation error',
+  },
   async run(t: CheckContext) {
     t.step('two identical RunPodSandbox requests while the creation delay holds the first');
     const delay = t.inject.creationDelay();
@@ -27,14 +31,19 @@ export const check = defineCheck({
     const second = await t.cri.tryRunPod(config, { runtimeHandler: delay.runtimeHandler, deadlineMs });
     const holder = await first;
     await delay.setDelay(0);
-    t.expect(holder.ok, `the first RunPodSandbox did not succeed: ${describeReply(holder)}`);
+    t.expect(holder.ok, `the first RunPodSandbox did not succeed: ${describeReply(holder)}`, 'one-sandbox');
     observeReply(t, 'second', second, holder.value);
     const violation = identicalReplyViolation(second, holder.value, deadlineMs);
-    t.expect(violation === '', `identical RunPodSandbox while the first was in flight: ${violation}`);
+    t.expect(
+      violation === '',
+      `identical RunPodSandbox while the first was in flight: ${violation}`,
+      'one-sandbox',
+    );
     await expectOnePod(
       t,
       config.metadata.name,
       `after two identical requests in flight (second: ${describeReply(second)})`,
+      'one-sandbox',
     );
   },
 });

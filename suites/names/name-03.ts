@@ -7,6 +7,9 @@ export const check = defineCheck({
   title: 'After RemovePodSandbox the name is free: an identical RunPodSandbox succeeds at once',
   contract:
     'cri-api v0.32.3 api.proto RemovePodSandbox "removes the sandbox"; kubelet: recreates a pod with the same metadata after removing its sandbox; containerd CRI releases the name reservation on removal',
+  clauses: {
+    'name-free': 'after RemovePodSandbox an identical RunPodSandbox succeeds at once',
+  },
   async run(t: CheckContext) {
     t.step('run, stop and remove a pod, then send its RunPodSandbox again unchanged');
     const config = t.make.pod('name-03');
@@ -18,6 +21,7 @@ export const check = defineCheck({
     t.expect(
       again.ok,
       `identical RunPodSandbox right after removing ${shortId(podId)}: ${describeReply(again)}; the removed sandbox kept its name`,
+      'name-free',
     );
   },
 });

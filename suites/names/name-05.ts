@@ -12,6 +12,9 @@ export const check = defineCheck({
     'A RunPodSandbox that failed for a non-timeout reason (unknown runtime handler, NRI Run hook error) releases the name at once',
   contract:
     'kubelet: after a failed RunPodSandbox the next pod sync sends the same metadata again; containerd CRI releases the name reservation when RunPodSandbox fails; NRI: a plugin error on RunPodSandbox fails the request',
+  clauses: {
+    released: 'a RunPodSandbox that failed for a non-timeout reason releases the name at once',
+  },
   async run(t: CheckContext) {
     t.step('fail a RunPodSandbox on purpose, then send the valid request with the same metadata');
     const config = t.make.pod('name-05');
@@ -31,6 +34,6 @@ export const check = defineCheck({
     });
     const send = async () => await t.cri.tryRunPod(hooked);
     const byHook = await releasedAfterFailure(t, 'NRI RunPodSandbox hook error', send, send);
-    judgeReleases(t, [byHandler, byHook]);
+    judgeReleases(t, [byHandler, byHook], 'released');
   },
 });

@@ -11,6 +11,10 @@ export const check = defineCheck({
     'Identical CreateContainer requests in one sandbox, in flight at once or after the first succeeded, never yield two containers',
   contract:
     'kubelet: a CreateContainer retry can overlap or follow the first request; containerd CRI reserves the container name (name_sandbox_namespace_uid_attempt) for the whole CreateContainer and while the container exists; CRI-O issue 4221',
+  clauses: {
+    'one-container':
+      'identical CreateContainer requests in one sandbox, in flight at once or after the first succeeded, yield one container',
+  },
   async run(t: CheckContext) {
     t.step('hold one CreateContainer in its NRI hook and send it again; then once more after it succeeded');
     const plugin = await t.nri.plugin({ index: '10', events: ['CreateContainer'] });
@@ -32,21 +36,30 @@ export const check = defineCheck({
     await t.pause(300, 'give the identical request time to be refused, or to queue behind the held hook');
     hold.release();
     const [holder, concurrent] = await Promise.all([first, second]);
-    t.expect(holder.ok, `the first CreateContainer did not succeed: ${describeReply(holder)}`);
+    t.expect(
+      holder.ok,
+      `the first CreateContainer did not succeed: ${describeReply(holder)}`,
+      'one-container',
+    );
     observeReply(t, 'concurrent', concurrent, holder.value);
     const inFlight = identicalReplyViolation(concurrent, holder.value, deadlineMs);
-    t.expect(inFlight === '', `identical CreateContainer while the first was in flight: ${inFlight}`);
-    await expectOneContainer(t, podId, 'workload', `after two identical requests in flight`);
+    t.expect(
+      inFlight === '',
+      `identical CreateContainer while the first was in flight: ${inFlight}`,
+      'one-container',
+    );
+    await expectOneContainer(t, podId, 'workload', `after two identical requests in flight`, 'one-container');
 
     t.step('the identical CreateContainer after the first succeeded');
     const later = containerReply(await t.cri.tryCall('CreateContainer', request));
     const after = identicalReplyViolation(later, holder.value);
-    t.expect(after === '', `identical CreateContainer after the first succeeded: ${after}`);
+    t.expect(after === '', `identical CreateContainer after the first succeeded: ${after}`, 'one-container');
     await expectOneContainer(
       t,
       podId,
       'workload',
       `after a third identical request (${describeReply(later)})`,
+      'one-container',
     );
   },
 });

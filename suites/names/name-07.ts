@@ -13,6 +13,9 @@ export const check = defineCheck({
     'A removed container, or one whose CreateContainer failed (missing image, NRI hook error), releases its name: an identical CreateContainer succeeds at once',
   contract:
     'cri-api v0.32.3 api.proto RemoveContainer "removes the container"; kubelet: recreates a container with the same metadata after removing it or after a failed create; containerd CRI releases the container name on removal and on a failed create',
+  clauses: {
+    released: 'a removed container, or one whose CreateContainer failed, releases its name at once',
+  },
   async run(t: CheckContext) {
     t.step('free a container name by removal and by failed creates; each time create the same name again');
     const podConfig = t.make.pod('name-07');
@@ -63,6 +66,6 @@ export const check = defineCheck({
         () => create(hooked),
       ),
     );
-    judgeReleases(t, releases);
+    judgeReleases(t, releases, 'released');
   },
 });

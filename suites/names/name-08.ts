@@ -26,6 +26,7 @@ export const check = defineCheck({
   title: 'Records the reservation error text and gRPC code, and whether the message names the real holder',
   contract:
     'containerd CRI: "failed to reserve sandbox name ... name ... is reserved for <id>" (and the container equivalent); CRI-O issue 4221: the kubelet logs this text, so operators read the holder id from it',
+  clauses: {},
   async run(t: CheckContext) {
     t.step('send an identical RunPodSandbox and CreateContainer after the first ones succeeded');
     const podConfig = t.make.pod('name-08');

@@ -34,9 +34,10 @@ export async function expectReclaimed(
   t: CheckContext,
   snapshot: PodHostSnapshot,
   how: string,
+  clause: string,
 ): Promise<void> {
   const problems = await finishTeardown(t, snapshot.podId);
-  t.expect(problems === '', `${how}: teardown failed: ${problems}`);
+  t.expect(problems === '', `${how}: teardown failed: ${problems}`, clause);
   const leaks = await leftoversOf(t, snapshot);
-  t.expect(leaks === '', `${how}, the host still holds ${leaks}`);
+  t.expect(leaks === '', `${how}, the host still holds ${leaks}`, clause);
 }

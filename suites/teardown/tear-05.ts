@@ -13,9 +13,12 @@ export const check = defineCheck({
     'When plugin 10 fails a teardown event (StopContainer, RemoveContainer, StopPodSandbox, RemovePodSandbox), plugin 20 still receives it',
   contract:
     'NRI pod-sandbox lifecycle contract (containerd/nri PR 286), multi-plugin delivery: a teardown event reaches every subscribed plugin even when an earlier one fails it',
+  clauses: {
+    'later-plugin': 'when plugin 10 fails a teardown event, plugin 20 still receives it',
+  },
   async run(t: CheckContext) {
     const { steps, witnessGap } = await recordedTeardown(t, LOWER_PLUGIN_REFUSES);
     expectFaultsReached(t, LOWER_PLUGIN_REFUSES, steps);
-    t.expect(witnessGap === '', witnessGap ?? 'the scenario had no witness plugin');
+    t.expect(witnessGap === '', witnessGap ?? 'the scenario had no witness plugin', 'later-plugin');
   },
 });

@@ -11,6 +11,9 @@ export const check = defineCheck({
     'A plugin the runtime disconnected (after a hang or a crash) can register again and then receives the events of new pods',
   contract:
     'containerd/nri pkg/adaptation: external plugins connect to the NRI socket at any time and are registered, configured and synchronized on connect; NRI lifecycle contract (PR 286)',
+  clauses: {
+    rejoins: 'a plugin the runtime disconnected can register again and then receives the events of new pods',
+  },
   async run(t: CheckContext) {
     // The hang and crash scenarios of TEAR-04 and TEAR-06 bring the same plugin 10 back after every drop.
     const problems: string[] = [];
@@ -35,6 +38,6 @@ export const check = defineCheck({
           `after its ${kind}s and registering again, plugin 10 did not get the RunPodSandbox of the new pod ${shortId(newPod.podId)}`,
         );
     }
-    t.expect(problems.length === 0, problems.join('; '));
+    t.expect(problems.length === 0, problems.join('; '), 'rejoins');
   },
 });

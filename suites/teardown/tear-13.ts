@@ -11,6 +11,10 @@ export const check = defineCheck({
     'A failing, hanging or crashing plugin leaks nothing: after each TEAR-01..06 scenario the host holds nothing of the pod',
   contract:
     'kubelet PodResourcesAreReclaimed (pkg/kubelet/kubelet_pods.go); NRI pod-sandbox lifecycle contract (containerd/nri PR 286): plugins cannot block teardown',
+  clauses: {
+    'nothing-left':
+      'after each failing, hanging or crashing plugin scenario the host holds nothing of the pod',
+  },
   async run(t: CheckContext) {
     // Without host probes every probe call skips the check, with the reason ([Node]).
     if (!t.host.available) await t.host.stillHeld([]);
@@ -24,6 +28,6 @@ export const check = defineCheck({
         t.skip(probeSkipped ?? `${owner}: the scenario ran without a host snapshot`);
       if (leftovers !== '') problems.push(`after ${owner} (${spec.name}): ${leftovers}`);
     }
-    t.expect(problems.length === 0, problems.join(' | '));
+    t.expect(problems.length === 0, problems.join(' | '), 'nothing-left');
   },
 });

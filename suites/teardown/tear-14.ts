@@ -36,16 +36,24 @@ async function cniFailure(t: CheckContext, trial: number): Promise<void> {
   const ran = await t.cri.tryRunPod(config);
   await cni.setFail(false);
   await seen.fromInjectors({ added: cni.added });
-  if (ran.ok) {
-    t.observe(`trial ${trial} RunPodSandbox despite a CNI failure`, 'succeeded');
-    return;
-  }
+  // A sandbox whose network setup failed is not ready, whatever the runtime says: the kubelet would run
+  // the pod's containers without their network.
+  t.expect(
+    !ran.ok,
+    `RunPodSandbox returned OK (${describeReply(ran)}) although the CNI ADD of its network failed`,
+    'cni-failure-fails',
+  );
   const listed = await t.cri.listPods({ name: config.metadata.name });
-  t.expect(listed.length === 0, `the sandbox whose CNI ADD failed is still listed (${describeReply(ran)})`);
+  t.expect(
+    listed.length === 0,
+    `the sandbox whose CNI ADD failed is still listed (${describeReply(ran)})`,
+    'sandbox-cni-failure',
+  );
   const leaks = await seen.leftovers();
   t.expect(
     leaks === '',
     `after RunPodSandbox failed in CNI ADD (${describeReply(ran)}), the host still holds ${leaks}`,
+    'sandbox-cni-failure',
   );
 }
 
@@ -72,18 +80,27 @@ async function refusedSandbox(t: CheckContext, trial: number, { holder, refuser 
     ignoredError(t, trial, 'RunPodSandbox');
     // Gone before the next path, whose leak probe would otherwise find this live pod.
     const removed = await finishTeardown(t, ran.value);
-    t.expect(removed === '', `removing the pod the runtime made despite the plugin error failed: ${removed}`);
+    t.expect(
+      removed === '',
+      `removing the pod the runtime made despite the plugin error failed: ${removed}`,
+      'sandbox-plugin-error',
+    );
     return;
   }
   const listed = await t.cri.listPods({ name: podName });
   t.expect(
     listed.length === 0,
     `the failed sandbox is still listed: ${listed.map((p) => `${shortId(p.id)}/${p.state}`).join(', ')}`,
+    'sandbox-plugin-error',
   );
   // Both looks wait out slow reaping before they call a process a leak: wait once, not twice.
   const [snapshotLeaks, trialLeaks] = await Promise.all([t.host.leftovers(podSnapshot), seen.leaks()]);
   const podLeaks = describeLeaks([...snapshotLeaks, ...trialLeaks]);
-  t.expect(podLeaks === '', `after RunPodSandbox failed in a plugin, the host still holds ${podLeaks}`);
+  t.expect(
+    podLeaks === '',
+    `after RunPodSandbox failed in a plugin, the host still holds ${podLeaks}`,
+    'sandbox-plugin-error',
+  );
 }
 
 /** Plugin 20 fails CreateContainer while plugin 10 holds it: once its pod is removed, nothing is left. */
@@ -108,15 +125,21 @@ async function refusedContainer(t: CheckContext, trial: number, { holder, refuse
     t.expect(
       ctrs.length === 0,
       `the failed container is still listed: ${ctrs.map((c) => `${c.name}/${c.state}`).join(', ')}`,
+      'container-plugin-error',
     );
   }
   const failed = await finishTeardown(t, podId);
-  t.expect(failed === '', `removing the pod of the failed container failed: ${failed}`);
+  t.expect(
+    failed === '',
+    `removing the pod of the failed container failed: ${failed}`,
+    'container-plugin-error',
+  );
   const [snapshotLeaks, trialLeaks] = await Promise.all([t.host.leftovers(ctrSnapshot), seen.leaks()]);
   const ctrLeaks = describeLeaks([...snapshotLeaks, ...trialLeaks]);
   t.expect(
     ctrLeaks === '',
     `after CreateContainer ${created.ok ? 'went through' : 'failed in a plugin'} and its pod was removed, the host still holds ${ctrLeaks}`,
+    'container-plugin-error',
   );
 }
 
@@ -135,6 +158,14 @@ export const check = defineCheck({
     "A sandbox or container whose creation failed (a plugin error on its Run hook, a CNI failure) leaves nothing behind: not in CRI, not on the host, not in the runtime's own records",
   contract:
     'NRI pod-sandbox lifecycle contract (containerd/nri PR 286): a plugin may fail RunPodSandbox and CreateContainer, and a runtime that fails the creation rolls it back; kubelet PodResourcesAreReclaimed; checks.md TEAR-14 (CNI failure)',
+  clauses: {
+    'sandbox-cni-failure': 'a sandbox whose CNI ADD failed is not listed and leaves nothing on the host',
+    'cni-failure-fails': 'a RunPodSandbox whose CNI ADD failed fails',
+    'sandbox-plugin-error':
+      'a sandbox whose Run hook a plugin failed is not listed and leaves nothing on the host',
+    'container-plugin-error':
+      'a container whose CreateContainer hook a plugin failed is not listed, and once its pod is removed nothing is left',
+  },
   async run(t: CheckContext) {
     // Even trials fail the creation in CNI where the run offers the slow CNI, the others in a plugin.
     const cni = t.inject.offers('slow-cni');

@@ -20,6 +20,10 @@ export const check = defineCheck({
     'A plugin that registers while a pod with a container is being removed neither blocks the removal nor is left unsynchronized',
   contract:
     'NRI lifecycle contract (PR 286): a plugin never blocks teardown; containerd/nri adaptation: a registering plugin is synchronized, then gets events; kubelet: a deleted pod whose RemovePodSandbox never returns stays Terminating',
+  clauses: {
+    'removal-completes': 'a RemovePodSandbox during which a plugin registers completes within the bound',
+    'plugin-synchronized': 'a plugin that registers during a removal is synchronized',
+  },
   async run(t: CheckContext) {
     const hookMs = Math.floor(t.settings.nriRequestTimeoutMs / 2);
     const holder = await t.nri.plugin({ index: '10', events: ['StopPodSandbox', 'RemovePodSandbox'] });
@@ -57,10 +61,12 @@ export const check = defineCheck({
     t.expect(
       reply.ok,
       `RemovePodSandbox ${timedOut ? `did not complete within ${teardownBoundMs(t)} ms` : 'failed'} (${describeReply(reply)}) after plugin 20 registered during it${notRegistered ? `, and plugin 20 was never synchronized (${notRegistered})` : ''}${deadlock ? ': the runtime deadlocks teardown against plugin registration' : ''}`,
+      'removal-completes',
     );
     t.expect(
       notRegistered === undefined,
       `plugin 20, registering during a pod's removal, was never synchronized: ${notRegistered ?? ''} (removal: ${describeReply(reply)})`,
+      'plugin-synchronized',
     );
   },
 });
