@@ -200,6 +200,8 @@ run rmdir /var/lib/cni/results /var/lib/cni 2>/dev/null || true
 for f in installed-packages upgraded-packages created-files; do
   [ -e "$CC_RECORD_DIR/$f" ] && run rm -f "$CC_RECORD_DIR/$f"
 done
+# The second folder of private instances (src/instance/instance-roots.ts), when no instance is left in it.
+run rmdir "$CC_RECORD_DIR/isolated" 2>/dev/null || true
 # What stayed stays recorded, for a later purge by hand.
 if [ ${#keep[@]} -gt 0 ] && [ "$dry_run" = false ]; then printf '%s\n' "${keep[@]}" >"$installed_record"; fi
 if [ -d "$CC_RECORD_DIR" ]; then run rmdir "$CC_RECORD_DIR" 2>/dev/null || left+=("$CC_RECORD_DIR (not empty)"); fi

@@ -46,13 +46,15 @@ CNI
 #   cfg_cni_bin, cfg_cni_conf                  CNI plugin dir (with conform-bridge) and conflist dir
 #   cfg_runc, cfg_slow_runc                    the real runc and the conform-slow handler's wrapper
 #   cfg_runc_root     runc's state root for both handlers; empty: runc's default
-#   cfg_systemd_cgroup true (the systemd cgroup driver) or false (cgroupfs), for both handlers
+#   cfg_crun, cfg_slow_crun, cfg_crun_root     when cfg_crun is set: the handlers "crun" and
+#                     "conform-slow-crun" (the slow wrapper around crun), with crun's state root
+#   cfg_systemd_cgroup true (the systemd cgroup driver) or false (cgroupfs), for every handler
 #   cfg_nri_socket, cfg_nri_plugins, cfg_nri_conf
 # CRI runtime settings live in plugin io.containerd.grpc.v1.cri in 1.7 and in io.containerd.cri.v1.runtime
 # in 2.x; the sandbox image moved to io.containerd.cri.v1.images' pinned_images, and the CNI bin dir
 # became the list bin_dirs.
 containerd_config_toml() {
-  local cri config_version cni_bin options
+  local cri config_version cni_bin options crun_options
   if [ "$cfg_version" = 1.7 ]; then
     cri='plugins."io.containerd.grpc.v1.cri"'
     config_version=2
@@ -63,6 +65,7 @@ containerd_config_toml() {
     cni_bin="bin_dirs = [\"$cfg_cni_bin\"]"
   fi
   options="SystemdCgroup = $cfg_systemd_cgroup"
+  crun_options="$options"$'\n'"        Root = \"${cfg_crun_root:-}\""
   [ -z "$cfg_runc_root" ] || options+=$'\n'"        Root = \"$cfg_runc_root\""
   cat <<TOML
 # Written by cri-conform's scripts for a throwaway containerd $cfg_version; removed with it.
@@ -110,6 +113,24 @@ TOML
       [$cri.containerd.runtimes.conform-slow.options]
         BinaryName = "$cfg_slow_runc"
         $options
+TOML
+  if [ -n "${cfg_crun:-}" ]; then
+    cat <<TOML
+
+    [$cri.containerd.runtimes.crun]
+      runtime_type = "io.containerd.runc.v2"
+      [$cri.containerd.runtimes.crun.options]
+        BinaryName = "$cfg_crun"
+        $crun_options
+
+    [$cri.containerd.runtimes.conform-slow-crun]
+      runtime_type = "io.containerd.runc.v2"
+      [$cri.containerd.runtimes.conform-slow-crun.options]
+        BinaryName = "$cfg_slow_crun"
+        $crun_options
+TOML
+  fi
+  cat <<TOML
 
 [plugins."io.containerd.nri.v1.nri"]
   disable = false

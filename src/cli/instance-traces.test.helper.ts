@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CriClient } from '../cri/client.js';
-import { DEFAULT_BASE_DIR } from '../instance/instance-file.js';
+import { INSTANCE_ROOTS } from '../instance/instance-roots.js';
 import { labelledLeft } from './e2e-env.test.helper.js';
 
 /** What the instance made that the test saw while it ran: its pods' and containers' ids and netns. */
@@ -41,19 +41,23 @@ export async function newInstanceDir(
 ): Promise<string> {
   const deadline = Date.now() + withinMs;
   while (Date.now() < deadline) {
-    for (const name of instanceNames()) {
-      const file = join(DEFAULT_BASE_DIR, name, 'instance.json');
-      if (before.has(name) || !existsSync(file)) continue;
-      if ((JSON.parse(readFileSync(file, 'utf8')) as { target: string }).target === target)
-        return join(DEFAULT_BASE_DIR, name);
+    for (const dir of instanceNames()) {
+      const file = join(dir, 'instance.json');
+      if (before.has(dir) || !existsSync(file)) continue;
+      if ((JSON.parse(readFileSync(file, 'utf8')) as { target: string }).target === target) return dir;
     }
     await new Promise((r) => setTimeout(r, 20));
   }
-  throw new Error(`no private instance of ${target} appeared in ${DEFAULT_BASE_DIR} within ${withinMs} ms`);
+  throw new Error(
+    `no private instance of ${target} appeared in ${INSTANCE_ROOTS.join(' or ')} within ${withinMs} ms`,
+  );
 }
 
+/** The directories of every private instance on this host, wherever it was put. */
 export function instanceNames(): Set<string> {
-  return new Set(existsSync(DEFAULT_BASE_DIR) ? readdirSync(DEFAULT_BASE_DIR) : []);
+  return new Set(
+    INSTANCE_ROOTS.flatMap((root) => (existsSync(root) ? readdirSync(root).map((n) => join(root, n)) : [])),
+  );
 }
 
 /** Resolves once the copy lists a labelled pod; the copy may not answer yet when this starts. */
@@ -143,4 +147,28 @@ function isDir(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Names that no bundled archive has: only a node whose runtime was given them holds these images. */
+export const NODE_ONLY_IMAGES = {
+  testImage: 'registry.example/cc-e2e/busybox:1',
+  pauseImage: 'registry.example/cc-e2e/pause:1',
+};
+
+/**
+ * Gives the node's runtime the bundled images under NODE_ONLY_IMAGES' names too (ctr on its socket, in
+ * the CRI namespace); resolves with the function that takes the names away again.
+ */
+export function tagNodeOnlyImages(endpoint: string, env: Record<string, string>): () => void {
+  const socket = endpoint.replace(/^unix:\/\//, '');
+  const ctr = (...args: string[]) =>
+    execFileSync('ctr', ['-a', socket, '-n', 'k8s.io', 'images', ...args], { stdio: 'ignore' });
+  const pairs = [
+    [env.CRI_CONFORM_TEST_IMAGE ?? 'localhost/cri-conform/busybox:1', NODE_ONLY_IMAGES.testImage],
+    [env.CRI_CONFORM_PAUSE_IMAGE ?? 'localhost/cri-conform/pause:1', NODE_ONLY_IMAGES.pauseImage],
+  ] as const;
+  for (const [from, to] of pairs) ctr('tag', '--force', from, to);
+  return () => {
+    for (const [, to] of pairs) ctr('rm', to);
+  };
 }

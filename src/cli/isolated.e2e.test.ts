@@ -8,9 +8,17 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { readTextOrEmpty } from '../instance/read-text.js';
 import { describeSkipped } from '../skip-reason.test.helper.js';
 import { labelledLeft, NO_RUNTIME_REASON, runCli, runtimesUnderTest } from './e2e-env.test.helper.js';
-import { hostTraces, instanceNames, newInstanceDir, untilCopyHasPod } from './instance-traces.test.helper.js';
+import {
+  hostTraces,
+  instanceNames,
+  NODE_ONLY_IMAGES,
+  newInstanceDir,
+  tagNodeOnlyImages,
+  untilCopyHasPod,
+} from './instance-traces.test.helper.js';
 
 interface Report {
   properties: {
@@ -18,6 +26,8 @@ interface Report {
       dir: string;
       binary: { sha256: string };
       network: { bridge: string };
+      images: string;
+      changed: Array<{ key: string; why: string }>;
       leftovers: string[];
     } | null;
   };
@@ -52,6 +62,64 @@ for (const runtime of runtimesUnderTest()) {
         pods: [],
         containers: [],
       });
+    });
+
+    it('copies the images only the node holds into the copy, pulls nothing, and reaches the same verdicts', async () => {
+      const untag = tagNodeOnlyImages(endpoint, runtime.env);
+      try {
+        const focus = ['--focus', '^(HOOK-01|IDEM-01|TEAR-11) ', '--trials', '3'];
+        const own = [
+          '--pause-image',
+          NODE_ONLY_IMAGES.pauseImage,
+          '--test-image',
+          NODE_ONLY_IMAGES.testImage,
+        ];
+        const run = await runCli(
+          ['run', '--isolated', ...own, '--pull', 'never', ...focus, '--report-dir', reportDir],
+          runtime.env,
+        );
+        expect(run.code, run.stdout + run.stderr).to.be.oneOf([0, 1]);
+        const report = JSON.parse(readFileSync(join(reportDir, 'results.json'), 'utf8')) as Report;
+        const isolated = report.properties.isolated;
+        expect(isolated?.images).to.equal(
+          `test image ${NODE_ONLY_IMAGES.testImage} copied from the node's runtime; sandbox image ${NODE_ONLY_IMAGES.pauseImage} copied from the node's runtime`,
+        );
+        expect(isolated?.changed.every((c) => c.why.length > 0)).to.equal(true);
+        expect(isolated?.leftovers).to.deep.equal([]);
+        const direct = await runCli(
+          ['run', ...focus, '--report-dir', join(reportDir, 'direct')],
+          runtime.env,
+        );
+        const verdicts = (file: string) =>
+          (JSON.parse(readFileSync(file, 'utf8')) as Report).results.map((r) => `${r.id} ${r.verdict}`);
+        expect(verdicts(join(reportDir, 'results.json')), run.stderr).to.deep.equal(
+          verdicts(join(reportDir, 'direct', 'results.json')),
+        );
+        expect(direct.code).to.equal(run.code);
+      } finally {
+        untag();
+      }
+    });
+
+    it('stops before anything starts, with one line naming the image, when neither the node nor the bundle has it', async () => {
+      const before = instanceNames();
+      const missing = 'registry.example/cc-e2e/nowhere:1';
+      const run = await runCli(
+        ['run', '--isolated', '--test-image', missing, '--pull', 'never', '--report-dir', reportDir],
+        runtime.env,
+      );
+      expect(run.code).to.equal(2);
+      expect(run.stderr.trim().split('\n'), run.stderr).to.deep.equal([
+        `cri-conform: --isolated: image ${missing} is not on the node's runtime (ImageStatus on ${endpoint} found no image by that name) and is not one of the bundled images (localhost/cri-conform/busybox:1, localhost/cri-conform/pause:1); import it into the node's runtime, name one it holds, or allow the private instance to pull it (--pull missing)`,
+      ]);
+      // Other runs on this host may start instances meanwhile: none of this endpoint's appeared.
+      const appeared = [...instanceNames()].filter((d) => !before.has(d));
+      const ours = appeared.filter((d) =>
+        readTextOrEmpty(join(d, 'instance.json')).includes(`"${endpoint}"`),
+      );
+      expect(ours).to.deep.equal([]);
+      const report = JSON.parse(readFileSync(join(reportDir, 'results.json'), 'utf8')) as Report;
+      expect(report.properties.isolated).to.equal(null);
     });
 
     it('doctor --isolated finds the copy ready, injectors and restart included, and removes it', async () => {

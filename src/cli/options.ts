@@ -52,6 +52,10 @@ const ENVIRONMENT: readonly FlagSpec[] = [
     flags: '--isolated',
     help: "test a private copy of the node's runtime (its binary and config, own sockets, state, bridge and injectors) that no kubelet sees; removed at the end (containerd, CRI-O; see README)",
   },
+  {
+    flags: '--isolated-subnet <cidr>',
+    help: 'with --isolated: the IPv4 subnet of the private bridge (default: a 10.214.N.0/24 that no route, rule, address, resolver or open connection of the node overlaps)',
+  },
   { flags: '--slow', help: 'also run [Slow] checks (cache TTLs; minutes)' },
   { flags: '--require-nri', help: 'fail (exit 2) instead of skipping NRI checks when NRI is unavailable' },
   {

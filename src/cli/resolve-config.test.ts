@@ -101,6 +101,19 @@ describe('resolveRunConfig', () => {
     );
   });
 
+  it('takes --isolated-subnet in network form only, and whether the pause image was named', () => {
+    expect(resolveRunConfig({ isolatedSubnet: '192.168.77.0/24' }, {}, {}).isolatedSubnet).to.equal(
+      '192.168.77.0/24',
+    );
+    for (const bad of ['192.168.77.5/24', '10.0.0.0', '10.0.0.0/30', 'ten/8'])
+      expect(() => resolveRunConfig({ isolatedSubnet: bad }, {}, {}), bad).to.throw(
+        UsageError,
+        /--isolated-subnet/,
+      );
+    expect(resolveRunConfig({}, {}, {}).pauseImageNamed).to.equal(undefined);
+    expect(resolveRunConfig({}, { CRI_CONFORM_PAUSE_IMAGE: 'p:1' }, {}).pauseImageNamed).to.equal(true);
+  });
+
   it('splits comma-separated suites and keeps repeated ones', () => {
     expect(resolveRunConfig({ suite: ['hooks,teardown', 'names'] }, {}, {}).suites).to.deep.equal([
       'hooks',

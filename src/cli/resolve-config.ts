@@ -5,8 +5,9 @@
 
 import { dirname } from 'node:path';
 import { cgroupParentSyntaxProblem } from '../harness/cgroup-parent.js';
-import type { LevelFilter, PullPolicy, RunConfig } from '../harness/settings.js';
+import { DEFAULT_TRIALS, type LevelFilter, type PullPolicy, type RunConfig } from '../harness/settings.js';
 import { SUITES, type SuiteName } from '../harness/vocabulary.js';
+import { subnetProblem } from '../instance/network.js';
 import type { ConfigValues } from './config-file.js';
 import { parseCount, parseDurationMs } from './durations.js';
 import { UsageError } from './errors.js';
@@ -85,12 +86,14 @@ export function resolveRunConfig(
     ...optional('expected-deviations'),
     ...(bool('strict-deviations') ? { strictDeviations: true } : {}),
     ...(bool('isolated') ? { isolated: true } : {}),
+    ...subnet(pick('isolated-subnet')),
     testImage: pick('test-image') ?? DEFAULT_TEST_IMAGE,
     pauseImage: pick('pause-image') ?? DEFAULT_PAUSE_IMAGE,
+    ...(pick('pause-image') === undefined ? {} : { pauseImageNamed: true }),
     pull: oneOf<PullPolicy>(pick('pull') ?? 'missing', ['never', 'missing', 'always'], '--pull'),
     restartTimeoutMs: duration('restart-timeout', '60s'),
     cacheTtlMs: duration('cache-ttl', '150s'),
-    trials: count('trials', '20', 1),
+    trials: count('trials', String(DEFAULT_TRIALS), 1),
     parallel: count('parallel', '4', 1),
     checkTimeoutMs: parseDurationMs(
       typeof flags.timeout === 'string' ? flags.timeout : (fileString(file, 'check-timeout') ?? '5m'),
@@ -119,6 +122,14 @@ function cgroupParentOf(value: string | undefined): { cgroupParent?: string } {
   const problem = cgroupParentSyntaxProblem(value);
   if (problem) throw new UsageError(problem);
   return { cgroupParent: value };
+}
+
+/** --isolated-subnet, checked here so that a typo stops the run before anything is looked up. */
+function subnet(text: string | undefined): { isolatedSubnet?: string } {
+  if (text === undefined || text === '') return {};
+  const problem = subnetProblem(text);
+  if (problem) throw new UsageError(problem);
+  return { isolatedSubnet: text };
 }
 
 /**

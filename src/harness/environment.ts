@@ -79,10 +79,10 @@ export async function probeNri(socketPath: string, registrationTimeoutMs = 6_000
  * @param parentPath the pods' cgroup parent below each hierarchy's root (cgroup-parent.ts)
  */
 export function nodeProbeAvailability(
-  config: Pick<RunConfig, 'nodeProbes' | 'runtimeEndpoint' | 'nodeAnchorPid'>,
+  config: Pick<RunConfig, 'nodeProbes' | 'runtimeEndpoint' | 'nodeAnchorPid' | 'netnsDirs'>,
   parentPath?: string,
 ): NodeHostProbe | { unavailable: string } {
-  const view = new NodeView(config.nodeAnchorPid);
+  const view = new NodeView(config.nodeAnchorPid, config.netnsDirs);
   if (config.nodeProbes === 'off') return { unavailable: 'host probes are off (--node-probes off)' };
   if (config.nodeProbes === 'on') return new NodeHostProbe(config.runtimeEndpoint, view, parentPath);
   if (process.platform !== 'linux') return { unavailable: 'host probes need Linux' };

@@ -51,6 +51,7 @@ export { errorMessage, skipReason } from './errors.js';
 export type { HostBaseline } from './host-diff.js';
 export { describeLeaks, type HostLeak, type PodHostSnapshot } from './host-findings.js';
 export { shortId } from './ids.js';
+export { CREATE_NOT_HELD } from './injector-needs.js';
 export { CHECK_LABEL, RUN_LABEL } from './labels.js';
 export { describeAttempts } from './retry.js';
 export type { CheckSettings } from './settings.js';

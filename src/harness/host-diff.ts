@@ -112,11 +112,14 @@ export function newSince(
   return leaks;
 }
 
-/** Network namespace files under /run/netns (and /var/run/netns when it is not the same dir): path -> inode. */
+/**
+ * Network namespace files under /run/netns (and /var/run/netns when it is not the same dir), and under the
+ * runtime's own netns folders (a CRI-O namespaces_dir, a private instance's): path -> inode.
+ */
 export function listNetns(view: NodeView = ON_NODE): Map<string, number> {
   const found = new Map<string, number>();
   const seen = new Set<number>();
-  for (const dir of NETNS_DIRS) {
+  for (const dir of [...NETNS_DIRS, ...view.netnsDirs]) {
     let names: string[] = [];
     try {
       names = readdirSync(view.path(dir));

@@ -3,6 +3,7 @@
  * answer and a run refuses to start on a fatal finding, so the two can never disagree: both call this, with
  * the same skip rule the scheduler applies (staticSkipReason).
  */
+
 import type { CriClient } from '../cri/client.js';
 import { parentCgroupPath } from './cgroup-parent.js';
 import { CgroupParentLease } from './cgroup-parent-lease.js';
@@ -27,6 +28,7 @@ import {
   runtimeStatus,
 } from './readiness-probes.js';
 import type { Finding, Readiness, ReadinessPurpose, SkipForecast } from './readiness-types.js';
+import { runtimeNetnsDirs } from './runtime-netns.js';
 import { type Availability, namedInFocus, staticSkipReason } from './selection.js';
 import type { RunConfig } from './settings.js';
 
@@ -52,7 +54,8 @@ export async function assessReadiness(
   findings.push(testImage, await imageFinding(client, config.pauseImage, '--pause-image', config, purpose));
 
   const nri = await probeNri(config.nriSocket, NRI_REGISTRATION_MS);
-  const host = nodeProbeAvailability(config, parentCgroupPath(cgroup.placement));
+  const netnsDirs = [...new Set([...(config.netnsDirs ?? []), ...(await runtimeNetnsDirs(client))])];
+  const host = nodeProbeAvailability({ ...config, netnsDirs }, parentCgroupPath(cgroup.placement));
   const nriTimeout = nriTimeoutFinding(nri, config);
   findings.push(
     nriFinding(nri, config, checks),
@@ -71,46 +74,37 @@ export async function assessReadiness(
       ? { besideKubelet: { named: namedInFocus(checks, config.focus) } }
       : {}),
   };
-  const skips: SkipForecast[] = checks.flatMap((check) => {
-    const reason = staticSkipReason(check, availability);
-    return reason ? [{ check, reason }] : [];
-  });
-  const skipped = new Set(skips.map((s) => s.check));
+  const skipped = new Set(checks.filter((check) => staticSkipReason(check, availability)));
   const blocked = [...status.findings, kubeletSeen, cgroup.finding].some((f) => f.severity === 'fatal');
   // Taken before the first pod (the proof's): what exists now is not the run's to remove.
   const cgroupLease =
     blocked || 'unavailable' in host
       ? CgroupParentLease.none()
       : CgroupParentLease.take(cgroup.placement, new NodeView(config.nodeAnchorPid));
-  findings.push(
-    ...(await injectorFindings({
-      client,
-      config,
-      handlers: status.handlers,
-      active: checks.filter((c) => !skipped.has(c)),
-      purpose,
-      // A kubelet would stop the proof pod within seconds and make a working injector look broken; a pod
-      // that cannot be placed in a cgroup fails in runc whatever the injectors do.
-      mayCreatePod: !blocked,
-      testImagePresent: testImage.severity === 'ok',
-      cgroupParent: cgroup.placement.parent,
-    })),
-  );
-  if (purpose === 'doctor') {
-    // Doctor's pods are gone by now, and nothing of its own may stay.
-    cgroupLease.release(otherLiveRuns(''));
-    return {
-      findings,
-      nri,
-      host,
-      availability,
-      skips,
-      kubelet,
-      cgroup: cgroup.placement,
-      cgroupLease: CgroupParentLease.none(),
-    };
-  }
-  return { findings, nri, host, availability, skips, kubelet, cgroup: cgroup.placement, cgroupLease };
+  const injectors = await injectorFindings({
+    client,
+    config,
+    handlers: status.handlers,
+    active: checks.filter((c) => !skipped.has(c)),
+    purpose,
+    // A kubelet would stop the proof pod within seconds and make a working injector look broken; a pod
+    // that cannot be placed in a cgroup fails in runc whatever the injectors do.
+    mayCreatePod: !blocked,
+    testImagePresent: testImage.severity === 'ok',
+    cgroupParent: cgroup.placement.parent,
+  });
+  findings.push(...injectors.findings);
+  // What the proof learned joins the rule the run's scheduler applies, so the forecast is the run's.
+  if (injectors.heldCreate) availability.heldCreate = injectors.heldCreate;
+  const skips: SkipForecast[] = checks.flatMap((check) => {
+    const reason = staticSkipReason(check, availability);
+    return reason ? [{ check, reason }] : [];
+  });
+  const found = { findings, nri, host, availability, skips, kubelet, cgroup: cgroup.placement };
+  if (purpose === 'run') return { ...found, cgroupLease };
+  // Doctor's pods are gone by now, and nothing of its own may stay.
+  cgroupLease.release(otherLiveRuns(''));
+  return { ...found, cgroupLease: CgroupParentLease.none() };
 }
 
 /** Throws the fatal findings as one EnvironmentError (exit 2), each with what to fix. */

@@ -84,10 +84,12 @@ export interface CheckResult {
   trials?: { run: number; violated: number };
   timeline: TimelineEntry[];
   /**
-   * failed or deviation: the known, upstream-tracked runtime issue this failure matches (an entry of the
-   * bundled or the given deviations file). It never changes the verdict by itself.
+   * failed or deviation: the known runtime issue this failure matches (an entry of the bundled or the given
+   * deviations file). It never changes the verdict by itself. `links`: the upstream issue tracking it (and
+   * a proposal); with `draft` (a bug not reported upstream, its drafted report in the package) only a
+   * related issue, if any.
    */
-  knownIssue?: { reason: string; links: string[] };
+  knownIssue?: { reason: string; links: string[]; draft?: string };
   /**
    * Time the contract itself makes the check wait: absence windows, deliberate pauses and the deadlines of
    * calls that were meant to time out. The benchmark compares it with the wall time.
@@ -139,6 +141,16 @@ export interface RuntimeCrash {
   beside: string[];
   /** What showed it: no answer, or a new socket serving the runtime. */
   evidence: string;
+}
+
+/**
+ * What tracks a known issue, for every report: its upstream links, or for a bug not reported upstream
+ * "not reported upstream, bug report draft <path>" (and the related issue).
+ */
+export function describeTracking(k: { links: readonly string[]; draft?: string }): string {
+  if (k.draft === undefined) return k.links.join(' ');
+  const related = k.links.length > 0 ? ` (related: ${k.links.join(' ')})` : '';
+  return `not reported upstream, bug report draft ${k.draft}${related}`;
 }
 
 /** "runtime crash during IDEM-05 (beside TEAR-02): ...": the one line every reporter prints for it. */

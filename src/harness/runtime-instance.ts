@@ -21,6 +21,8 @@ export type InstanceSettings = Pick<
   | 'restartCmd'
   | 'pauseImage'
   | 'nodeAnchorPid'
+  | 'privateInstanceLog'
+  | 'netnsDirs'
 >;
 
 /** What the report records about a private instance. */
@@ -35,6 +37,8 @@ export interface InstanceRecord {
   dir: string;
   network: { bridge: string; subnet: string };
   images: string;
+  /** What the run said about its images (where each came from, stand-ins, pulls). */
+  imageNotes?: string[];
   timingsMs: { start: number; imageImport: number; removal?: number };
   /** What could not be removed at the end; empty when the host holds nothing of it any more. */
   leftovers?: string[];
@@ -52,7 +56,11 @@ export interface InstanceRequest {
   endpoint: string;
   testImage: string;
   pauseImage: string;
+  /** Whether the user named the pause image; otherwise the instance uses the node's own sandbox image. */
+  pauseImageNamed: boolean;
   pull: RunConfig['pull'];
+  /** The private bridge's subnet the user named (--isolated-subnet); otherwise a free 10.214.N.0/24. */
+  subnet?: string;
   signal: AbortSignal;
 }
 
@@ -72,16 +80,36 @@ export async function onPrivateInstance<T>(
     endpoint: config.runtimeEndpoint,
     testImage: config.testImage,
     pauseImage: config.pauseImage,
+    pauseImageNamed: config.pauseImageNamed === true,
     pull: config.pull,
+    ...(config.isolatedSubnet === undefined ? {} : { subnet: config.isolatedSubnet }),
     signal,
   });
   const record = instance.record;
   try {
     const value = await body({ ...config, ...instance.settings }, record);
     return { value, record };
+  } catch (e) {
+    throw withInstanceRecord(e, record);
   } finally {
     const started = performance.now();
     record.leftovers = await instance.remove();
     record.timingsMs.removal = Math.round(performance.now() - started);
   }
+}
+
+const recordsOfErrors = new WeakMap<object, InstanceRecord>();
+
+/**
+ * Marks an error as one that ended a run whose private instance had been started, so that the report of a
+ * run that never reached a check still says what the instance was and what its removal left.
+ */
+export function withInstanceRecord(e: unknown, record: InstanceRecord): unknown {
+  if (typeof e === 'object' && e !== null) recordsOfErrors.set(e, record);
+  return e;
+}
+
+/** The private instance a failed run had started, when it had. */
+export function instanceRecordOf(e: unknown): InstanceRecord | undefined {
+  return typeof e === 'object' && e !== null ? recordsOfErrors.get(e) : undefined;
 }

@@ -21,6 +21,8 @@ export interface RunConfig {
   slowCniDir?: string;
   testImage: string;
   pauseImage: string;
+  /** The user named the pause image (flag, env, config file); else a private instance uses the node's own. */
+  pauseImageNamed?: boolean;
   pull: PullPolicy;
   restartCmd?: string;
   restartTimeoutMs: number;
@@ -44,6 +46,13 @@ export interface RunConfig {
   nodeAnchorPid?: number;
   /** The pods' cgroup parent (--cgroup-parent); absent, one of the tool's own in the runtime's driver. */
   cgroupParent?: string;
+  /** The daemon log of the private instance (--isolated) the run talks to, for messages about its setup. */
+  privateInstanceLog?: string;
+  /**
+   * Where the runtime pins network namespaces besides /run/netns (a private CRI-O's namespaces_dir):
+   * host probes look there too.
+   */
+  netnsDirs?: readonly string[];
   /** Run although a kubelet drives the runtime (--beside-kubelet); see kubelet-detect.ts. */
   besideKubelet?: boolean;
   reportDir: string;
@@ -55,6 +64,8 @@ export interface RunConfig {
   strictDeviations?: boolean;
   /** Run against a private instance of the node's runtime (src/instance) instead of the runtime itself. */
   isolated?: boolean;
+  /** The private instance's bridge subnet (--isolated-subnet), instead of a free 10.214.N.0/24. */
+  isolatedSubnet?: string;
   /** The flags as the user gave them, for the report's properties. */
   flagsText: string;
 }
@@ -79,6 +90,9 @@ export interface CheckSettings {
 }
 
 export const MARGIN_MS = 3_000;
+
+/** --trials when none is given: what a run without the flag ran, and what its reproduce command says. */
+export const DEFAULT_TRIALS = 20;
 
 export type NriTimeoutSource = 'sent by the runtime in Configure' | '--nri-request-timeout';
 

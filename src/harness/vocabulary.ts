@@ -15,6 +15,8 @@ import type { InjectorNeed } from './injector-needs.js';
  * checks (restarts) and `stalls-hooks` checks (they hold, hang or delay NRI hooks, which runtimes deliver
  * one at a time across all pods) run alone. A check declares every injector its scenario asks t.inject for
  * and whether it stalls hooks: the harness refuses an undeclared injector or stalling fault, so `doctor`
- * can forecast every injector skip and no check stalls the checks beside it.
+ * can forecast every injector skip and no check stalls the checks beside it. `held-create`: the slow
+ * runtime handler must hold CreateContainer itself, which it can only on a runtime that runs the OCI create
+ * inside CreateContainer; the injector proof tells (containerd runs it at StartContainer).
  */
-export type Need = 'nri' | 'exclusive' | 'stalls-hooks' | InjectorNeed;
+export type Need = 'nri' | 'exclusive' | 'stalls-hooks' | 'held-create' | InjectorNeed;

@@ -31,7 +31,9 @@ export function startDaemon(dir: string, cmd: DaemonCommand, host: HostView): nu
     const child = spawn(launch.file, launch.args, {
       detached: true,
       stdio: ['ignore', log, log],
-      env: { PATH: cmd.path, HOME: '/root' },
+      // HOME is the instance's folder: a CRI-O would otherwise read root's registry credentials
+      // (~/.docker/config.json) for the pulls --pull allows.
+      env: { PATH: cmd.path, HOME: dir },
     });
     child.unref();
     if (child.pid === undefined) throw new Error(`${cmd.binary} could not be started`);

@@ -5,9 +5,9 @@
  * daemon stays in this process's cgroup and network namespace), and the node's files are read through that
  * process's root (NodeView, which the host probes use too). On the node itself both are the plain paths
  * and commands. The instance's own directory is the same path on both sides (the plugin mounts the host's
- * /run/cri-conform at /run/cri-conform), so it needs no translation.
+ * /run/cri-conform and /var/lib/cri-conform/isolated at the same paths), so it needs no translation.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readlinkSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { NodeView } from '../harness/runtime-instance.js';
 
@@ -34,7 +34,8 @@ export class HostView extends NodeView {
    */
   static recorded(anchor: number | undefined): HostView {
     if (anchor === undefined || existsSync(`/proc/${anchor}/ns/mnt`)) return new HostView(anchor);
-    return HostView.of(1);
+    // An init whose namespaces this process may not read is no stand-in: then this process is on the node.
+    return canRead('/proc/1/ns/mnt') ? HostView.of(1) : new HostView();
   }
 
   /** A path of this process's filesystem as a command started on the node can open it (hostPID). */
@@ -53,6 +54,13 @@ export class HostView extends NodeView {
     return { file: nsenter(), args: ['-t', String(this.anchor), '-m', '-C', '--', file, ...args] };
   }
 
+  /** As command(), in the node's network namespace too (from a pod, whose own is another). */
+  commandInNodeNetwork(binary: string, args: readonly string[]): { file: string; args: string[] } {
+    const cmd = this.command(binary, args);
+    if (this.anchor === undefined) return cmd;
+    return { file: cmd.file, args: ['-n', ...cmd.args] };
+  }
+
   /** A command name resolved on a node PATH, as the node's daemon would run it (a node path). */
   onPath(command: string, path: string): string | undefined {
     if (isAbsolute(command)) return existsSync(this.path(command)) ? command : undefined;
@@ -69,6 +77,15 @@ function sameMountNamespace(pid: number): boolean {
     return statSync('/proc/self/ns/mnt').ino === statSync(`/proc/${pid}/ns/mnt`).ino;
   } catch {
     // Not ours to look at: only a process of another namespace hides it from root.
+    return false;
+  }
+}
+
+function canRead(link: string): boolean {
+  try {
+    readlinkSync(link);
+    return true;
+  } catch {
     return false;
   }
 }

@@ -1,9 +1,9 @@
 /**
  * `<dir>/instance.json`: what a private instance is, written before anything of it exists on the host, so
  * that removal (now, by `cri-conform cleanup` after a killed run, or by its restart command) finds
- * everything through the directory alone. Instances live under one base directory, one per run.
+ * everything through the directory alone. Instances live under the folders of instance-roots.ts, one per run.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HostView } from './host-view.js';
 import type { Flavor } from './layout.js';
@@ -11,11 +11,6 @@ import type { PrivateNetwork } from './network.js';
 import { startTimeOf } from './processes.js';
 
 export const INSTANCE_FILE = 'instance.json';
-/**
- * Short on purpose: <dir>/containerd.sock.ttrpc (and CRI-O's pinned namespaces) must stay under the 108
- * bytes of a unix socket path.
- */
-export const DEFAULT_BASE_DIR = '/run/cri-conform/isolated';
 
 export interface InstanceFile {
   id: string;
@@ -33,8 +28,11 @@ export interface InstanceFile {
   network: PrivateNetwork;
 }
 
+/** Written whole or not at all (a rename): cleanup and a sweep may read it while it is rewritten. */
 export function writeInstanceFile(dir: string, info: InstanceFile): void {
-  writeFileSync(join(dir, INSTANCE_FILE), `${JSON.stringify(info, null, 2)}\n`);
+  const partial = join(dir, `${INSTANCE_FILE}.partial`);
+  writeFileSync(partial, `${JSON.stringify(info, null, 2)}\n`);
+  renameSync(partial, join(dir, INSTANCE_FILE));
 }
 
 export function readInstanceFile(dir: string): InstanceFile | undefined {

@@ -42,7 +42,7 @@ export async function removeInstance(dir: string, info: InstanceFile): Promise<s
   removeCniCache(info.network.name, named.ids, host);
   for (const s of named.shimSockets) rmSync(host.path(s), { force: true });
   removeCgroups(named.ids, host);
-  releaseNetwork(dir, info.network.number);
+  releaseNetwork(dir, info.network);
   const problems = await remains(dir, info, named);
   if (!problems.some((x) => x.startsWith('mount'))) await removeDir(dir, host);
   return problems;

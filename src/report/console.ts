@@ -9,6 +9,7 @@ import {
   type CheckResult,
   describeCgroup,
   describeCrash,
+  describeTracking,
   type RunOutcome,
   type RunProperties,
   type Verdict,
@@ -132,7 +133,8 @@ function checkLines(c: ChalkInstance, r: CheckResult): string[] {
     const text = indent(r.message);
     lines.push(...(r.verdict === 'failed' || r.verdict === 'error' ? text : text.map((l) => c.dim(l))));
   }
-  if (r.verdict === 'failed' && r.knownIssue) lines.push(`    ${knownIssueText(r.knownIssue)}`);
+  if (r.verdict === 'failed' && r.knownIssue)
+    lines.push(`    ${`known runtime issue: ${describeTracking(r.knownIssue)}`}`);
   if (r.trials)
     lines.push(c.dim(`    trials: ${r.trials.violated} of ${r.trials.run} violated the contract`));
   const obs = Object.entries(r.observations);
@@ -150,11 +152,6 @@ function checkLines(c: ChalkInstance, r: CheckResult): string[] {
     lines.push(...timelineTail(r.timeline, TIMELINE_TAIL_LINES).map((l) => c.dim(`      ${l}`)));
   }
   return lines;
-}
-
-/** A failure that matches a known runtime issue says so; it stays a failure. */
-function knownIssueText(k: NonNullable<CheckResult['knownIssue']>): string {
-  return `known runtime issue: ${k.links.join(' ')}`;
 }
 
 function summaryLines(c: ChalkInstance, outcome: RunOutcome): string[] {
@@ -187,7 +184,7 @@ function summaryLines(c: ChalkInstance, outcome: RunOutcome): string[] {
       const reason = collapseRetries(cleanText(r.message ?? '(no message)').split('\n')[0] ?? '');
       lines.push(`  ${mark.paint(c)(mark.symbol)} ${r.id} ${r.title}: ${reason}`);
       // On a line of its own, so that shortening a long reason never cuts the link off.
-      if (r.knownIssue) lines.push(`      ${knownIssueText(r.knownIssue)}`);
+      if (r.knownIssue) lines.push(`      ${`known runtime issue: ${describeTracking(r.knownIssue)}`}`);
     }
   }
   const crashes = outcome.runtimeCrashes ?? [];

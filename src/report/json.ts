@@ -4,7 +4,8 @@
  * existence checks. results.schema.json beside this file is the published schema.
  * Version 2 added properties.node, notStarted, staleDeviations and each result's knownIssue; version 3
  * added runtimeCrashes; version 4 each result's violations (the clause each broke, in its own words);
- * version 5 each result's notRun (the parts of its contract the check could not test here).
+ * version 5 each result's notRun (the parts of its contract the check could not test here) and
+ * knownIssue.draft (a bug not reported upstream: its drafted report).
  */
 import type { CheckResult, RunOutcome, TimelineEntry, ViolationRecord } from '../harness/result.js';
 import { countVerdicts } from './tally.js';
@@ -46,7 +47,7 @@ function resultJson(r: CheckResult) {
     observations: r.observations,
     trials: r.trials ?? null,
     requiredWaitMs: r.requiredWaitMs ?? null,
-    knownIssue: r.knownIssue ?? null,
+    knownIssue: r.knownIssue ? { ...r.knownIssue, draft: r.knownIssue.draft ?? null } : null,
     violations: r.violations?.map(violationJson) ?? null,
     notRun: r.notRun ?? null,
     timeline: r.timeline.map(entryJson),

@@ -11,6 +11,7 @@ import {
   type CheckResult,
   describeCgroup,
   describeCrash,
+  describeTracking,
   type RunOutcome,
   type RunProperties,
 } from '../harness/result.js';
@@ -108,7 +109,7 @@ function addCase(tc: TestCase, r: CheckResult): void {
   if (r.trials)
     tc.property('trials.run', String(r.trials.run)).property('trials.violated', String(r.trials.violated));
   if (r.knownIssue)
-    tc.property('knownIssue', xmlText([r.knownIssue.reason, ...r.knownIssue.links].join(' ')));
+    tc.property('knownIssue', xmlText(`${r.knownIssue.reason} ${describeTracking(r.knownIssue)}`));
   // The clause of the contract the failure broke (the first violation decides a FAIL).
   const broke = r.verdict === 'failed' || r.verdict === 'deviation' ? r.violations?.[0] : undefined;
   if (broke?.clause) tc.property('clause', xmlText(broke.clause));

@@ -98,14 +98,21 @@ function resultOf(r: Json): CheckResult {
     ...optionalString(r, 'detail'),
     ...(isObject(trials) ? { trials: trials as unknown as NonNullable<CheckResult['trials']> } : {}),
     ...(typeof requiredWaitMs === 'number' ? { requiredWaitMs } : {}),
-    ...(isObject(knownIssue)
-      ? { knownIssue: knownIssue as unknown as NonNullable<CheckResult['knownIssue']> }
-      : {}),
+    ...(isObject(knownIssue) ? { knownIssue: knownIssueOf(knownIssue) } : {}),
     ...(Array.isArray(violations) ? { violations: violations.map(violationOf) } : {}),
     ...(Array.isArray(notRun) && notRun.length > 0
       ? { notRun: notRun as unknown as NonNullable<CheckResult['notRun']> }
       : {}),
     timeline: (timeline as Json[]).map(entryOf),
+  };
+}
+
+/** A known issue as written; its draft is null (version 5) or absent (before) for a tracked issue. */
+function knownIssueOf(k: Json): NonNullable<CheckResult['knownIssue']> {
+  const { draft, ...rest } = k;
+  return {
+    ...(rest as unknown as NonNullable<CheckResult['knownIssue']>),
+    ...(typeof draft === 'string' ? { draft } : {}),
   };
 }
 

@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { parse, parseAllDocuments } from 'yaml';
 import { POD_LOG_ROOT_AS_ROOT } from '../../harness/pod-logs.js';
 import { SHARED_WITH_NODE } from '../../instance/host-view.js';
-import { DEFAULT_BASE_DIR } from '../../instance/instance-file.js';
+import { INSTANCE_ROOTS } from '../../instance/instance-roots.js';
 import { NETWORK_CLAIMS } from '../../instance/network.js';
 import { ROOT } from '../e2e-env.test.helper.js';
 import { JUNIT_FILE } from './results-dir.js';
@@ -116,9 +116,20 @@ describe('the Sonobuoy plugin file', () => {
     expect(pluginFileProblems(doc)).to.deep.equal([]);
   });
 
-  it("mounts the host's directory of the private instances, their network claims and the pod logs", () => {
-    for (const dir of [DEFAULT_BASE_DIR, NETWORK_CLAIMS, POD_LOG_ROOT_AS_ROOT])
-      expect(dir.startsWith(`${SHARED_WITH_NODE}/`), dir).to.equal(true);
+  it("mounts every folder of private instances, their network claims and the pod logs at the host's paths", () => {
+    const spec = obj(doc.spec);
+    const volumes = new Map(
+      ((doc['extra-volumes'] as Doc[] | undefined) ?? []).map((v) => [v.name, obj(v.hostPath).path]),
+    );
+    const sameOnBoth = ((spec.volumeMounts as Doc[] | undefined) ?? [])
+      .filter((m) => !m.readOnly && volumes.get(m.name) === m.mountPath)
+      .map((m) => String(m.mountPath));
+    for (const dir of [...INSTANCE_ROOTS, NETWORK_CLAIMS, POD_LOG_ROOT_AS_ROOT])
+      expect(
+        sameOnBoth.some((m) => dir === m || dir.startsWith(`${m}/`)),
+        `${dir} in ${sameOnBoth}`,
+      ).to.equal(true);
+    expect(NETWORK_CLAIMS.startsWith(`${SHARED_WITH_NODE}/`)).to.equal(true);
   });
 
   it('would catch the stale result-type key of the older docs', () => {

@@ -19,7 +19,9 @@ import { labelledLeft, runtimesUnderTest } from '../e2e-env.test.helper.js';
 import {
   hostTraces,
   instanceNames,
+  NODE_ONLY_IMAGES,
   newInstanceDir,
+  tagNodeOnlyImages,
   untilCopyHasPod,
   watchInstance,
 } from '../instance-traces.test.helper.js';
@@ -41,7 +43,9 @@ const DONE_WITHIN_MS = 240_000;
 const POD_ENDPOINT = 'unix:///host/run/containerd/containerd.sock';
 
 interface Results {
-  properties: { isolated: { dir: string; network: { bridge: string }; leftovers: string[] } | null };
+  properties: {
+    isolated: { dir: string; network: { bridge: string }; images: string; leftovers: string[] } | null;
+  };
   results: Array<{ id: string; verdict: string; message: string | null }>;
 }
 
@@ -55,6 +59,7 @@ for (const runtime of runtimesUnderTest()) {
     let client: CriClient;
     let double: RunningDouble;
     let hostDir: string;
+    let untag: (() => void) | undefined;
     const pods: WorkerPod[] = [];
     const progressServers: Array<{ close(): Promise<void> }> = [];
 
@@ -62,6 +67,7 @@ for (const runtime of runtimesUnderTest()) {
       const image = await ensureWorkerImage(containerdDir);
       await importImage(containerdDir, image.archive);
       client = await CriClient.connect({ runtimeEndpoint: endpoint });
+      untag = tagNodeOnlyImages(endpoint, runtime.env);
       double = await startDouble(runtime.env, [
         '--period-ms',
         '500',
@@ -82,12 +88,15 @@ for (const runtime of runtimesUnderTest()) {
       rmSync(hostDir, { recursive: true, force: true });
     });
     after(async () => {
+      untag?.();
       await double?.stop();
       client?.close();
     });
 
+    // Images only the node holds (tagNodeOnlyImages): the private instance must copy them from the node.
     const pluginEnv = {
-      CRI_CONFORM_TEST_IMAGE: runtime.env.CRI_CONFORM_TEST_IMAGE ?? '',
+      CRI_CONFORM_TEST_IMAGE: NODE_ONLY_IMAGES.testImage,
+      CRI_CONFORM_PAUSE_IMAGE: NODE_ONLY_IMAGES.pauseImage,
       CRI_CONFORM_PULL: 'never',
       CRI_CONFORM_FOCUS: FOCUS,
       CRI_CONFORM_LEVEL: 'all',
@@ -158,6 +167,9 @@ for (const runtime of runtimesUnderTest()) {
       ]);
       const isolated = report.properties.isolated;
       expect(isolated?.dir).to.equal(dir);
+      expect(isolated?.images).to.equal(
+        `test image ${NODE_ONLY_IMAGES.testImage} copied from the node's runtime; sandbox image ${NODE_ONLY_IMAGES.pauseImage} copied from the node's runtime`,
+      );
       expect(isolated?.leftovers).to.deep.equal([]);
       expect(watch.seen.ids.size, 'objects of the instance seen while it ran').to.be.greaterThan(0);
       const log = podLog(pod.logFile);

@@ -4,6 +4,7 @@
  * config-map dir as Sonobuoy adds them, the host's PID namespace, privileged (and the host network, for the
  * test's stand-in of the sidecar).
  */
+
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,8 +12,11 @@ import { parse } from 'yaml';
 import type { CriClient } from '../../cri/client.js';
 import type { ContainerState, KeyValue, Mount } from '../../cri/types.js';
 import { SHARED_WITH_NODE } from '../../instance/host-view.js';
+import { INSTANCE_ROOTS } from '../../instance/instance-roots.js';
 import { ROOT } from '../e2e-env.test.helper.js';
 
+/** The folder of private instances for a node whose /run cannot hold them (instance-roots.ts). */
+const VAR_ISOLATED = INSTANCE_ROOTS[1] ?? '';
 /** Sonobuoy's defaults for the dirs it mounts into every plugin container (pkg/client/gen.go). */
 export const SONOBUOY_RESULTS_DIR = '/tmp/sonobuoy/results';
 export const SONOBUOY_CONFIG_DIR = '/tmp/sonobuoy/config';
@@ -28,6 +32,8 @@ export interface PluginSpec {
   hostVarRun: string;
   /** Where the container sees the host's cri-conform dir: instances and pod logs (the same path). */
   sharedRun: string;
+  /** Where the pod sees the second folder of private instances (instance-roots.ts). */
+  varIsolated: string;
   configMap: Record<string, string>;
 }
 
@@ -62,6 +68,7 @@ export function readPluginSpec(): PluginSpec {
     hostRun: mountOf('/run'),
     hostVarRun: mountOf('/var/run'),
     sharedRun: mountOf(SHARED_WITH_NODE),
+    varIsolated: mountOf(VAR_ISOLATED),
     configMap: doc['config-map'],
   };
 }
@@ -96,8 +103,10 @@ export async function startWorkerPod(client: CriClient, o: WorkerPodOptions): Pr
     writeFileSync(join(configDir, file), content);
 
   mkdirSync(SHARED_WITH_NODE, { recursive: true });
+  mkdirSync(VAR_ISOLATED, { recursive: true, mode: 0o700 });
   const mounts: Mount[] = [
     { hostPath: SHARED_WITH_NODE, containerPath: o.spec.sharedRun },
+    { hostPath: VAR_ISOLATED, containerPath: o.spec.varIsolated },
     { hostPath: resultsDir, containerPath: SONOBUOY_RESULTS_DIR },
     { hostPath: configDir, containerPath: SONOBUOY_CONFIG_DIR, readonly: true },
   ];

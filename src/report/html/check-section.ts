@@ -34,7 +34,11 @@ function body(r: CheckResult): string {
   if (notRun) out.push(`<p class="known"><b>Not tested here:</b> ${esc(notRun)}</p>`);
   if (r.knownIssue) {
     const links = r.knownIssue.links.map((l) => `<a href="${esc(l)}">${esc(l)}</a>`).join(' ');
-    out.push(`<p class="known"><b>Known issue:</b> ${esc(r.knownIssue.reason)} ${links}</p>`);
+    const { draft } = r.knownIssue;
+    const tracked = draft
+      ? `not reported upstream, bug report draft <code>${esc(draft)}</code>${links ? ` (related: ${links})` : ''}`
+      : links;
+    out.push(`<p class="known"><b>Known issue:</b> ${esc(r.knownIssue.reason)} ${tracked}</p>`);
   }
   out.push(`<p><b>Contract:</b> ${esc(r.contract)}</p>`);
   const obs = Object.entries(r.observations);
