@@ -42,17 +42,11 @@ here="$(cd "$(dirname "$0")" && pwd)"
 usage() { sed -n '2,/^set -Eeuo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 # shellcheck source=lib/containerd-common.sh source-path=SCRIPTDIR
 . "$here/lib/containerd-common.sh"
+# shellcheck source=lib/containerd-config.sh source-path=SCRIPTDIR
+. "$here/lib/containerd-config.sh"
 # shellcheck source=lib/footprint.sh source-path=SCRIPTDIR
 . "$here/lib/footprint.sh"
-# A command that fails without a message of ours still ends with one line saying what failed.
-on_error() { # status line command
-  [ "$BASHPID" = "$$" ] || return 0
-  # Our own scripts exit 2 after their own line; one line per failure is enough.
-  if [ "$1" = 2 ] && [[ $3 == *.sh* ]]; then exit 2; fi
-  printf 'containerd-up.sh: line %s failed (exit %s): %s; its output above says why; scripts/containerd-down.sh with the same arguments removes what was made\n' "$2" "$1" "$3" >&2
-  exit 2
-}
-trap 'on_error $? $LINENO "$BASH_COMMAND"' ERR
+trap_errors containerd-down.sh
 parse_common_args "$@"
 [ "$(id -u)" = 0 ] || die "needs root (it starts containerd and creates a bridge): sudo $0 $*"
 
@@ -138,11 +132,6 @@ echo 0 >"$dir/slow-runtime/delay-ms"
 echo 0 >"$dir/slow-cni/delay-ms"
 
 real_runc=$(command -v runc)
-install_template() { # template destination placeholder value
-  sed "s|@$3@|$4|" "$1" >"$2.tmp"
-  chmod 0755 "$2.tmp"
-  mv -f "$2.tmp" "$2"
-}
 # The slow runtime handler's runc (scripts/lib/runc-slow.sh).
 install_template "$here/lib/runc-slow.sh" "$dir/slow-runtime/runc-slow" REAL_RUNC "$real_runc"
 # The same wrapper around crun: crun takes runc's command line, and both log into one control dir.
@@ -155,125 +144,19 @@ for plugin in /usr/lib/cni/*; do
 done
 install_template "$here/lib/cni-slow.sh" "$dir/cni-bin/conform-bridge" REAL_PLUGIN /usr/lib/cni/bridge
 
-cat >"$dir/cni/10-cri-conform.conflist" <<CNI
+cni_conflist "$net_name" "$bridge" "$subnet" "$dir/cni-ipam" >"$dir/cni/10-cri-conform.conflist"
+
+# shellcheck disable=SC2034 # read by containerd_config_toml
 {
-  "cniVersion": "1.0.0",
-  "name": "$net_name",
-  "plugins": [
-    {
-      "type": "conform-bridge",
-      "bridge": "$bridge",
-      "isGateway": true,
-      "ipMasq": false,
-      "ipam": {
-        "type": "host-local",
-        "ranges": [[{ "subnet": "$subnet" }]],
-        "routes": [{ "dst": "0.0.0.0/0" }],
-        "dataDir": "$dir/cni-ipam"
-      }
-    },
-    { "type": "loopback" }
-  ]
+  cfg_version=$version cfg_root="$dir/root" cfg_state="$dir/state" cfg_socket="$dir/containerd.sock"
+  cfg_opt="$dir/opt" cfg_pause_image=$pause_image cfg_cni_bin="$dir/cni-bin" cfg_cni_conf="$dir/cni"
+  cfg_runc=$real_runc cfg_slow_runc="$dir/slow-runtime/runc-slow" cfg_runc_root="$dir/runc"
+  cfg_crun='' cfg_slow_crun='' cfg_crun_root="$dir/crun"
+  cfg_systemd_cgroup=false cfg_nri_socket="$dir/nri.sock" cfg_nri_plugins="$dir/nri-plugins"
+  cfg_nri_conf="$dir/nri-conf"
 }
-CNI
-
-# --- config.toml ----------------------------------------------------------------------------------------
-# CRI runtime settings live in plugin io.containerd.grpc.v1.cri in 1.7 (config version 2) and in
-# io.containerd.cri.v1.runtime in 2.x (config version 3); the sandbox image moved to
-# io.containerd.cri.v1.images' pinned_images, and the CNI bin dir became the list bin_dirs.
-if [ "$version" = 1.7 ]; then
-  cri='plugins."io.containerd.grpc.v1.cri"'
-  config_version=2
-  cni_bin="bin_dir = \"$dir/cni-bin\""
-else
-  cri='plugins."io.containerd.cri.v1.runtime"'
-  config_version=3
-  cni_bin="bin_dirs = [\"$dir/cni-bin\"]"
-fi
-{
-  cat <<TOML
-# Written by cri-conform scripts/containerd-up.sh for a throwaway containerd $version; removed by
-# scripts/containerd-down.sh.
-version = $config_version
-root = "$dir/root"
-state = "$dir/state"
-
-[grpc]
-  address = "$dir/containerd.sock"
-
-[ttrpc]
-  address = "$dir/containerd.sock.ttrpc"
-
-[plugins."io.containerd.internal.v1.opt"]
-  path = "$dir/opt"
-
-TOML
-  if [ "$version" = 1.7 ]; then
-    cat <<TOML
-[$cri]
-  sandbox_image = "$pause_image"
-TOML
-  else
-    cat <<TOML
-[plugins."io.containerd.cri.v1.images".pinned_images]
-  sandbox = "$pause_image"
-
-[$cri]
-TOML
-  fi
-  cat <<TOML
-  # Required here: the machine lacks CAP_SYS_RESOURCE, and a negative oom_score_adj makes runc fail.
-  restrict_oom_score_adj = true
-  enable_selinux = false
-
-  [$cri.cni]
-    $cni_bin
-    conf_dir = "$dir/cni"
-    max_conf_num = 1
-
-  [$cri.containerd]
-    default_runtime_name = "runc"
-
-    [$cri.containerd.runtimes.runc]
-      runtime_type = "io.containerd.runc.v2"
-      [$cri.containerd.runtimes.runc.options]
-        BinaryName = "$real_runc"
-        Root = "$dir/runc"
-
-    [$cri.containerd.runtimes.conform-slow]
-      runtime_type = "io.containerd.runc.v2"
-      [$cri.containerd.runtimes.conform-slow.options]
-        BinaryName = "$dir/slow-runtime/runc-slow"
-        Root = "$dir/runc"
-TOML
-  if [ "$crun" = true ]; then
-    cat <<TOML
-
-    [$cri.containerd.runtimes.crun]
-      runtime_type = "io.containerd.runc.v2"
-      [$cri.containerd.runtimes.crun.options]
-        BinaryName = "$crun_bin"
-        Root = "$dir/crun"
-
-    [$cri.containerd.runtimes.conform-slow-crun]
-      runtime_type = "io.containerd.runc.v2"
-      [$cri.containerd.runtimes.conform-slow-crun.options]
-        BinaryName = "$dir/slow-runtime/crun-slow"
-        Root = "$dir/crun"
-TOML
-  fi
-  cat <<TOML
-
-[plugins."io.containerd.nri.v1.nri"]
-  disable = false
-  disable_connections = false
-  socket_path = "$dir/nri.sock"
-  plugin_path = "$dir/nri-plugins"
-  plugin_config_path = "$dir/nri-conf"
-  plugin_request_timeout = "2s"
-  plugin_registration_timeout = "5s"
-TOML
-} >"$dir/config.toml"
+if [ "$crun" = true ]; then cfg_crun=$crun_bin cfg_slow_crun="$dir/slow-runtime/crun-slow"; fi
+containerd_config_toml >"$dir/config.toml"
 
 write_start_script "$dir" "$bin"
 
@@ -289,13 +172,7 @@ say "starting containerd $("$bin/containerd" --version | awk '{print $3}') (brid
 start_containerd "$dir"
 
 # --- images ----------------------------------------------------------------------------------------------
-# Built once per content of the builder, the pause script and busybox; imported into every instance.
-image_key=$(cat "$here/build-images.sh" "$here/lib/oci-layout.sh" "$here/../fixtures/images/pause.sh" /bin/busybox | sha256sum | cut -c1-16)
-images="$CC_IMAGE_CACHE/$image_key/cri-conform-images.tar"
-if [ ! -s "$images" ]; then
-  say "building the images into $CC_IMAGE_CACHE/$image_key"
-  bash "$here/build-images.sh" "$CC_IMAGE_CACHE/$image_key" >/dev/null
-fi
+images=$(image_archive "$here" "$CC_IMAGE_CACHE")
 ctr=$(instance_ctr "$dir")
 "$ctr" -a "$dir/containerd.sock" -n k8s.io images import "$images" >/dev/null
 present=$("$ctr" -a "$dir/containerd.sock" -n k8s.io images ls -q)

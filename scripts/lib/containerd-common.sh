@@ -15,8 +15,24 @@ export CC_STATE_ROOT CC_CONTAINERD21_DIR CC_IMAGE_CACHE
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf '%s: %s\n' "$(basename "$0")" "$*" >&2; exit 2; }
 
+# trap_errors UNDO: from here on, a command that fails without a message of ours ends the script with one
+# line saying which line failed and that UNDO (a script, run with the same arguments) removes what was
+# made; exit 2. Our own scripts exit 2 (or 3: "this machine cannot") after their own line, which is enough.
+trap_errors() {
+  CC_UNDO=$1
+  trap 'cc_on_error $? $LINENO "$BASH_COMMAND"' ERR
+}
+cc_on_error() { # status line command
+  # Subshells inherit the trap (set -E); only the script itself reports.
+  [ "$BASHPID" = "$$" ] || return 0
+  if { [ "$1" = 2 ] || [ "$1" = 3 ]; } && [[ $3 == *.sh* ]]; then exit "$1"; fi
+  printf '%s: line %s failed (exit %s): %s; its output above says why; scripts/%s with the same arguments removes what was made\n' \
+    "$(basename "$0")" "$2" "$1" "$3" "$CC_UNDO" >&2
+  exit 2
+}
+
 # parse_common_args "$@": sets `version`, `dir`, `bin` and `crun` from --version/--dir/--bin/--crun (caller
-# defines usage()).
+# defines usage()); the default dir is <state root>/<CC_DIR_KIND, default containerd>-<version>.
 parse_common_args() {
   version=1.7
   dir=""
@@ -36,7 +52,7 @@ parse_common_args() {
     esac
   done
   case "$version" in 1.7|2.1) ;; *) die "--version must be 1.7 or 2.1, not $version" ;; esac
-  [ -n "$dir" ] || dir="$CC_STATE_ROOT/containerd-$version"
+  [ -n "$dir" ] || dir="$CC_STATE_ROOT/${CC_DIR_KIND:-containerd}-$version"
   dir=$(normalize_dir "$dir")
   check_dir_usable "$dir"
   if [ -n "$bin" ]; then

@@ -24,7 +24,7 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
   const cmd = program
     .command('cleanup')
     .description(
-      "stop and remove every pod and container of cri-conform runs (of one run with --run-id), the delay injectors' per-check settings a killed run left, and the pod logs of runs no longer running",
+      "stop and remove every pod and container of cri-conform runs (of one run with --run-id), the delay injectors' per-check settings a killed run left, the pod logs of runs no longer running and the empty cgroup parent /cri-conform once no run is alive",
     );
   addEndpointOptions(cmd)
     .option('--run-id <id>', 'only the objects of this run (the id is in every report)')
@@ -61,6 +61,7 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
         if (!runId) await removeDeadRunLogsOf(io);
         // Claims carry no run id, so only a cleanup of every run may take them.
         if (!runId) await releaseInjectorClaims([config.slowRuntimeDir, config.slowCniDir], io);
+        if (!runId) await removeIdleCgroupParent(io);
         const left = await (native ? removeNative : reportNative)(client, config.runtimeEndpoint, runId, io);
         setExit(report.problems.length === 0 && left === 0 && isolatedLeft === 0 ? 0 : 1);
       } finally {
@@ -87,6 +88,19 @@ async function removeDeadRunLogsOf(io: Io): Promise<void> {
   for (const dir of removed) io.out(`  ${dir}\n`);
   for (const dir of unowned) io.out(`kept ${dir}: no owner file says whether its run still runs\n`);
   for (const p of problems) io.err(`cri-conform: could not remove ${p}\n`);
+}
+
+/** The empty /cri-conform cgroup a killed run left (cgroup-parent-lease.ts); as root on the node only. */
+async function removeIdleCgroupParent(io: Io): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  const [{ removeIdleDefaultParent }, { ON_NODE }, { otherLiveRuns }] = await Promise.all([
+    import('../harness/cgroup-parent-lease.js'),
+    import('../harness/node-view.js'),
+    import('../harness/pod-logs.js'),
+  ]);
+  const { removed } = removeIdleDefaultParent(ON_NODE, otherLiveRuns(''));
+  if (removed.length > 0)
+    io.out(`removed the empty cgroup parent /cri-conform from ${removed.length} hierarchies\n`);
 }
 
 /** Removes what killed --isolated runs left of their private instances; returns how many kept something. */

@@ -60,11 +60,18 @@ export function runCli(
   env: Record<string, string>,
   opts: { onSpawn?: (kill: (signal: NodeJS.Signals) => void) => void } = {},
 ): Promise<CliRun> {
+  return runCollecting(process.execPath, [CLI, ...args], { ...process.env, ...env, NO_COLOR: '1' }, opts);
+}
+
+/** Runs a command in the checkout with exactly this environment, collecting its output. */
+export function runCollecting(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  opts: { onSpawn?: (kill: (signal: NodeJS.Signals) => void) => void } = {},
+): Promise<CliRun> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { ...process.env, ...env, NO_COLOR: '1' },
-      cwd: ROOT,
-    });
+    const child = spawn(command, args, { env, cwd: ROOT });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => {

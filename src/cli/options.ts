@@ -97,6 +97,10 @@ const ENVIRONMENT: readonly FlagSpec[] = [
     help: 'how long the runtime may take to come back (default 60s)',
   },
   {
+    flags: '--cgroup-parent <parent>',
+    help: "every pod's cgroup parent (default: the tool's own in the runtime's cgroup driver, learnt from the runtime: cri_conform.slice on systemd, /cri-conform on cgroupfs); never a kubepods one",
+  },
+  {
     flags: '--beside-kubelet',
     help: 'run although a kubelet drives the runtime: checks whose pods it stops end in ERROR, checks that restart the runtime or stall its hooks skip unless --focus names their ID, and NRI checks skip on containerd 1.7.26+ and 2.0.3+ (a plugin registering while the kubelet removes a pod deadlocks them)',
   },

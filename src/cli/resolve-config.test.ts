@@ -87,6 +87,20 @@ describe('resolveRunConfig', () => {
     expect(() => resolveRunConfig({ trials: '0' }, {}, {})).to.throw(UsageError, /--trials/);
   });
 
+  it('takes a --cgroup-parent either driver could use, from the flag or the config file, and refuses the rest', () => {
+    expect(resolveRunConfig({}, {}, {}).cgroupParent).to.equal(undefined);
+    expect(resolveRunConfig({ cgroupParent: 'team.slice' }, {}, {}).cgroupParent).to.equal('team.slice');
+    expect(resolveRunConfig({}, {}, { 'cgroup-parent': '/team' }).cgroupParent).to.equal('/team');
+    expect(() => resolveRunConfig({ cgroupParent: 'kubepods.slice' }, {}, {})).to.throw(
+      UsageError,
+      /kubepods/,
+    );
+    expect(() => resolveRunConfig({ cgroupParent: 'team' }, {}, {})).to.throw(
+      UsageError,
+      /neither a systemd slice/,
+    );
+  });
+
   it('takes --isolated-subnet in network form only, and whether the pause image was named', () => {
     expect(resolveRunConfig({ isolatedSubnet: '192.168.77.0/24' }, {}, {}).isolatedSubnet).to.equal(
       '192.168.77.0/24',

@@ -4,6 +4,7 @@
  */
 
 import { dirname } from 'node:path';
+import { cgroupParentSyntaxProblem } from '../harness/cgroup-parent.js';
 import { DEFAULT_TRIALS, type LevelFilter, type PullPolicy, type RunConfig } from '../harness/settings.js';
 import { SUITES, type SuiteName } from '../harness/vocabulary.js';
 import { subnetProblem } from '../instance/network.js';
@@ -101,6 +102,7 @@ export function resolveRunConfig(
     ...(pick('run-timeout') ? { runTimeoutMs: duration('run-timeout', '0') } : {}),
     failFast: bool('fail-fast'),
     ...(bool('beside-kubelet') ? { besideKubelet: true } : {}),
+    ...cgroupParentOf(pick('cgroup-parent')),
     flakeAttempts: count('flake-attempts', '0', 0),
     ...regex('focus', pick('focus')),
     ...regex('skip', pick('skip')),
@@ -112,6 +114,14 @@ export function resolveRunConfig(
     reportPrefix: pick('report-prefix') ?? '',
     flagsText: describeFlags(flags),
   };
+}
+
+/** --cgroup-parent as given, refused (exit 2) when no cgroup driver could take it; its driver is checked later. */
+function cgroupParentOf(value: string | undefined): { cgroupParent?: string } {
+  if (value === undefined) return {};
+  const problem = cgroupParentSyntaxProblem(value);
+  if (problem) throw new UsageError(problem);
+  return { cgroupParent: value };
 }
 
 /** --isolated-subnet, checked here so that a typo stops the run before anything is looked up. */

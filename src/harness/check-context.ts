@@ -73,7 +73,7 @@ export function openCheckScope(
   const observations: Record<string, string> = {};
   const notRun: { part: string; why: string }[] = [];
   const assertions: Assertions = new Assertions(Object.keys(check.clauses));
-  const make = createConfigFactory(env.runId, check.id, env.settings.testImage);
+  const make = createConfigFactory(env.runId, check.id, env.settings);
   // Cleanup runs after the check's signal has aborted, so the gate waits on the run's.
   const client = env.client.withGate(env.registrations.forCalls(check.id, env.signal));
   const cri = new CheckCri({
@@ -192,7 +192,7 @@ export function openCheckScope(
       const builds = new TrialBuilds(
         async (n) =>
           build
-            ? build(n, createConfigFactory(env.runId, check.id, env.settings.testImage, n), n === planned)
+            ? build(n, createConfigFactory(env.runId, check.id, env.settings, n), n === planned)
             : undefined,
         planned,
         (text) => timeline.note(text),

@@ -22,11 +22,18 @@ export function podNamePrefix(checkId: string): string {
   return `${NAME_PREFIX}${checkId.toLowerCase()}-`;
 }
 
+/** What every pod and container of a run has in common. */
+export interface RunShape {
+  testImage: string;
+  /** The cgroup parent of the tool's own in the runtime's driver (cgroup-parent.ts). */
+  cgroupParent: string;
+}
+
 /** `forTrial`: the objects belong to that trial, which cleanup between earlier trials spares. */
 export function createConfigFactory(
   runId: string,
   checkId: string,
-  testImage: string,
+  { testImage, cgroupParent }: RunShape,
   forTrial?: number,
 ): ConfigFactory {
   const runLabels = {
@@ -49,7 +56,10 @@ export function createConfigFactory(
           'io.kubernetes.pod.uid': uid,
         },
         annotations: { 'kubernetes.io/config.source': 'api' },
-        linux: { securityContext: { namespaceOptions: namespaces(opts.hostNetwork, opts.pidMode) } },
+        linux: {
+          cgroupParent,
+          securityContext: { namespaceOptions: namespaces(opts.hostNetwork, opts.pidMode) },
+        },
       };
     },
     container(name: string, opts: ContainerOptions = {}): ContainerConfig {

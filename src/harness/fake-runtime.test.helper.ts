@@ -197,6 +197,7 @@ export function fakeEnv(
       pauseImage: 'pause:1',
       restartTimeoutMs: 1_000,
       callTimeoutMs: 2_000,
+      cgroupParent: '/cri-conform',
     },
     injectors: {},
     nri: { unavailable: 'no NRI in unit tests' },

@@ -43,6 +43,8 @@ export interface ProofPlan {
   /** The pod's handler when the slow runtime handler is not being proven. */
   defaultHandler: string;
   testImage: string;
+  /** The run's cgroup parent: a proof pod is placed as every pod of the run. */
+  cgroupParent: string;
   /** False when the test image is missing (doctor does not pull): the handler's delay cannot be shown. */
   canRunContainer: boolean;
 }
@@ -80,7 +82,7 @@ export async function proveInjectors(client: CriClient, plan: ProofPlan): Promis
   const proof: Proof = {
     client: watch.observe(client),
     plan,
-    make: createConfigFactory(runId, PROOF_CHECK_ID, plan.testImage),
+    make: createConfigFactory(runId, PROOF_CHECK_ID, plan),
     result,
   };
   claimRunLogs(runId);

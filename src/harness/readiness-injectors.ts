@@ -29,6 +29,8 @@ export interface InjectorProbeInput {
   /** False when the pod cannot be made anyway (the runtime is not ready). */
   mayCreatePod: boolean;
   testImagePresent: boolean;
+  /** The parent the run's pods get (readiness-cgroup.ts); the proof pods get it too. */
+  cgroupParent: string;
 }
 
 const OFFERED: Record<InjectorKind, OfferedInjector> = { runtime: 'slow-runtime', cni: 'slow-cni' };
@@ -73,6 +75,7 @@ export async function injectorFindings(input: InjectorProbeInput): Promise<Injec
   const plan: ProofPlan = {
     defaultHandler: config.runtimeHandler,
     testImage: config.testImage,
+    cgroupParent: input.cgroupParent,
     canRunContainer: input.testImagePresent,
     ...(toProve.some((c) => c.kind === 'runtime') && config.slowRuntimeHandler && config.slowRuntimeDir
       ? { runtime: { handler: config.slowRuntimeHandler, dir: config.slowRuntimeDir } }

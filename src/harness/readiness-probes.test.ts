@@ -7,12 +7,17 @@ const KUBELET = { signs: ['kubelet process 42 uses this socket (flag unix:///run
 
 describe('the NRI plugin request timeout the checks use', () => {
   it('is the one the runtime sent in Configure, over --nri-request-timeout', () => {
-    const settings = checkSettingsOf({ nriRequestTimeoutMs: 2_000 } as RunConfig, { requestMs: 6_000 });
+    const settings = checkSettingsOf({ nriRequestTimeoutMs: 2_000 } as RunConfig, {
+      cgroupParent: '/cri-conform',
+      nriTimeouts: { requestMs: 6_000 },
+    });
     expect([settings.nriRequestTimeoutMs, settings.nriRequestTimeoutFrom]).to.deep.equal([
       6_000,
       'sent by the runtime in Configure',
     ]);
-    const unsent = checkSettingsOf({ nriRequestTimeoutMs: 2_000 } as RunConfig, undefined);
+    const unsent = checkSettingsOf({ nriRequestTimeoutMs: 2_000 } as RunConfig, {
+      cgroupParent: '/cri-conform',
+    });
     expect([unsent.nriRequestTimeoutMs, unsent.nriRequestTimeoutFrom]).to.deep.equal([
       2_000,
       '--nri-request-timeout',

@@ -5,12 +5,17 @@
  */
 
 import type { CriClient } from '../cri/client.js';
+import { parentCgroupPath } from './cgroup-parent.js';
+import { CgroupParentLease } from './cgroup-parent-lease.js';
 import type { Check } from './check.js';
 import { describeRuntime, nodeProbeAvailability, probeNri } from './environment.js';
 import { EnvironmentError } from './errors.js';
 import { missingInjectors } from './injector-needs.js';
 import { detectKubelet } from './kubelet-detect.js';
+import { NodeView } from './node-view.js';
 import { pluginSyncDeadlockRisk } from './plugin-sync-deadlock.js';
+import { otherLiveRuns } from './pod-logs.js';
+import { cgroupReadiness } from './readiness-cgroup.js';
 import { injectorFindings } from './readiness-injectors.js';
 import {
   besideDetectedKubelet,
@@ -39,10 +44,12 @@ export async function assessReadiness(
   const status = await runtimeStatus(client);
   const kubelet = await detectKubelet(client, config.runtimeEndpoint);
   const kubeletSeen = kubeletFinding(kubelet, config);
+  const cgroup = await cgroupReadiness(client, config);
   const findings: Finding[] = [
     ok(`CRI: ${describeRuntime(client.version)} at ${config.runtimeEndpoint}`),
     ...status.findings,
     kubeletSeen,
+    cgroup.finding,
   ];
   const testImage = await imageFinding(client, config.testImage, '--test-image', config, purpose);
   findings.push(testImage, await imageFinding(client, config.pauseImage, '--pause-image', config, purpose));
@@ -52,7 +59,7 @@ export async function assessReadiness(
   const deadlock = kubeletNear ? pluginSyncDeadlockRisk(runtimeOf(client)) : undefined;
   const nri = deadlock ? { unavailable: deadlock } : await probeNri(config.nriSocket, NRI_REGISTRATION_MS);
   const netnsDirs = [...new Set([...(config.netnsDirs ?? []), ...(await runtimeNetnsDirs(client))])];
-  const host = nodeProbeAvailability({ ...config, netnsDirs });
+  const host = nodeProbeAvailability({ ...config, netnsDirs }, parentCgroupPath(cgroup.placement));
   const nriTimeout = nriTimeoutFinding(nri, config);
   findings.push(
     nriFinding(nri, config, checks),
@@ -72,15 +79,23 @@ export async function assessReadiness(
       : {}),
   };
   const skipped = new Set(checks.filter((check) => staticSkipReason(check, availability)));
+  const blocked = [...status.findings, kubeletSeen, cgroup.finding].some((f) => f.severity === 'fatal');
+  // Taken before the first pod (the proof's): what exists now is not the run's to remove.
+  const cgroupLease =
+    blocked || 'unavailable' in host
+      ? CgroupParentLease.none()
+      : CgroupParentLease.take(cgroup.placement, new NodeView(config.nodeAnchorPid));
   const injectors = await injectorFindings({
     client,
     config,
     handlers: status.handlers,
     active: checks.filter((c) => !skipped.has(c)),
     purpose,
-    // A kubelet would stop the proof pod within seconds and make a working injector look broken.
-    mayCreatePod: ![...status.findings, kubeletSeen].some((f) => f.severity === 'fatal'),
+    // A kubelet would stop the proof pod within seconds and make a working injector look broken; a pod
+    // that cannot be placed in a cgroup fails in runc whatever the injectors do.
+    mayCreatePod: !blocked,
     testImagePresent: testImage.severity === 'ok',
+    cgroupParent: cgroup.placement.parent,
   });
   findings.push(...injectors.findings);
   // What the proof learned joins the rule the run's scheduler applies, so the forecast is the run's.
@@ -89,7 +104,11 @@ export async function assessReadiness(
     const reason = staticSkipReason(check, availability);
     return reason ? [{ check, reason }] : [];
   });
-  return { findings, nri, host, availability, skips, kubelet };
+  const found = { findings, nri, host, availability, skips, kubelet, cgroup: cgroup.placement };
+  if (purpose === 'run') return { ...found, cgroupLease };
+  // Doctor's pods are gone by now, and nothing of its own may stay.
+  cgroupLease.release(otherLiveRuns(''));
+  return { ...found, cgroupLease: CgroupParentLease.none() };
 }
 
 function runtimeOf(client: CriClient): { name: string; version: string } {

@@ -2,6 +2,7 @@
  * The outcome of one check, as every reporter sees it. Reporters read these records only; they never see
  * mocha, the CRI client or the NRI plugin.
  */
+import type { CgroupPlacement } from './cgroup-parent.js';
 import type { InstanceRecord } from './runtime-instance.js';
 import type { Level, SuiteName, Tag } from './vocabulary.js';
 
@@ -110,6 +111,8 @@ export interface RunProperties {
   node?: string;
   /** Whether a kubelet drove the runtime: 'none seen', or 'seen: <signs>' (a run beside it, --beside-kubelet). */
   kubelet?: string;
+  /** The runtime's cgroup driver, how it was learnt, and the parent every pod got; absent in older files. */
+  cgroup?: CgroupPlacement;
   /** --isolated: the private instance of the node's runtime the run tested. */
   isolated?: InstanceRecord;
   /** The node's OS (os-release PRETTY_NAME) and kernel ("Linux 6.12.38 x86_64"); absent in older files. */
@@ -154,6 +157,12 @@ export function describeTracking(k: { links: readonly string[]; draft?: string }
 export function describeCrash(crash: RuntimeCrash): string {
   const beside = crash.beside.length > 0 ? ` (beside ${crash.beside.join(', ')})` : '';
   return `runtime crash during ${crash.check}${beside}: ${crash.evidence}`;
+}
+
+/** "cgroup driver systemd (CRI RuntimeConfig), parent cri_conform.slice": how doctor and every report say it. */
+export function describeCgroup(p: CgroupPlacement): string {
+  const given = p.parentSource === 'default' ? '' : ' (--cgroup-parent)';
+  return `cgroup driver ${p.driver} (${p.driverSource}), parent ${p.parent}${given}`;
 }
 
 export interface RunOutcome {

@@ -5,6 +5,7 @@
 import { hostname } from 'node:os';
 import type { CriClient } from '../cri/client.js';
 import { CriCallError } from '../cri/errors.js';
+import type { CgroupParentLease } from './cgroup-parent-lease.js';
 import { type Check, displayName } from './check.js';
 import { type CleanupReport, removeLabelledUntilGone } from './cleanup.js';
 import { loadBundledDeviations, loadDeviations } from './deviation-file.js';
@@ -14,7 +15,7 @@ import { connectRuntime } from './environment.js';
 import { executeCheck, identityOf } from './execute-check.js';
 import { hostPlatform } from './host-platform.js';
 import { newRunId } from './labels.js';
-import { claimRunLogs, removeRunLogs } from './pod-logs.js';
+import { claimRunLogs, otherLiveRuns, removeRunLogs } from './pod-logs.js';
 import { assessReadiness, requireReady } from './readiness.js';
 import { besideDetectedKubelet } from './readiness-probes.js';
 import { RegistrationGate } from './registration-gate.js';
@@ -52,9 +53,11 @@ export async function runConformance(
   };
   const client = await connectRuntime(config);
   let runId: string | undefined;
+  let cgroupLease: CgroupParentLease | undefined;
   try {
     const prepared = await prepare(config, checks, client, signal, toolVersion, hooks);
     runId = prepared.env.runId;
+    cgroupLease = prepared.cgroupLease;
     prepared.env.knownDeviation = knownDeviationTest(deviations, prepared.runtime);
     listener.onStart(checks.length, prepared.properties);
     const { kubelet } = prepared.properties;
@@ -81,6 +84,7 @@ export async function runConformance(
   } finally {
     // The sweep removed the run's pod logs; this is for a run that threw before it got there.
     if (runId !== undefined) removeRunLogs(runId);
+    cgroupLease?.release(otherLiveRuns(runId ?? ''));
     client.close();
   }
 }
@@ -92,6 +96,7 @@ interface Prepared {
   availability: Availability;
   runtime: { name: string; version: string };
   watch: RuntimeWatch;
+  cgroupLease: CgroupParentLease;
 }
 
 /** Stage 1: the runtime is ready for the selected checks, and the environment they share is built. */
@@ -104,7 +109,13 @@ async function prepare(
   hooks: Pick<RunEnv, 'beforeCall'>,
 ): Promise<Prepared> {
   const readiness = await assessReadiness(client, config, checks, 'run');
-  requireReady(readiness);
+  try {
+    requireReady(readiness);
+  } catch (e) {
+    // The proof pods may have made the cgroupfs parent before readiness said no.
+    readiness.cgroupLease.release(otherLiveRuns(''));
+    throw e;
+  }
   const { nri, host, availability } = readiness;
   const runtime = { name: client.version.runtimeName, version: client.version.runtimeVersion };
   const watch = new RuntimeWatch(client, config.runtimeEndpoint);
@@ -115,7 +126,7 @@ async function prepare(
     runId,
     client,
     sequence: new Sequence(),
-    settings: checkSettingsOf(config, nri.timeouts),
+    settings: checkSettingsOf(config, { cgroupParent: readiness.cgroup.parent, nriTimeouts: nri.timeouts }),
     injectors: config,
     nri: nri.socketPath
       ? { socketPath: nri.socketPath }
@@ -150,12 +161,13 @@ async function prepare(
     flags: config.flagsText,
     node: hostname(),
     kubelet: readiness.kubelet.signs.length > 0 ? `seen: ${readiness.kubelet.signs.join('; ')}` : 'none seen',
+    cgroup: readiness.cgroup,
     ...hostPlatform(),
     ...(nri.socketPath ? { nriSocket: nri.socketPath } : {}),
     ...(nri.socketPath ? { nriTimeouts: nri.timeouts ?? 'not sent' } : {}),
   };
   claimRunLogs(runId);
-  return { env, properties, availability, runtime, watch };
+  return { env, properties, availability, runtime, watch, cgroupLease: readiness.cgroupLease };
 }
 
 /** Stage 2: every selected check to a verdict, in the scheduler's order, until done or stopped. */

@@ -44,6 +44,8 @@ export interface RunConfig {
    * node's files and mounts (node-view.ts). Set by a private instance started from a pod.
    */
   nodeAnchorPid?: number;
+  /** The pods' cgroup parent (--cgroup-parent); absent, one of the tool's own in the runtime's driver. */
+  cgroupParent?: string;
   /** The daemon log of the private instance (--isolated) the run talks to, for messages about its setup. */
   privateInstanceLog?: string;
   /**
@@ -83,6 +85,8 @@ export interface CheckSettings {
   pauseImage: string;
   restartTimeoutMs: number;
   callTimeoutMs: number;
+  /** Every pod's `linux.cgroup_parent` (cgroup-parent.ts). */
+  cgroupParent: string;
 }
 
 export const MARGIN_MS = 3_000;
@@ -106,8 +110,15 @@ export function nriRequestTimeoutOf(
     : { ms: c.nriRequestTimeoutMs, from: '--nri-request-timeout' };
 }
 
-export function checkSettingsOf(c: RunConfig, sent?: { requestMs: number }): CheckSettings {
-  const requestTimeout = nriRequestTimeoutOf(c, sent);
+/**
+ * @param learnt what readiness learnt of the runtime: the cgroup parent it chose for the runtime's cgroup
+ *   driver, and the NRI timeouts the runtime sent in Configure (absent when it sent none)
+ */
+export function checkSettingsOf(
+  c: RunConfig,
+  learnt: { cgroupParent: string; nriTimeouts?: { requestMs: number } | undefined },
+): CheckSettings {
+  const requestTimeout = nriRequestTimeoutOf(c, learnt.nriTimeouts);
   return {
     nriRequestTimeoutMs: requestTimeout.ms,
     nriRequestTimeoutFrom: requestTimeout.from,
@@ -119,5 +130,6 @@ export function checkSettingsOf(c: RunConfig, sent?: { requestMs: number }): Che
     pauseImage: c.pauseImage,
     restartTimeoutMs: c.restartTimeoutMs,
     callTimeoutMs: c.callTimeoutMs,
+    cgroupParent: learnt.cgroupParent,
   };
 }

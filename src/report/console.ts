@@ -7,6 +7,7 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import {
   type CheckResult,
+  describeCgroup,
   describeCrash,
   describeTracking,
   type RunOutcome,
@@ -86,6 +87,7 @@ export function createConsoleReporter(io: ConsoleIo, opts: { color: boolean }): 
             `${props.runtimeName} ${props.runtimeVersion} (CRI ${props.criApiVersion}, ${nri}) at ${props.endpoint}`,
         )}\n`,
       );
+      if (props.cgroup) write(`${c.dim(capLine(`  pods: ${describeCgroup(props.cgroup)}`))}\n`);
       if (io.isTTY) {
         ticker = setInterval(() => write(''), TICK_MS);
         ticker.unref();

@@ -7,6 +7,7 @@
  */
 import {
   type CheckResult,
+  describeCgroup,
   describeCrash,
   type RunOutcome,
   type RunProperties,
@@ -74,6 +75,7 @@ function environment(outcome: RunOutcome, hide: (s: string) => string): string[]
     ...nriTimeoutsRow(p),
     ['OS', p.os ?? 'not recorded by this run'],
     ['kernel', p.kernel ?? 'not recorded by this run'],
+    ['cgroups', p.cgroup ? describeCgroup(p.cgroup) : 'not recorded by this run'],
     ['runtime endpoint', `\`${hide(p.endpoint)}\``],
     [
       'found by',

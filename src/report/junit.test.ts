@@ -99,6 +99,19 @@ describe('renderJUnit', () => {
     expect(out).to.contain('<error message="cannot reach unix:///nope.sock" type="not-started">');
   });
 
+  it("names the pods' cgroup driver, how it was learnt and their parent", () => {
+    const outcome = sampleOutcome();
+    outcome.properties.cgroup = {
+      driver: 'systemd',
+      driverSource: 'CRI RuntimeConfig',
+      parent: 'cri_conform.slice',
+      parentSource: 'default',
+    };
+    expect(renderJUnit(outcome)).to.contain(
+      '<property name="cgroup" value="cgroup driver systemd (CRI RuntimeConfig), parent cri_conform.slice"/>',
+    );
+  });
+
   it('marks an interrupted run on the suites', () => {
     const outcome = sampleOutcome();
     outcome.interrupted = 'SIGTERM';

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import jrb, { type Builder, type TestCase, type TestSuite } from 'junit-report-builder';
 import {
   type CheckResult,
+  describeCgroup,
   describeCrash,
   describeTracking,
   type RunOutcome,
@@ -20,7 +21,7 @@ import { renderJson } from './json.js';
 import { groupBySuite } from './tally.js';
 import { cleanText, describeNotRun, describeNriTimeouts, formatTimelineEntry } from './text.js';
 
-const PROPERTY_KEYS: readonly Exclude<keyof RunProperties, 'isolated' | 'nriTimeouts'>[] = [
+const PROPERTY_KEYS: readonly Exclude<keyof RunProperties, 'isolated' | 'nriTimeouts' | 'cgroup'>[] = [
   'runId',
   'toolVersion',
   'runtimeName',
@@ -79,6 +80,7 @@ function addRunProperties(ts: TestSuite, props: RunProperties): void {
     if (value !== undefined) ts.property(key, xmlText(value));
   }
   if (props.nriTimeouts !== undefined) ts.property('nriTimeouts', describeNriTimeouts(props.nriTimeouts));
+  if (props.cgroup) ts.property('cgroup', xmlText(describeCgroup(props.cgroup)));
   const isolated = props.isolated;
   if (isolated) {
     const { path, version, sha256 } = isolated.binary;
