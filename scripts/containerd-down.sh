@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Stops a throwaway containerd made by scripts/containerd-up.sh and removes everything it made.
 #
-# Usage: sudo scripts/containerd-down.sh [--version 1.7|2.1] [--dir DIR]
+# Usage: sudo scripts/containerd-down.sh [--version 1.7|2.1] [--dir DIR] [--bin BIN] [--crun]
 #   Same arguments as containerd-up.sh (default dir /tmp/cri-conform/containerd-<version>).
 #
 # While the instance still answers, its pods are stopped and removed through CRI first (needs the built
 # client in dist/; skipped otherwise), so CNI tears their networks down. Then: its containerd is stopped
 # (the pid in <dir>/containerd.pid, only if that process's command line names <dir>/config.toml); the
-# slow-runtime and slow-CNI wrappers still running for it, its runc containers (runc root <dir>/runc) and
-# its shims (command line "-address <dir>/containerd.sock") are killed; the network namespaces its state
-# names, every mount under DIR (deepest first, lazily), its bridge, its CNI result cache entries, its
-# shims' sockets and its containers' empty cgroups are removed; last DIR itself, then the state root and
-# the claims folder (/run/cri-conform/networks) when nothing else is in them.
+# slow-runtime and slow-CNI wrappers still running for it, its runc and crun containers (roots <dir>/runc
+# and <dir>/crun) and its shims (command line "-address <dir>/containerd.sock") are killed; the network
+# namespaces its state names, every mount under DIR (deepest first, lazily), its bridge, its CNI result
+# cache entries, its shims' sockets and its containers' empty cgroups are removed; last DIR itself, then
+# the state root and the claims folder (/run/cri-conform/networks) when nothing else is in them.
 # Everything is found through DIR: another containerd's processes and state are never touched.
 # Idempotent: an instance that is already gone is not an error.
 set -euo pipefail
@@ -31,6 +31,8 @@ fi
 is_instance_dir "$dir" || die "$dir was not made by containerd-up.sh: not touching it"
 recorded=$(instance_version "$dir")
 version=${recorded:-$version}
+own_bin=$(sed -n 's/^bin=//p' "$dir/$CC_MARKER" 2>/dev/null || true)
+label=$version${own_bin:+ ($own_bin)}
 read_network "$dir"
 
 # --- 1. pods through CRI, while the runtime answers ----------------------------------------------------
@@ -44,7 +46,7 @@ fi
 # --- 2. what the instance's state names, read before anything is removed ------------------------------
 tasks="$dir/state/io.containerd.runtime.v2.task"
 ids=()
-for d in "$dir"/runc/*/* "$tasks"/*/*; do
+for d in "$dir"/runc/*/* "$dir"/crun/*/* "$tasks"/*/*; do
   [ -d "$d" ] && ids+=("${d##*/}")
 done
 mapfile -t ids < <(printf '%s\n' "${ids[@]}" | grep -E '^[0-9a-f]{64}$' | sort -u || true)
@@ -72,13 +74,23 @@ kill_with_children() { # pid...
   done
 }
 # Wrappers in the middle of a delay would otherwise go on to create a container or a veth.
-mapfile -t wrappers < <(pids_with_args "$dir/slow-runtime/runc-slow"; pids_with_args "$dir/cni-bin/conform-bridge")
+mapfile -t wrappers < <(
+  pids_with_args "$dir/slow-runtime/runc-slow"
+  pids_with_args "$dir/slow-runtime/crun-slow"
+  pids_with_args "$dir/cni-bin/conform-bridge"
+)
 [ ${#wrappers[@]} -eq 0 ] || kill_with_children "${wrappers[@]}"
 
-for root in "$dir"/runc/*; do
-  [ -d "$root" ] || continue
-  for id in $(runc --root "$root" list -q 2>/dev/null || true); do
-    runc --root "$root" delete --force "$id" >/dev/null 2>&1 || true
+# The crun its --crun handlers ran (recorded by containerd-up.sh), which knows its own state format.
+crun_bin=$(sed -n 's/^crun_bin=//p' "$dir/$CC_MARKER" 2>/dev/null || true)
+for oci in "runc runc" "crun ${crun_bin:-crun}"; do
+  read -r name binary <<<"$oci"
+  command -v "$binary" >/dev/null || continue
+  for root in "$dir/$name"/*; do
+    [ -d "$root" ] || continue
+    for id in $("$binary" --root "$root" list -q 2>/dev/null || true); do
+      "$binary" --root "$root" delete --force "$id" >/dev/null 2>&1 || true
+    done
   done
 done
 
@@ -137,4 +149,4 @@ rm -rf --one-file-system "$dir"
 # The folders that held only this instance: the state root (when DIR is in it) and the claims folder.
 if [ "${dir%/*}" = "$(normalize_dir "$CC_STATE_ROOT")" ]; then rmdir "${dir%/*}" 2>/dev/null || true; fi
 rmdir "$CC_NET_CLAIMS" "${CC_NET_CLAIMS%/*}" 2>/dev/null || true
-say "containerd $version in $dir is gone"
+say "containerd $label in $dir is gone"

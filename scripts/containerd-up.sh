@@ -1,13 +1,22 @@
 #!/usr/bin/env bash
 # Provisions and starts a throwaway containerd for cri-conform, as root, and prints its environment.
 #
-# Usage: sudo scripts/containerd-up.sh [--version 1.7|2.1] [--dir DIR]
+# Usage: sudo scripts/containerd-up.sh [--version 1.7|2.1] [--dir DIR] [--bin BIN] [--crun]
 #        eval "$(sudo scripts/containerd-up.sh --version 2.1)"
 #
 #   --version  1.7: Debian trixie's containerd 1.7 (installed by scripts/install-deps.sh, pinned low);
 #              2.1: Debian forky's containerd 2.1, unpacked (not installed) by install-deps.sh. Default 1.7.
+#              With --bin it says only which config the build takes: 1.7 (version 2) or 2.1 (version 3,
+#              any 2.x).
 #   --dir      the instance's directory (default /tmp/cri-conform/containerd-<version>; the parent comes
 #              from CRI_CONFORM_STATE). Everything of the instance lives or is recorded there.
+#   --bin      a directory with a containerd, containerd-shim-runc-v2 and ctr of your own (a release you
+#              built from its tag, a branch under test) to run instead of the packaged one; first on the
+#              daemon's PATH, so that it runs its own shim.
+#   --crun     also the runtime handlers "crun" (crun instead of runc, root <dir>/crun) and
+#              "conform-slow-crun" (the slow handler's wrapper around crun, same control dir): run
+#              cri-conform with --runtime-handler crun --slow-runtime-handler conform-slow-crun. The crun
+#              is CRI_CONFORM_CRUN, else the one on PATH.
 #
 # The instance has: its own sockets (<dir>/containerd.sock, <dir>/nri.sock), root and state; NRI enabled
 # (plugin_request_timeout 2s, plugin_registration_timeout 5s); restrict_oom_score_adj; a CNI bridge
@@ -23,6 +32,7 @@
 #   CONTAINER_RUNTIME_ENDPOINT, CRI_CONFORM_NRI_SOCKET, CRI_CONFORM_NRI_REQUEST_TIMEOUT,
 #   CRI_CONFORM_TEST_IMAGE, CRI_CONFORM_PAUSE_IMAGE, CRI_CONFORM_SLOW_RUNTIME_HANDLER,
 #   CRI_CONFORM_SLOW_RUNTIME_DIR, CRI_CONFORM_SLOW_CNI_DIR, CRI_CONFORM_RESTART_CMD, CRI_CONFORM_CONTAINERD_DIR
+# and with --crun CRI_CONFORM_CRUN_HANDLER and CRI_CONFORM_CRUN_SLOW_HANDLER (names for the flags above).
 # Progress goes to stderr. On an instance that already runs and answers it only prints the environment;
 # a dead instance's leftovers are removed first. Log: <dir>/containerd.log. Restart:
 # scripts/containerd-restart.sh DIR. Stop and remove: scripts/containerd-down.sh (same arguments).
@@ -32,21 +42,18 @@ here="$(cd "$(dirname "$0")" && pwd)"
 usage() { sed -n '2,/^set -Eeuo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 # shellcheck source=lib/containerd-common.sh source-path=SCRIPTDIR
 . "$here/lib/containerd-common.sh"
+# shellcheck source=lib/containerd-config.sh source-path=SCRIPTDIR
+. "$here/lib/containerd-config.sh"
 # shellcheck source=lib/footprint.sh source-path=SCRIPTDIR
 . "$here/lib/footprint.sh"
-# A command that fails without a message of ours still ends with one line saying what failed.
-on_error() { # status line command
-  [ "$BASHPID" = "$$" ] || return 0
-  # Our own scripts exit 2 after their own line; one line per failure is enough.
-  if [ "$1" = 2 ] && [[ $3 == *.sh* ]]; then exit 2; fi
-  printf 'containerd-up.sh: line %s failed (exit %s): %s; its output above says why; scripts/containerd-down.sh with the same arguments removes what was made\n' "$2" "$1" "$3" >&2
-  exit 2
-}
-trap 'on_error $? $LINENO "$BASH_COMMAND"' ERR
+trap_errors containerd-down.sh
 parse_common_args "$@"
 [ "$(id -u)" = 0 ] || die "needs root (it starts containerd and creates a bridge): sudo $0 $*"
 
-bin=$(containerd_bin_dir "$version")
+own_bin=$bin
+bin=$(containerd_bin_dir "$version" "$own_bin")
+label=$version
+[ -z "$own_bin" ] || label="$("$bin/containerd" --version | awk '{print $3}') ($bin)"
 test_image=localhost/cri-conform/busybox:1
 pause_image=localhost/cri-conform/pause:1
 
@@ -57,9 +64,18 @@ deps_ready() {
     [ -x "$f" ] || return 1
   done
   command -v runc >/dev/null && command -v ip >/dev/null || return 1
+  # A build of one's own is taken as it is; it may print its version with a "v" (upstream's builds do).
+  [ -z "$own_bin" ] || return 0
   if [ "$version" = 1.7 ] && [[ "$("$bin/containerd" --version)" != *" 1.7."* ]]; then return 1; fi
   if [ "$version" = 2.1 ] && [[ "$("$bin/containerd" --version)" != *" 2."* ]]; then return 1; fi
 }
+if [ -n "$own_bin" ] && { [ ! -x "$bin/containerd-shim-runc-v2" ] || [ ! -x "$bin/ctr" ]; }; then
+  die "--bin $bin needs containerd-shim-runc-v2 and ctr beside containerd"
+fi
+crun_bin=${CRI_CONFORM_CRUN:-$(command -v crun || true)}
+if [ "$crun" = true ] && [ ! -x "$crun_bin" ]; then
+  die "--crun needs crun on PATH or CRI_CONFORM_CRUN (one that takes runtime-spec 1.1 configs: Debian 12's 1.8.1 refuses them)"
+fi
 if ! deps_ready; then
   say "installing dependencies (scripts/install-deps.sh)"
   bash "$here/install-deps.sh"
@@ -79,6 +95,9 @@ CRI_CONFORM_SLOW_CNI_DIR="$dir/slow-cni"
 CRI_CONFORM_RESTART_CMD="$here/containerd-restart.sh $dir"
 CRI_CONFORM_CONTAINERD_DIR="$dir"
 ENV
+  if grep -qx 'crun=true' "$dir/$CC_MARKER"; then
+    printf 'CRI_CONFORM_CRUN_HANDLER="crun"\nCRI_CONFORM_CRUN_SLOW_HANDLER="conform-slow-crun"\n' >>"$dir/env.tmp"
+  fi
   mv -f "$dir/env.tmp" "$dir/env"
   sed 's/^/export /' "$dir/env"
 }
@@ -86,7 +105,7 @@ ENV
 # --- already up? ---------------------------------------------------------------------------------------
 if [ -d "$dir" ] && running_pid "$dir" >/dev/null; then
   wait_answering "$dir" 5 || die "containerd of $dir runs (pid $(running_pid "$dir")) but does not answer: scripts/containerd-down.sh --dir $dir, then try again"
-  say "containerd $version in $dir is already running (pid $(running_pid "$dir"))"
+  say "containerd $label in $dir is already running (pid $(running_pid "$dir"))"
   write_env
   exit 0
 fi
@@ -101,131 +120,43 @@ if [ -e "$dir" ]; then
     die "$dir exists and was not made by containerd-up.sh: pick another --dir"
   fi
 fi
-say "writing a throwaway containerd $version in $dir"
+say "writing a throwaway containerd $label in $dir"
 mkdir -p "$dir"
-printf 'version=%s\ncreated=%s\n' "$version" "$(date -u +%FT%TZ)" >"$dir/$CC_MARKER"
+printf 'version=%s\ncreated=%s\nbin=%s\ncrun=%s\ncrun_bin=%s\n' "$version" "$(date -u +%FT%TZ)" "$own_bin" "$crun" \
+  "$crun_bin" >"$dir/$CC_MARKER"
 choose_network "$version" "$dir"
 read_network "$dir"
-mkdir -p "$dir"/{root,state,opt,runc,cni,cni-bin,cni-ipam,slow-runtime,slow-cni,nri-plugins,nri-conf}
+mkdir -p "$dir"/{root,state,opt,runc,crun,cni,cni-bin,cni-ipam,slow-runtime,slow-cni,nri-plugins,nri-conf}
 : >"$dir/slow-runtime/created.log"
 echo 0 >"$dir/slow-runtime/delay-ms"
 echo 0 >"$dir/slow-cni/delay-ms"
 
 real_runc=$(command -v runc)
-install_template() { # template destination placeholder value
-  sed "s|@$3@|$4|" "$1" >"$2.tmp"
-  chmod 0755 "$2.tmp"
-  mv -f "$2.tmp" "$2"
-}
 # The slow runtime handler's runc (scripts/lib/runc-slow.sh).
 install_template "$here/lib/runc-slow.sh" "$dir/slow-runtime/runc-slow" REAL_RUNC "$real_runc"
+# The same wrapper around crun: crun takes runc's command line, and both log into one control dir.
+if [ "$crun" = true ]; then
+  install_template "$here/lib/runc-slow.sh" "$dir/slow-runtime/crun-slow" REAL_RUNC "$crun_bin"
+fi
 # The CNI bin dir: every installed plugin, plus the slow bridge wrapper the conflist names.
 for plugin in /usr/lib/cni/*; do
   [ -x "$plugin" ] && ln -sfn "$plugin" "$dir/cni-bin/${plugin##*/}"
 done
 install_template "$here/lib/cni-slow.sh" "$dir/cni-bin/conform-bridge" REAL_PLUGIN /usr/lib/cni/bridge
 
-cat >"$dir/cni/10-cri-conform.conflist" <<CNI
+cni_conflist "$net_name" "$bridge" "$subnet" "$dir/cni-ipam" >"$dir/cni/10-cri-conform.conflist"
+
+# shellcheck disable=SC2034 # read by containerd_config_toml
 {
-  "cniVersion": "1.0.0",
-  "name": "$net_name",
-  "plugins": [
-    {
-      "type": "conform-bridge",
-      "bridge": "$bridge",
-      "isGateway": true,
-      "ipMasq": false,
-      "ipam": {
-        "type": "host-local",
-        "ranges": [[{ "subnet": "$subnet" }]],
-        "routes": [{ "dst": "0.0.0.0/0" }],
-        "dataDir": "$dir/cni-ipam"
-      }
-    },
-    { "type": "loopback" }
-  ]
+  cfg_version=$version cfg_root="$dir/root" cfg_state="$dir/state" cfg_socket="$dir/containerd.sock"
+  cfg_opt="$dir/opt" cfg_pause_image=$pause_image cfg_cni_bin="$dir/cni-bin" cfg_cni_conf="$dir/cni"
+  cfg_runc=$real_runc cfg_slow_runc="$dir/slow-runtime/runc-slow" cfg_runc_root="$dir/runc"
+  cfg_crun='' cfg_slow_crun='' cfg_crun_root="$dir/crun"
+  cfg_systemd_cgroup=false cfg_nri_socket="$dir/nri.sock" cfg_nri_plugins="$dir/nri-plugins"
+  cfg_nri_conf="$dir/nri-conf"
 }
-CNI
-
-# --- config.toml ----------------------------------------------------------------------------------------
-# CRI runtime settings live in plugin io.containerd.grpc.v1.cri in 1.7 (config version 2) and in
-# io.containerd.cri.v1.runtime in 2.x (config version 3); the sandbox image moved to
-# io.containerd.cri.v1.images' pinned_images, and the CNI bin dir became the list bin_dirs.
-if [ "$version" = 1.7 ]; then
-  cri='plugins."io.containerd.grpc.v1.cri"'
-  config_version=2
-  cni_bin="bin_dir = \"$dir/cni-bin\""
-else
-  cri='plugins."io.containerd.cri.v1.runtime"'
-  config_version=3
-  cni_bin="bin_dirs = [\"$dir/cni-bin\"]"
-fi
-{
-  cat <<TOML
-# Written by cri-conform scripts/containerd-up.sh for a throwaway containerd $version; removed by
-# scripts/containerd-down.sh.
-version = $config_version
-root = "$dir/root"
-state = "$dir/state"
-
-[grpc]
-  address = "$dir/containerd.sock"
-
-[ttrpc]
-  address = "$dir/containerd.sock.ttrpc"
-
-[plugins."io.containerd.internal.v1.opt"]
-  path = "$dir/opt"
-
-TOML
-  if [ "$version" = 1.7 ]; then
-    cat <<TOML
-[$cri]
-  sandbox_image = "$pause_image"
-TOML
-  else
-    cat <<TOML
-[plugins."io.containerd.cri.v1.images".pinned_images]
-  sandbox = "$pause_image"
-
-[$cri]
-TOML
-  fi
-  cat <<TOML
-  # Required here: the machine lacks CAP_SYS_RESOURCE, and a negative oom_score_adj makes runc fail.
-  restrict_oom_score_adj = true
-  enable_selinux = false
-
-  [$cri.cni]
-    $cni_bin
-    conf_dir = "$dir/cni"
-    max_conf_num = 1
-
-  [$cri.containerd]
-    default_runtime_name = "runc"
-
-    [$cri.containerd.runtimes.runc]
-      runtime_type = "io.containerd.runc.v2"
-      [$cri.containerd.runtimes.runc.options]
-        BinaryName = "$real_runc"
-        Root = "$dir/runc"
-
-    [$cri.containerd.runtimes.conform-slow]
-      runtime_type = "io.containerd.runc.v2"
-      [$cri.containerd.runtimes.conform-slow.options]
-        BinaryName = "$dir/slow-runtime/runc-slow"
-        Root = "$dir/runc"
-
-[plugins."io.containerd.nri.v1.nri"]
-  disable = false
-  disable_connections = false
-  socket_path = "$dir/nri.sock"
-  plugin_path = "$dir/nri-plugins"
-  plugin_config_path = "$dir/nri-conf"
-  plugin_request_timeout = "2s"
-  plugin_registration_timeout = "5s"
-TOML
-} >"$dir/config.toml"
+if [ "$crun" = true ]; then cfg_crun=$crun_bin cfg_slow_crun="$dir/slow-runtime/crun-slow"; fi
+containerd_config_toml >"$dir/config.toml"
 
 write_start_script "$dir" "$bin"
 
@@ -241,13 +172,7 @@ say "starting containerd $("$bin/containerd" --version | awk '{print $3}') (brid
 start_containerd "$dir"
 
 # --- images ----------------------------------------------------------------------------------------------
-# Built once per content of the builder, the pause script and busybox; imported into every instance.
-image_key=$(cat "$here/build-images.sh" "$here/lib/oci-layout.sh" "$here/../fixtures/images/pause.sh" /bin/busybox | sha256sum | cut -c1-16)
-images="$CC_IMAGE_CACHE/$image_key/cri-conform-images.tar"
-if [ ! -s "$images" ]; then
-  say "building the images into $CC_IMAGE_CACHE/$image_key"
-  bash "$here/build-images.sh" "$CC_IMAGE_CACHE/$image_key" >/dev/null
-fi
+images=$(image_archive "$here" "$CC_IMAGE_CACHE")
 ctr=$(instance_ctr "$dir")
 "$ctr" -a "$dir/containerd.sock" -n k8s.io images import "$images" >/dev/null
 present=$("$ctr" -a "$dir/containerd.sock" -n k8s.io images ls -q)
@@ -255,5 +180,5 @@ for ref in "$test_image" "$pause_image"; do
   grep -qxF "$ref" <<<"$present" || die "image $ref is missing after the import of $images"
 done
 
-say "containerd $version ready: unix://$dir/containerd.sock, NRI $dir/nri.sock (pid $(cat "$dir/containerd.pid"))"
+say "containerd $label ready: unix://$dir/containerd.sock, NRI $dir/nri.sock (pid $(cat "$dir/containerd.pid"))"
 write_env

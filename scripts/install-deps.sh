@@ -9,7 +9,9 @@
 #   - installs containerd 1.7 from trixie, runc, CNI plugins, busybox-static, iproute2 and procps, leaving
 #     every other package as it is;
 #   - --with-test-deps (.ci/run) adds what only the tests use: chromium (the HTML report's browser test),
-#     xmllint and the upstream CRI and NRI .proto files (under /usr/share/gocode/src);
+#     xmllint, the upstream CRI and NRI .proto files (under /usr/share/gocode/src), and debootstrap and
+#     systemd-container for the systemd node (scripts/systemd-node-up.sh); systemd-container is pinned to
+#     the installed systemd's version, or apt would upgrade the machine's systemd with it;
 #   - downloads containerd 2.1 from forky through a private, temporary apt source list (the machine's
 #     sources never name forky) and unpacks it (dpkg -x) without installing it: installing from forky
 #     would pull a newer libc.
@@ -116,8 +118,14 @@ if [ "$with_test_deps" = true ]; then
     # dependency from trixie too (checked with apt-get -s on a status file without these packages).
     "golang-github-containerd-nri-dev|golang-github-containerd-nri-dev/trixie|"
     "golang-github-kubernetes-cri-api-dev|golang-github-kubernetes-cri-api-dev/trixie|"
+    "debootstrap|debootstrap|"
   )
+  # systemd-container depends on systemd of its own version exactly: asked for unpinned, apt takes the
+  # newest and upgrades the machine's systemd with it. A machine without systemd gets the candidate.
+  systemd_version=$(installed_version systemd)
+  wanted+=("systemd-container|systemd-container${systemd_version:+=$systemd_version}|systemd_container_matches")
 fi
+systemd_container_matches() { [ "$(installed_version systemd-container)" = "$(installed_version systemd)" ]; }
 containerd_is_17() { case "$(installed_version containerd)" in 1.7.*) return 0 ;; *) return 1 ;; esac; }
 
 install_args=()

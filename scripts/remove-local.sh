@@ -4,15 +4,17 @@
 #
 # Usage: sudo scripts/remove-local.sh [--dry-run] [-h|--help]
 #
-#   1. every throwaway containerd under the state root (CRI_CONFORM_STATE, default /tmp/cri-conform) goes
-#      (scripts/containerd-down.sh), then the state root and the network claims folder
+#   1. every throwaway containerd and systemd node under the state root (CRI_CONFORM_STATE, default
+#      /tmp/cri-conform) goes (scripts/containerd-down.sh, systemd-node-down.sh), then the state root and
+#      the network claims folder
 #      (/run/cri-conform/networks); it stops before anything when instances of another state root run;
 #   2. the packages install-deps.sh installed are purged: only those it recorded in
 #      /var/lib/cri-conform/installed-packages (the machine's own stay). When the purge would also take a
 #      package it did not install (one installed since that needs them), nothing is purged and it says which;
 #   3. the apt source and pin it created (trixie) go, with their package lists and apt's binary caches
 #      (apt rebuilds them); apt's own logs and its lists of the machine's own sources stay;
-#   4. containerd 2.1 (/opt/cri-conform), the image cache (/var/cache/cri-conform), the /run/netns bind
+#   4. containerd 2.1 (/opt/cri-conform), the image cache (/var/cache/cri-conform, with the systemd node's
+#      cached root), the /run/netns bind
 #      mount containerd-up.sh made (once no namespace is left in it), containerd's and CNI's empty folders
 #      (/run/containerd, /var/lib/cni) and the record itself go.
 #   Packages an install upgraded stay upgraded (it names them); reports and the clone's node_modules and
@@ -31,6 +33,8 @@ case "${1:-}" in
 esac
 # shellcheck source=lib/containerd-common.sh source-path=SCRIPTDIR
 . "$here/lib/containerd-common.sh"
+# shellcheck source=lib/systemd-node-common.sh source-path=SCRIPTDIR
+. "$here/lib/systemd-node-common.sh"
 # shellcheck source=lib/footprint.sh source-path=SCRIPTDIR
 . "$here/lib/footprint.sh"
 [ "$(id -u)" = 0 ] || die "needs root: sudo $0 $*"
@@ -63,6 +67,10 @@ if [ ${#others[@]} -gt 0 ]; then
 fi
 for d in "$state_root"/*/; do
   d=${d%/}
+  if is_node_dir "$d"; then
+    say "removing the systemd node in $d"
+    run bash "$here/systemd-node-down.sh" --dir "$d"
+  fi
   is_instance_dir "$d" || continue
   say "removing the throwaway containerd in $d"
   run bash "$here/containerd-down.sh" --dir "$d"
@@ -158,6 +166,14 @@ for tarball in "$CC_IMAGE_CACHE"/*/cri-conform-images.tar; do
   [ -e "$tarball" ] || continue
   run rm -rf --one-file-system "${tarball%/*}"
 done
+# The systemd node's cached roots (systemd-node-root.sh), unless a node of another state root runs on one.
+if [ -d "$CC_IMAGE_CACHE/systemd-node" ]; then
+  if grep -qF "lowerdir=$CC_IMAGE_CACHE/systemd-node/" /proc/self/mountinfo; then
+    left+=("$CC_IMAGE_CACHE/systemd-node (a systemd node still runs on it: scripts/systemd-node-down.sh --dir <its dir>)")
+  else
+    run rm -rf --one-file-system "$CC_IMAGE_CACHE/systemd-node"
+  fi
+fi
 if [ -d "$CC_IMAGE_CACHE" ]; then
   if [ -z "$(ls -A "$CC_IMAGE_CACHE")" ] || [ "$dry_run" = true ]; then run rmdir "$CC_IMAGE_CACHE"; else left+=("$CC_IMAGE_CACHE (not empty)"); fi
 fi
@@ -184,6 +200,8 @@ run rmdir /var/lib/cni/results /var/lib/cni 2>/dev/null || true
 for f in installed-packages upgraded-packages created-files; do
   [ -e "$CC_RECORD_DIR/$f" ] && run rm -f "$CC_RECORD_DIR/$f"
 done
+# The second folder of private instances (src/instance/instance-roots.ts), when no instance is left in it.
+run rmdir "$CC_RECORD_DIR/isolated" 2>/dev/null || true
 # What stayed stays recorded, for a later purge by hand.
 if [ ${#keep[@]} -gt 0 ] && [ "$dry_run" = false ]; then printf '%s\n' "${keep[@]}" >"$installed_record"; fi
 if [ -d "$CC_RECORD_DIR" ]; then run rmdir "$CC_RECORD_DIR" 2>/dev/null || left+=("$CC_RECORD_DIR (not empty)"); fi

@@ -15,24 +15,50 @@ export CC_STATE_ROOT CC_CONTAINERD21_DIR CC_IMAGE_CACHE
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf '%s: %s\n' "$(basename "$0")" "$*" >&2; exit 2; }
 
-# parse_common_args "$@": sets `version` and `dir` from --version/--dir (caller defines usage()).
+# trap_errors UNDO: from here on, a command that fails without a message of ours ends the script with one
+# line saying which line failed and that UNDO (a script, run with the same arguments) removes what was
+# made; exit 2. Our own scripts exit 2 (or 3: "this machine cannot") after their own line, which is enough.
+trap_errors() {
+  CC_UNDO=$1
+  trap 'cc_on_error $? $LINENO "$BASH_COMMAND"' ERR
+}
+cc_on_error() { # status line command
+  # Subshells inherit the trap (set -E); only the script itself reports.
+  [ "$BASHPID" = "$$" ] || return 0
+  if { [ "$1" = 2 ] || [ "$1" = 3 ]; } && [[ $3 == *.sh* ]]; then exit "$1"; fi
+  printf '%s: line %s failed (exit %s): %s; its output above says why; scripts/%s with the same arguments removes what was made\n' \
+    "$(basename "$0")" "$2" "$1" "$3" "$CC_UNDO" >&2
+  exit 2
+}
+
+# parse_common_args "$@": sets `version`, `dir`, `bin` and `crun` from --version/--dir/--bin/--crun (caller
+# defines usage()); the default dir is <state root>/<CC_DIR_KIND, default containerd>-<version>.
 parse_common_args() {
   version=1.7
   dir=""
+  bin=""
+  crun=false
   while [ $# -gt 0 ]; do
     case "$1" in
       --version) [ $# -ge 2 ] || die "--version needs a value"; version=$2; shift 2 ;;
       --version=*) version=${1#*=}; shift ;;
       --dir) [ $# -ge 2 ] || die "--dir needs a value"; dir=$2; shift 2 ;;
       --dir=*) dir=${1#*=}; shift ;;
+      --bin) [ $# -ge 2 ] || die "--bin needs a value"; bin=$2; shift 2 ;;
+      --bin=*) bin=${1#*=}; shift ;;
+      --crun) crun=true; shift ;;
       -h|--help) usage; exit 0 ;;
       *) usage >&2; die "unknown argument: $1" ;;
     esac
   done
   case "$version" in 1.7|2.1) ;; *) die "--version must be 1.7 or 2.1, not $version" ;; esac
-  [ -n "$dir" ] || dir="$CC_STATE_ROOT/containerd-$version"
+  [ -n "$dir" ] || dir="$CC_STATE_ROOT/${CC_DIR_KIND:-containerd}-$version"
   dir=$(normalize_dir "$dir")
   check_dir_usable "$dir"
+  if [ -n "$bin" ]; then
+    bin=$(normalize_dir "$bin")
+    [ -x "$bin/containerd" ] || die "--bin $bin holds no containerd binary"
+  fi
 }
 
 normalize_dir() { # path -> absolute, without trailing slashes or . / .. parts
@@ -74,16 +100,17 @@ START
   chmod 0755 "$d/start.sh"
 }
 
-containerd_bin_dir() { # version
-  if [ "$1" = 2.1 ]; then echo "$CC_CONTAINERD21_DIR/usr/bin"; else echo /usr/bin; fi
+containerd_bin_dir() { # version [the --bin dir]
+  if [ -n "${2:-}" ]; then echo "$2"; elif [ "$1" = 2.1 ]; then echo "$CC_CONTAINERD21_DIR/usr/bin"; else echo /usr/bin; fi
 }
 instance_version() { # dir -> the version recorded by containerd-up.sh (empty if unknown)
   if [ -f "$1/$CC_MARKER" ]; then sed -n 's/^version=//p' "$1/$CC_MARKER"; fi
 }
-instance_ctr() { # dir -> the ctr binary matching the instance's containerd
-  local v
+instance_ctr() { # dir -> the ctr binary matching the instance's containerd (its --bin dir's, if it had one)
+  local v b=""
   v=$(instance_version "$1")
-  if [ "$v" = 2.1 ]; then echo "$CC_CONTAINERD21_DIR/usr/bin/ctr"; else echo /usr/bin/ctr; fi
+  if [ -f "$1/$CC_MARKER" ]; then b=$(sed -n 's/^bin=//p' "$1/$CC_MARKER"); fi
+  echo "$(containerd_bin_dir "$v" "$b")/ctr"
 }
 
 # --- processes -----------------------------------------------------------------------------------------

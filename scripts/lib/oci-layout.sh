@@ -24,10 +24,29 @@ store_blob() {
   printf '%s %s\n' "$digest" "$size"
 }
 
-# oci_layout_index MANIFEST_DIGEST MANIFEST_SIZE NAME: index.json naming one amd64 manifest.
+# oci_layout_index MANIFEST_DIGEST MANIFEST_SIZE NAME [ARCH]: index.json naming one manifest (amd64 unless
+# ARCH is given).
 oci_layout_index() {
-  printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%s,"platform":{"architecture":"amd64","os":"linux"},"annotations":{"io.containerd.image.name":"%s","org.opencontainers.image.ref.name":"%s"}}]}\n' \
-    "$1" "$2" "$3" "$3" >"$OCI_LAYOUT/index.json"
+  printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%s,"platform":{"architecture":"%s","os":"linux"},"annotations":{"io.containerd.image.name":"%s","org.opencontainers.image.ref.name":"%s"}}]}\n' \
+    "$1" "$2" "${4:-amd64}" "$3" "$3" >"$OCI_LAYOUT/index.json"
+  chmod 0755 "$OCI_LAYOUT" "$OCI_LAYOUT/blobs" "$OCI_LAYOUT/blobs/sha256"
+  chmod 0644 "$OCI_LAYOUT/index.json" "$OCI_LAYOUT/oci-layout"
+}
+
+# oci_platform_index NAME "DIGEST SIZE ARCH"...: a multi-platform image: stores an image index of the
+# platforms' manifests as a blob and writes index.json naming it.
+oci_platform_index() {
+  local name=$1 entries="" digest size arch
+  shift
+  for m in "$@"; do
+    read -r digest size arch <<<"$m"
+    entries="${entries:+$entries,}$(printf '{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%s,"platform":{"architecture":"%s","os":"linux"}}' "$digest" "$size" "$arch")"
+  done
+  printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[%s]}\n' "$entries" >"$OCI_LAYOUT/.platforms.json"
+  read -r digest size < <(store_blob "$OCI_LAYOUT/.platforms.json")
+  rm -f "$OCI_LAYOUT/.platforms.json"
+  printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[{"mediaType":"application/vnd.oci.image.index.v1+json","digest":"sha256:%s","size":%s,"annotations":{"io.containerd.image.name":"%s","org.opencontainers.image.ref.name":"%s"}}]}\n' \
+    "$digest" "$size" "$name" "$name" >"$OCI_LAYOUT/index.json"
   chmod 0755 "$OCI_LAYOUT" "$OCI_LAYOUT/blobs" "$OCI_LAYOUT/blobs/sha256"
   chmod 0644 "$OCI_LAYOUT/index.json" "$OCI_LAYOUT/oci-layout"
 }

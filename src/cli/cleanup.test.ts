@@ -27,7 +27,7 @@ describe('cleanup (fake CRI)', () => {
 
   it("removes labelled pods and the injectors' per-check claims a killed run left", async () => {
     fake.publish({
-      metadata: { name: 'left', attempt: 0 },
+      metadata: { name: 'cc-idem-01-left', namespace: 'cri-conform', attempt: 0 },
       labels: { [RUN_LABEL]: 'killed' },
       state: 'SANDBOX_READY',
     });
@@ -40,6 +40,33 @@ describe('cleanup (fake CRI)', () => {
     expect(existsSync(join(cniDir, 'pods'))).to.equal(false);
     expect(io.stdout()).to.contain(`released 1 injector claims in ${runtimeDir}: cc-idem-01-`);
   });
+
+  for (const flags of [[], ['--isolated']]) {
+    it(`leaves a foreign pod labelled cri-conform.io/run untouched: cleanup ${flags.join(' ')}`, async () => {
+      const foreign = fake.publish({
+        metadata: { name: 'api-7d9', namespace: 'payments', attempt: 0 },
+        labels: { [RUN_LABEL]: 'x' },
+        state: 'SANDBOX_READY',
+      });
+      const calls: string[] = [];
+      for (const method of ['StopPodSandbox', 'RemovePodSandbox'])
+        fake.override(method, (req) => {
+          calls.push(`${method} ${(req as { podSandboxId: string }).podSandboxId}`);
+          return {};
+        });
+      try {
+        const io = recordingIo();
+        const code = await main(['node', 'cri-conform', 'cleanup', ...flags, '-r', fake.endpoint], io);
+        expect(code, io.stderr()).to.equal(0);
+        expect(calls).to.deep.equal([]);
+        expect(fake.pods.get(foreign)?.state).to.equal('SANDBOX_READY');
+        expect(io.stdout()).to.contain(`left alone pod payments/api-7d9 (${foreign})`);
+      } finally {
+        for (const method of ['StopPodSandbox', 'RemovePodSandbox']) fake.override(method, undefined);
+        fake.pods.delete(foreign);
+      }
+    });
+  }
 
   it('removes the pod logs of a killed run it finds no object of, and keeps those of a running run', async () => {
     const killed = `test-killed-${process.pid}`;

@@ -1,4 +1,7 @@
-/** `cri-conform cleanup`: removes what crashed runs left behind, found by the run label, and nothing else. */
+/**
+ * `cri-conform cleanup`: removes what crashed runs left behind, found by all of a run's marks (the run
+ * label, the pod namespace `cri-conform`, the `cc-` name prefix), and nothing else.
+ */
 import type { Command } from 'commander';
 import type { CriClient } from '../cri/client.js';
 import { configFromFlags } from './command-config.js';
@@ -6,11 +9,22 @@ import type { Io } from './io.js';
 import { addEndpointOptions } from './options.js';
 import type { RunFlags } from './resolve-config.js';
 
+const HELP = `
+Only objects with all three marks of a run are touched: the label cri-conform.io/run, the pod namespace
+cri-conform and a name starting cc- (a container: its own label, in such a pod). A pod that carries the
+label but not the rest is someone else's: cleanup names it and leaves it alone.
+
+Examples:
+  $ cri-conform cleanup
+  $ cri-conform cleanup --native
+  $ cri-conform cleanup --isolated -r unix:///run/containerd/containerd.sock   # and dead runs' private instances
+  $ cri-conform cleanup --run-id 202611221530-3fa2c1 -r unix:///run/containerd/containerd.sock`;
+
 export function addCleanup(program: Command, io: Io, setExit: (code: number) => void): void {
   const cmd = program
     .command('cleanup')
     .description(
-      "stop and remove every pod and container labelled cri-conform.io/run (of one run with --run-id), the delay injectors' per-check settings a killed run left, and the pod logs of runs no longer running",
+      "stop and remove every pod and container of cri-conform runs (of one run with --run-id), the delay injectors' per-check settings a killed run left, the pod logs of runs no longer running and the empty cgroup parent /cri-conform once no run is alive",
     );
   addEndpointOptions(cmd)
     .option('--run-id <id>', 'only the objects of this run (the id is in every report)')
@@ -22,10 +36,7 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
       '--native',
       "also remove containerd records the CRI no longer lists (containerd's own API, namespace k8s.io) and unmount those sandboxes' /dev/shm",
     )
-    .addHelpText(
-      'after',
-      '\nOnly objects carrying the label cri-conform.io/run are touched.\n\nExamples:\n  $ cri-conform cleanup\n  $ cri-conform cleanup --native\n  $ cri-conform cleanup --run-id 202611221530-3fa2c1 -r unix:///run/containerd/containerd.sock',
-    )
+    .addHelpText('after', HELP)
     .action(async (flags: RunFlags & { config?: string; runId?: string; native?: boolean }) => {
       const { runId, native, isolated, ...rest } = flags;
       const config = configFromFlags(rest, io);
@@ -40,12 +51,17 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
         io.out(`removed ${report.containers.length} containers and ${report.pods.length} pods\n`);
         for (const id of report.pods) io.out(`  pod ${id}\n`);
         for (const p of report.problems) io.err(`cri-conform: could not remove ${p}\n`);
+        for (const s of report.spared)
+          io.out(
+            `left alone ${s}: it carries the label cri-conform.io/run but not every mark of cri-conform's own\n`,
+          );
         if (report.problems.length === 0)
           await removePodLogs([...report.runs, ...(runId ? [runId] : [])], io);
         // A run killed before or after its objects existed left none to find it by: its process tells.
         if (!runId) await removeDeadRunLogsOf(io);
         // Claims carry no run id, so only a cleanup of every run may take them.
         if (!runId) await releaseInjectorClaims([config.slowRuntimeDir, config.slowCniDir], io);
+        if (!runId) await removeIdleCgroupParent(io);
         const left = await (native ? removeNative : reportNative)(client, config.runtimeEndpoint, runId, io);
         setExit(report.problems.length === 0 && left === 0 && isolatedLeft === 0 ? 0 : 1);
       } finally {
@@ -74,16 +90,35 @@ async function removeDeadRunLogsOf(io: Io): Promise<void> {
   for (const p of problems) io.err(`cri-conform: could not remove ${p}\n`);
 }
 
+/** The empty /cri-conform cgroup a killed run left (cgroup-parent-lease.ts); as root on the node only. */
+async function removeIdleCgroupParent(io: Io): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  const [{ removeIdleDefaultParent }, { ON_NODE }, { otherLiveRuns }] = await Promise.all([
+    import('../harness/cgroup-parent-lease.js'),
+    import('../harness/node-view.js'),
+    import('../harness/pod-logs.js'),
+  ]);
+  const { removed } = removeIdleDefaultParent(ON_NODE, otherLiveRuns(''));
+  if (removed.length > 0)
+    io.out(`removed the empty cgroup parent /cri-conform from ${removed.length} hierarchies\n`);
+}
+
 /** Removes what killed --isolated runs left of their private instances; returns how many kept something. */
 async function removePrivateInstances(endpoint: string, io: Io): Promise<number> {
-  const { removeOrphanedInstances } = await import('../instance/index.js');
-  const removed = await removeOrphanedInstances(endpoint);
-  io.out(`removed ${removed.length} private instances left by killed --isolated runs\n`);
-  for (const r of removed) {
+  const { nodeViewOf, sweepDeadInstances } = await import('../instance/sweep.js');
+  const { instances, cniFiles } = await sweepDeadInstances(endpoint, nodeViewOf(endpoint));
+  io.out(`removed ${instances.length} private instances left by killed --isolated runs\n`);
+  for (const r of instances) {
     io.out(`  ${r.dir}\n`);
-    for (const l of r.leftovers) io.err(`cri-conform: still there after removing ${r.dir}: ${l}\n`);
+    for (const l of r.leftovers)
+      io.err(
+        `cri-conform: still there after removing ${r.dir}: ${l} (recorded there for the next cleanup)\n`,
+      );
   }
-  return removed.filter((r) => r.leftovers.length > 0).length;
+  if (cniFiles.length > 0)
+    io.out(`removed ${cniFiles.length} CNI cache files of pods whose network namespace is gone\n`);
+  for (const f of cniFiles) io.out(`  ${f}\n`);
+  return instances.filter((r) => r.leftovers.length > 0).length;
 }
 
 /** Removes the per-check delay settings in the injectors' control dirs, which only a killed run leaves. */

@@ -116,7 +116,8 @@ describe('doctor and run agree', function () {
     const v = await both(['--focus', '^IDEM-11 ']);
     expect(v.doctor.stdout)
       .to.match(/^ok {3}slow runtime handler "conform-slow" .* works: it logged the creates/m)
-      .and.to.match(/^ok {3}slow CNI wrapper .* works: RunPodSandbox took \d+ ms/m);
+      .and.to.match(/^ok {3}slow CNI wrapper .* works: RunPodSandbox took \d+ ms/m)
+      .and.to.match(/^ok {3}cgroup driver cgroupfs \(CRI RuntimeConfig\), parent \/cri-conform$/m);
     expectForecastMatchesRun(v);
   });
 
@@ -135,6 +136,14 @@ describe('doctor and run agree', function () {
     expect(v.doctor.stdout).to.match(/^warn slow CNI wrapper .* does not work\n.*did not sleep on ADD/m);
     expect(v.run.code, v.run.stderr).to.be.oneOf([0, 1]);
     expect(v.doctor.code).to.equal(0);
+  });
+
+  it('both stop, before any pod, when --cgroup-parent is a slice and the runtime is on cgroupfs', async () => {
+    const v = await both(['--focus', '^IDEM-11 ', '--cgroup-parent', 'cri_conform.slice']);
+    expectSameBlocker(
+      v,
+      /--cgroup-parent cri_conform\.slice: the runtime uses the cgroupfs driver \(CRI RuntimeConfig\)/,
+    );
   });
 
   it('both stop when --require-nri meets no NRI socket', async () => {

@@ -54,7 +54,10 @@ async function doctor(flags: RunFlags & { config?: string; color?: boolean }, io
     },
     { announce: false },
   );
-  if (record) io.out(formatFinding({ severity: 'ok', what: describeInstance(record) }));
+  if (record) {
+    io.out(formatFinding({ severity: 'ok', what: describeInstance(record) }));
+    for (const note of record.imageNotes ?? []) io.out(formatFinding({ severity: 'ok', what: note }));
+  }
   for (const f of readiness.findings) io.out(formatFinding(f));
   io.out(formatSkips(readiness.skips, checks.length));
   const ready = !readiness.findings.some((f) => f.severity === 'fatal');

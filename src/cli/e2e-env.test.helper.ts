@@ -6,8 +6,14 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ALL_CHECKS } from '../../suites/index.js';
 import { CriClient } from '../cri/client.js';
 import { RUN_LABEL } from '../harness/labels.js';
+import type { RunOutcome } from '../harness/result.js';
+import { runConformance } from '../harness/run.js';
+import type { RunEnv } from '../harness/run-env.js';
+import { selectChecks } from '../harness/selection.js';
+import { type RunFlags, resolveRunConfig } from './resolve-config.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const CLI = join(ROOT, 'bin/cri-conform');
@@ -54,11 +60,18 @@ export function runCli(
   env: Record<string, string>,
   opts: { onSpawn?: (kill: (signal: NodeJS.Signals) => void) => void } = {},
 ): Promise<CliRun> {
+  return runCollecting(process.execPath, [CLI, ...args], { ...process.env, ...env, NO_COLOR: '1' }, opts);
+}
+
+/** Runs a command in the checkout with exactly this environment, collecting its output. */
+export function runCollecting(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  opts: { onSpawn?: (kill: (signal: NodeJS.Signals) => void) => void } = {},
+): Promise<CliRun> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { ...process.env, ...env, NO_COLOR: '1' },
-      cwd: ROOT,
-    });
+    const child = spawn(command, args, { env, cwd: ROOT });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -104,4 +117,19 @@ export async function untilLabelledPod(
   while (!(await seen()) && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * A run in this process, quiet, with `beforeCall` before every CRI call a check makes: how a test plays
+ * something on the real runtime at a chosen step of a check.
+ */
+export function runInProcess(
+  flags: RunFlags,
+  env: Record<string, string>,
+  beforeCall: NonNullable<RunEnv['beforeCall']>,
+): Promise<RunOutcome> {
+  const config = resolveRunConfig(flags, env, {});
+  const quiet = { onStart() {}, onCheckStart() {}, onCheckEnd() {}, onNote() {} };
+  const signal = new AbortController().signal;
+  return runConformance(config, selectChecks(ALL_CHECKS, config), quiet, signal, 'test', { beforeCall });
 }

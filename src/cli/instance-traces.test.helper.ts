@@ -3,16 +3,22 @@
  * a new instance appears: shared by the CLI's and the Sonobuoy pod's e2e tests.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CriClient } from '../cri/client.js';
-import { DEFAULT_BASE_DIR } from '../instance/instance-file.js';
+import { RUN_LABEL } from '../harness/labels.js';
+import { isDir } from '../instance/dir-entries.js';
+import { INSTANCE_ROOTS } from '../instance/instance-roots.js';
 import { labelledLeft } from './e2e-env.test.helper.js';
+
+const NETNS = /\/(?:var\/)?run\/netns\/cni-[0-9a-f-]{36}/g;
 
 /** What the instance made that the test saw while it ran: its pods' and containers' ids and netns. */
 export interface SeenObjects {
   ids: Set<string>;
   netns: Set<string>;
+  /** The run label of the pods seen. */
+  runIds: Set<string>;
 }
 
 /** Processes, mounts, its bridge, its directory; and the netns and cgroups of the objects seen. */
@@ -41,19 +47,23 @@ export async function newInstanceDir(
 ): Promise<string> {
   const deadline = Date.now() + withinMs;
   while (Date.now() < deadline) {
-    for (const name of instanceNames()) {
-      const file = join(DEFAULT_BASE_DIR, name, 'instance.json');
-      if (before.has(name) || !existsSync(file)) continue;
-      if ((JSON.parse(readFileSync(file, 'utf8')) as { target: string }).target === target)
-        return join(DEFAULT_BASE_DIR, name);
+    for (const dir of instanceNames()) {
+      const file = join(dir, 'instance.json');
+      if (before.has(dir) || !existsSync(file)) continue;
+      if ((JSON.parse(readFileSync(file, 'utf8')) as { target: string }).target === target) return dir;
     }
     await new Promise((r) => setTimeout(r, 20));
   }
-  throw new Error(`no private instance of ${target} appeared in ${DEFAULT_BASE_DIR} within ${withinMs} ms`);
+  throw new Error(
+    `no private instance of ${target} appeared in ${INSTANCE_ROOTS.join(' or ')} within ${withinMs} ms`,
+  );
 }
 
+/** The directories of every private instance on this host, wherever it was put. */
 export function instanceNames(): Set<string> {
-  return new Set(existsSync(DEFAULT_BASE_DIR) ? readdirSync(DEFAULT_BASE_DIR) : []);
+  return new Set(
+    INSTANCE_ROOTS.flatMap((root) => (existsSync(root) ? readdirSync(root).map((n) => join(root, n)) : [])),
+  );
 }
 
 /** Resolves once the copy lists a labelled pod; the copy may not answer yet when this starts. */
@@ -74,12 +84,22 @@ export async function untilCopyHasPod(dir: string, withinMs: number): Promise<vo
  * Watches the instance in `dir` through its CRI socket until stopped, collecting the ids of its pods and
  * containers and the netns paths of its pods: what its removal must leave nothing of.
  */
-export function watchInstance(dir: string, everyMs = 250): { seen: SeenObjects; stop(): Promise<void> } {
-  const seen: SeenObjects = { ids: new Set(), netns: new Set() };
+export function watchInstance(dir: string, everyMs = 100): { seen: SeenObjects; stop(): Promise<void> } {
+  return watchRuntime(`unix://${dir}/containerd.sock`, dir, everyMs);
+}
+
+/** The same for a runtime at `endpoint` (its cri-conform objects only), and the logs of an instance `dir`. */
+export function watchRuntime(
+  endpoint: string,
+  dir?: string,
+  everyMs = 100,
+): { seen: SeenObjects; stop(): Promise<void> } {
+  const seen: SeenObjects = { ids: new Set(), netns: new Set(), runIds: new Set() };
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
-      await look(dir, seen).catch(() => undefined);
+      if (dir !== undefined) fromLogs(dir, seen);
+      await look(endpoint, seen).catch(() => undefined);
       await new Promise((r) => setTimeout(r, everyMs));
     }
   })();
@@ -92,9 +112,17 @@ export function watchInstance(dir: string, everyMs = 250): { seen: SeenObjects; 
   };
 }
 
-async function look(dir: string, seen: SeenObjects): Promise<void> {
+/** The daemon's log names every id it made, and the slow CNI's log every netns: up to the last moment. */
+function fromLogs(dir: string, seen: SeenObjects): void {
+  const text = (file: string) => (existsSync(file) ? readFileSync(file, 'latin1') : '');
+  for (const id of text(join(dir, 'containerd.log')).match(/(?<!sha256:)\b[0-9a-f]{64}\b/g) ?? [])
+    seen.ids.add(id);
+  for (const ns of text(join(dir, 'slow-cni', 'added.log')).match(NETNS) ?? []) seen.netns.add(ns);
+}
+
+async function look(endpoint: string, seen: SeenObjects): Promise<void> {
   const client = await CriClient.connect({
-    runtimeEndpoint: `unix://${dir}/containerd.sock`,
+    runtimeEndpoint: endpoint,
     connectTimeoutMs: 500,
     defaultDeadlineMs: 2_000,
   });
@@ -103,13 +131,13 @@ async function look(dir: string, seen: SeenObjects): Promise<void> {
       client.call('ListPodSandbox', { filter: null }),
       client.call('ListContainers', { filter: null }),
     ]);
-    for (const c of containers) seen.ids.add(c.id);
-    for (const pod of items) {
+    for (const c of containers.filter((c) => c.labels[RUN_LABEL] !== undefined)) seen.ids.add(c.id);
+    for (const pod of items.filter((p) => p.labels[RUN_LABEL] !== undefined)) {
+      seen.runIds.add(pod.labels[RUN_LABEL] ?? '');
       if (seen.ids.has(pod.id)) continue;
       seen.ids.add(pod.id);
       const status = await client.call('PodSandboxStatus', { podSandboxId: pod.id, verbose: true });
-      for (const ns of JSON.stringify(status.info).match(/\/(?:var\/)?run\/netns\/cni-[0-9a-f-]{36}/g) ?? [])
-        seen.netns.add(ns);
+      for (const ns of JSON.stringify(status.info).match(NETNS) ?? []) seen.netns.add(ns);
     }
   } finally {
     client.close();
@@ -137,10 +165,26 @@ function cgroupsNamed(ids: ReadonlySet<string>): string[] {
   return found;
 }
 
-function isDir(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
+/** Names that no bundled archive has: only a node whose runtime was given them holds these images. */
+export const NODE_ONLY_IMAGES = {
+  testImage: 'registry.example/cc-e2e/busybox:1',
+  pauseImage: 'registry.example/cc-e2e/pause:1',
+};
+
+/**
+ * Gives the node's runtime the bundled images under NODE_ONLY_IMAGES' names too (ctr on its socket, in
+ * the CRI namespace); resolves with the function that takes the names away again.
+ */
+export function tagNodeOnlyImages(endpoint: string, env: Record<string, string>): () => void {
+  const socket = endpoint.replace(/^unix:\/\//, '');
+  const ctr = (...args: string[]) =>
+    execFileSync('ctr', ['-a', socket, '-n', 'k8s.io', 'images', ...args], { stdio: 'ignore' });
+  const pairs = [
+    [env.CRI_CONFORM_TEST_IMAGE ?? 'localhost/cri-conform/busybox:1', NODE_ONLY_IMAGES.testImage],
+    [env.CRI_CONFORM_PAUSE_IMAGE ?? 'localhost/cri-conform/pause:1', NODE_ONLY_IMAGES.pauseImage],
+  ] as const;
+  for (const [from, to] of pairs) ctr('tag', '--force', from, to);
+  return () => {
+    for (const [, to] of pairs) ctr('rm', to);
+  };
 }

@@ -4,16 +4,17 @@ export interface Io {
   err(text: string): void;
   isTTY: boolean;
   env: Record<string, string | undefined>;
-  /** Aborted on SIGINT/SIGTERM. */
+  /** Aborted on SIGINT, SIGTERM and SIGHUP. */
   signal: AbortSignal;
 }
 
 export function realIo(signal: AbortSignal): Io {
-  // A closed pipe (`cri-conform list | head`) must not crash a run mid-cleanup: stop writing to it instead.
+  // A closed pipe (`cri-conform list | head`), or a terminal that hung up (EIO after SIGHUP), must not crash
+  // a run mid-cleanup: stop writing to it instead.
   const closed = new Set<NodeJS.WriteStream>();
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code !== 'EPIPE') throw e;
+      if (e.code !== 'EPIPE' && e.code !== 'EIO') throw e;
       closed.add(stream);
     });
   }

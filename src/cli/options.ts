@@ -52,11 +52,15 @@ const ENVIRONMENT: readonly FlagSpec[] = [
     flags: '--isolated',
     help: "test a private copy of the node's runtime (its binary and config, own sockets, state, bridge and injectors) that no kubelet sees; removed at the end (containerd, CRI-O; see README)",
   },
+  {
+    flags: '--isolated-subnet <cidr>',
+    help: 'with --isolated: the IPv4 subnet of the private bridge (default: a 10.214.N.0/24 that no route, rule, address, resolver or open connection of the node overlaps)',
+  },
   { flags: '--slow', help: 'also run [Slow] checks (cache TTLs; minutes)' },
   { flags: '--require-nri', help: 'fail (exit 2) instead of skipping NRI checks when NRI is unavailable' },
   {
     flags: '--nri-request-timeout <duration>',
-    help: "the runtime's NRI plugin request timeout (default 2s)",
+    help: "the runtime's NRI plugin request timeout, for a runtime that does not send it in Configure (NRI before v0.7; default 2s); one the runtime sends wins",
   },
   {
     flags: '--runtime-handler <name>',
@@ -93,8 +97,12 @@ const ENVIRONMENT: readonly FlagSpec[] = [
     help: 'how long the runtime may take to come back (default 60s)',
   },
   {
+    flags: '--cgroup-parent <parent>',
+    help: "every pod's cgroup parent (default: the tool's own in the runtime's cgroup driver, learnt from the runtime: cri_conform.slice on systemd, /cri-conform on cgroupfs); never a kubepods one",
+  },
+  {
     flags: '--beside-kubelet',
-    help: 'run although a kubelet drives the runtime: checks whose pods it stops end in ERROR, and checks that restart the runtime or stall its hooks skip unless --focus names their ID',
+    help: 'run although a kubelet drives the runtime: checks whose pods it stops end in ERROR, checks that restart the runtime or stall its hooks skip unless --focus names their ID, and NRI checks skip on containerd 1.7.26+ and 2.0.3+ (a plugin registering while the kubelet removes a pod deadlocks them)',
   },
   {
     flags: '--node-probes <mode>',

@@ -88,17 +88,22 @@ async function bugReport(runs: MatrixRun[], id: string, flags: ReportFlags): Pro
     throw new UsageError(
       `--issue reports a failure of one run; ${runs.length} runs were given: pass one results.json`,
     );
-  const [{ issueReport, IssueReportError }, { ALL_CHECKS }] = await Promise.all([
+  const [
+    { issueReport, IssueReportError },
+    { ALL_CHECKS },
+    { withCurrentKnownIssues },
+    { loadBundledDeviations },
+  ] = await Promise.all([
     import('../report/issue-report.js'),
     import('../../suites/index.js'),
+    import('../harness/deviations.js'),
+    import('../harness/deviation-file.js'),
   ]);
   const check = ALL_CHECKS.find((c) => c.id === id.toUpperCase());
+  // The known issue as this cri-conform knows it: one filed or drafted after the run is named too.
+  const outcome = withCurrentKnownIssues(runs[0]?.outcome as RunOutcome, loadBundledDeviations());
   try {
-    return issueReport(
-      runs[0]?.outcome as RunOutcome,
-      id.toUpperCase(),
-      check ? { needs: check.needs } : undefined,
-    );
+    return issueReport(outcome, id.toUpperCase(), check ? { needs: check.needs } : undefined);
   } catch (e) {
     if (e instanceof IssueReportError) throw new UsageError(`--issue ${id}: ${e.message}`);
     throw e;

@@ -87,6 +87,33 @@ describe('resolveRunConfig', () => {
     expect(() => resolveRunConfig({ trials: '0' }, {}, {})).to.throw(UsageError, /--trials/);
   });
 
+  it('takes a --cgroup-parent either driver could use, from the flag or the config file, and refuses the rest', () => {
+    expect(resolveRunConfig({}, {}, {}).cgroupParent).to.equal(undefined);
+    expect(resolveRunConfig({ cgroupParent: 'team.slice' }, {}, {}).cgroupParent).to.equal('team.slice');
+    expect(resolveRunConfig({}, {}, { 'cgroup-parent': '/team' }).cgroupParent).to.equal('/team');
+    expect(() => resolveRunConfig({ cgroupParent: 'kubepods.slice' }, {}, {})).to.throw(
+      UsageError,
+      /kubepods/,
+    );
+    expect(() => resolveRunConfig({ cgroupParent: 'team' }, {}, {})).to.throw(
+      UsageError,
+      /neither a systemd slice/,
+    );
+  });
+
+  it('takes --isolated-subnet in network form only, and whether the pause image was named', () => {
+    expect(resolveRunConfig({ isolatedSubnet: '192.168.77.0/24' }, {}, {}).isolatedSubnet).to.equal(
+      '192.168.77.0/24',
+    );
+    for (const bad of ['192.168.77.5/24', '10.0.0.0', '10.0.0.0/30', 'ten/8'])
+      expect(() => resolveRunConfig({ isolatedSubnet: bad }, {}, {}), bad).to.throw(
+        UsageError,
+        /--isolated-subnet/,
+      );
+    expect(resolveRunConfig({}, {}, {}).pauseImageNamed).to.equal(undefined);
+    expect(resolveRunConfig({}, { CRI_CONFORM_PAUSE_IMAGE: 'p:1' }, {}).pauseImageNamed).to.equal(true);
+  });
+
   it('splits comma-separated suites and keeps repeated ones', () => {
     expect(resolveRunConfig({ suite: ['hooks,teardown', 'names'] }, {}, {}).suites).to.deep.equal([
       'hooks',

@@ -4,8 +4,16 @@
  */
 
 import { dirname } from 'node:path';
-import type { LevelFilter, PullPolicy, RunConfig } from '../harness/settings.js';
+import { cgroupParentSyntaxProblem } from '../harness/cgroup-parent.js';
+import {
+  DEFAULT_PARALLEL_TRIALS,
+  DEFAULT_TRIALS,
+  type LevelFilter,
+  type PullPolicy,
+  type RunConfig,
+} from '../harness/settings.js';
 import { SUITES, type SuiteName } from '../harness/vocabulary.js';
+import { subnetProblem } from '../instance/network.js';
 import type { ConfigValues } from './config-file.js';
 import { parseCount, parseDurationMs } from './durations.js';
 import { UsageError } from './errors.js';
@@ -73,6 +81,7 @@ export function resolveRunConfig(
     nriSocket: pick('nri-socket') ?? DEFAULT_NRI_SOCKET,
     requireNri: bool('require-nri'),
     nriRequestTimeoutMs: duration('nri-request-timeout', '2s'),
+    ...(pick('nri-request-timeout') !== undefined ? { nriRequestTimeoutGiven: true } : {}),
     runtimeHandler: pick('runtime-handler') ?? '',
     ...optional('slow-runtime-handler'),
     ...optional('slow-runtime-dir'),
@@ -83,13 +92,15 @@ export function resolveRunConfig(
     ...optional('expected-deviations'),
     ...(bool('strict-deviations') ? { strictDeviations: true } : {}),
     ...(bool('isolated') ? { isolated: true } : {}),
+    ...subnet(pick('isolated-subnet')),
     testImage: pick('test-image') ?? DEFAULT_TEST_IMAGE,
     pauseImage: pick('pause-image') ?? DEFAULT_PAUSE_IMAGE,
+    ...(pick('pause-image') === undefined ? {} : { pauseImageNamed: true }),
     pull: oneOf<PullPolicy>(pick('pull') ?? 'missing', ['never', 'missing', 'always'], '--pull'),
     restartTimeoutMs: duration('restart-timeout', '60s'),
     cacheTtlMs: duration('cache-ttl', '150s'),
-    trials: count('trials', '20', 1),
-    parallelTrials: count('parallel-trials', '4', 1),
+    trials: count('trials', String(DEFAULT_TRIALS), 1),
+    parallelTrials: count('parallel-trials', String(DEFAULT_PARALLEL_TRIALS), 1),
     parallel: count('parallel', '4', 1),
     checkTimeoutMs: parseDurationMs(
       typeof flags.timeout === 'string' ? flags.timeout : (fileString(file, 'check-timeout') ?? '5m'),
@@ -98,6 +109,7 @@ export function resolveRunConfig(
     ...(pick('run-timeout') ? { runTimeoutMs: duration('run-timeout', '0') } : {}),
     failFast: bool('fail-fast'),
     ...(bool('beside-kubelet') ? { besideKubelet: true } : {}),
+    ...cgroupParentOf(pick('cgroup-parent')),
     flakeAttempts: count('flake-attempts', '0', 0),
     ...regex('focus', pick('focus')),
     ...regex('skip', pick('skip')),
@@ -109,6 +121,22 @@ export function resolveRunConfig(
     reportPrefix: pick('report-prefix') ?? '',
     flagsText: describeFlags(flags),
   };
+}
+
+/** --cgroup-parent as given, refused (exit 2) when no cgroup driver could take it; its driver is checked later. */
+function cgroupParentOf(value: string | undefined): { cgroupParent?: string } {
+  if (value === undefined) return {};
+  const problem = cgroupParentSyntaxProblem(value);
+  if (problem) throw new UsageError(problem);
+  return { cgroupParent: value };
+}
+
+/** --isolated-subnet, checked here so that a typo stops the run before anything is looked up. */
+function subnet(text: string | undefined): { isolatedSubnet?: string } {
+  if (text === undefined || text === '') return {};
+  const problem = subnetProblem(text);
+  if (problem) throw new UsageError(problem);
+  return { isolatedSubnet: text };
 }
 
 /**

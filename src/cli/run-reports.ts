@@ -5,6 +5,7 @@
  */
 import { hostname } from 'node:os';
 import type { RunOutcome } from '../harness/result.js';
+import { instanceRecordOf } from '../harness/runtime-instance.js';
 import type { RunConfig } from '../harness/settings.js';
 import type { Io } from './io.js';
 import { readResults } from './report-inputs.js';
@@ -50,6 +51,7 @@ export async function writeRunReports(
 /** The outcome of a run that never produced a verdict: no results, and the reason in every report. */
 export function notStartedOutcome(config: RunConfig, error: unknown): RunOutcome {
   const reason = error instanceof Error ? error.message : String(error);
+  const isolated = instanceRecordOf(error);
   return {
     properties: {
       runId: 'not-started',
@@ -62,6 +64,7 @@ export function notStartedOutcome(config: RunConfig, error: unknown): RunOutcome
       startedAt: new Date().toISOString(),
       flags: config.flagsText,
       node: hostname(),
+      ...(isolated === undefined ? {} : { isolated }),
     },
     results: [],
     durationMs: 0,

@@ -4,14 +4,11 @@
  * "successful" RemoveContainer), and `cleanup --native` to remove them. Runtimes other than containerd
  * answer UNIMPLEMENTED: that is `undefined`.
  */
-import { Client, credentials, Metadata, type ServiceError, status as Status } from '@grpc/grpc-js';
-import { loadSync, type MethodDefinition } from '@grpc/proto-loader';
-import { parseEndpoint } from './endpoint.js';
-import { LOADER_OPTIONS } from './load-proto.js';
-import { protoPath } from './package-root.js';
+import { status as Status } from '@grpc/grpc-js';
+import { ContainerdConnection, methodTable } from './containerd-api.js';
 
-/** The namespace the CRI plugin of containerd keeps Kubernetes objects in. */
-export const CONTAINERD_K8S_NAMESPACE = 'k8s.io';
+export { CONTAINERD_K8S_NAMESPACE, ContainerdNativeError } from './containerd-api.js';
+
 /** Linux SIGKILL, as Tasks.Kill takes it. */
 const SIGKILL = 9;
 
@@ -37,54 +34,20 @@ export interface NativeRecords {
   tasks: NativeTask[];
 }
 
-/** A containerd API call failed for a reason other than "not containerd". */
-export class ContainerdNativeError extends Error {
-  readonly code = 'ERR_CONTAINERD_NATIVE';
-
-  constructor(
-    readonly method: string,
-    readonly status: number,
-    readonly details: string,
-  ) {
-    super(`containerd ${method}: ${Status[status] ?? status} (${status}): ${details}`);
-    this.name = 'ContainerdNativeError';
-  }
-}
-
-type Method = MethodDefinition<unknown, unknown>;
-const CONTAINERS = 'containerd.services.containers.v1.Containers';
-const TASKS = 'containerd.services.tasks.v1.Tasks';
-let loaded: Record<string, Method> | undefined;
-
-function method(name: string): Method {
-  loaded ??= (() => {
-    const def = loadSync([protoPath('containerd-containers.proto'), protoPath('containerd-tasks.proto')], {
-      ...LOADER_OPTIONS,
-    });
-    const out: Record<string, Method> = {};
-    for (const service of [CONTAINERS, TASKS]) {
-      for (const [rpc, m] of Object.entries((def[service] ?? {}) as Record<string, Method>)) {
-        out[`${service.split('.').at(-1)}/${rpc}`] = m;
-      }
-    }
-    return out;
-  })();
-  const m = loaded[name];
-  if (!m) throw new Error(`containerd protos lack ${name}`);
-  return m;
-}
+const methods = methodTable(
+  ['containerd-containers.proto', 'containerd-tasks.proto'],
+  ['containerd.services.containers.v1.Containers', 'containerd.services.tasks.v1.Tasks'],
+);
 
 /** One connection to containerd's API in one namespace. */
 export class ContainerdSession {
-  private readonly client: Client;
-  private readonly metadata = new Metadata();
+  private readonly connection: ContainerdConnection;
 
   constructor(
     endpoint: string,
     private readonly opts: { namespace?: string; deadlineMs?: number } = {},
   ) {
-    this.client = new Client(parseEndpoint(endpoint).target, credentials.createInsecure());
-    this.metadata.set('containerd-namespace', opts.namespace ?? CONTAINERD_K8S_NAMESPACE);
+    this.connection = new ContainerdConnection(endpoint, methods, opts.namespace);
   }
 
   /** Both lists, or undefined when the endpoint does not serve containerd's API. */
@@ -119,27 +82,12 @@ export class ContainerdSession {
   }
 
   close(): void {
-    this.client.close();
+    this.connection.close();
   }
 
-  /** Resolves undefined on UNIMPLEMENTED; rejects with ContainerdNativeError on any other failure. */
+  /** Resolves undefined on UNIMPLEMENTED (not containerd); rejects with ContainerdNativeError otherwise. */
   private call<T>(name: string, request: unknown): Promise<T | undefined> {
-    const m = method(name);
-    return new Promise<T | undefined>((resolve, reject) => {
-      this.client.makeUnaryRequest(
-        m.path,
-        m.requestSerialize,
-        m.responseDeserialize,
-        request,
-        this.metadata,
-        { deadline: Date.now() + (this.opts.deadlineMs ?? 5_000) },
-        (err: ServiceError | null, value) => {
-          if (!err) resolve(value as T);
-          else if (err.code === Status.UNIMPLEMENTED) resolve(undefined);
-          else reject(new ContainerdNativeError(name, err.code, err.details));
-        },
-      );
-    });
+    return this.connection.unary<T>(name, request, this.opts.deadlineMs ?? 5_000, Status.UNIMPLEMENTED);
   }
 }
 

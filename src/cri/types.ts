@@ -208,6 +208,13 @@ export interface StatusResponse {
   runtimeHandlers?: { name: string }[];
 }
 
+/** The cgroup driver a runtime names in RuntimeConfig; SYSTEMD is the enum's zero value. */
+export type CgroupDriverName = 'SYSTEMD' | 'CGROUPFS';
+
+export interface RuntimeConfigResponse {
+  linux: { cgroupDriver: CgroupDriverName } | null;
+}
+
 export interface Image {
   id: string;
   repoTags: string[];
@@ -227,6 +234,7 @@ export interface ExecSyncResponse {
 export interface CriMethods {
   Version: [{ version: string }, VersionResponse];
   Status: [{ verbose: boolean }, StatusResponse];
+  RuntimeConfig: [Record<string, never>, RuntimeConfigResponse];
   RunPodSandbox: [{ config: PodSandboxConfig; runtimeHandler: string }, { podSandboxId: string }];
   StopPodSandbox: [{ podSandboxId: string }, Record<string, never>];
   RemovePodSandbox: [{ podSandboxId: string }, Record<string, never>];

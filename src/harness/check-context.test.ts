@@ -13,6 +13,20 @@ describe('the check context t (fake CRI)', () => {
   const run = (body: Parameters<typeof testCheck>[0]) =>
     executeCheck(fakeEnv(fake.client), testCheck(body), 10_000);
 
+  it('records a part the check could not test once, with its first reason, however often it is said', async () => {
+    const r = await run(async (t: CheckContext) => {
+      for (const trial of [1, 2, 3]) t.notRun('container variant', `not held in trial ${trial}`);
+      t.expect(true, 'the sandbox variant held', 'unit');
+    });
+    expect(r.verdict).to.equal('passed');
+    expect(r.notRun).to.deep.equal([{ part: 'container variant', why: 'not held in trial 1' }]);
+    expect(r.observations['container variant']).to.equal('not run: not held in trial 1');
+    const notes = r.timeline.filter(
+      (e) => e.kind === 'note' && e.text.startsWith('container variant not run'),
+    );
+    expect(notes, 'the timeline keeps every trial’s').to.have.length(3);
+  });
+
   it('clears the check’s objects on t.cleanupNow() with the same sequence the end of the check uses', async () => {
     const counts: number[] = [];
     const r = await run(async (t: CheckContext) => {

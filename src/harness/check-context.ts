@@ -34,6 +34,8 @@ export interface CheckScope {
   t: CheckContext;
   timeline: Timeline;
   observations: Record<string, string>;
+  /** The parts of the contract the check said it could not test (t.notRun). */
+  notRun: { part: string; why: string }[];
   assertions: Assertions;
   /** The trials' tally, live while they run; undefined when the check runs none. */
   trials(): TrialTally | undefined;
@@ -53,6 +55,7 @@ function unavailableHost(why: string): HostProbe {
   };
   return {
     available: false,
+    whyUnavailable: `[Node] ${why}`,
     snapshot: skip,
     leftovers: skip,
     stillHeld: skip,
@@ -81,15 +84,15 @@ export function openCheckScope(
     onDisturbed,
   });
   const observations: Record<string, string> = {};
+  const notRun: { part: string; why: string }[] = [];
   const assertions: Assertions = new Assertions(Object.keys(check.clauses), scope.current);
-  const checkMake = createConfigFactory(env.runId, check.id, env.settings.testImage);
+  const checkMake = createConfigFactory(env.runId, check.id, env.settings);
   const trialMakes = new Map<number, ConfigFactory>();
   /** The factory of the caller's trial: its objects carry the trial's label and name prefix. */
   const make = (): ConfigFactory => {
     const trial = scope.current();
     if (trial === undefined) return checkMake;
-    const made =
-      trialMakes.get(trial) ?? createConfigFactory(env.runId, check.id, env.settings.testImage, trial);
+    const made = trialMakes.get(trial) ?? createConfigFactory(env.runId, check.id, env.settings, trial);
     trialMakes.set(trial, made);
     return made;
   };
@@ -202,6 +205,13 @@ export function openCheckScope(
       observations[key] = String(value);
       timeline.note(`observed ${key} = ${String(value)}`);
     },
+    notRun: (part, why) => {
+      timeline.note(`${part} not run: ${why}`);
+      // A part each trial could not run is one part the check did not test: the first reason stands for all.
+      if (notRun.some((n) => n.part === part)) return;
+      notRun.push({ part, why });
+      observations[part] = `not run: ${why}`;
+    },
     skip: (reason) => unavailable(reason),
     poll: (probe, opts) => poll(probe, { ...opts, signal }),
     expectWithin: (probe, opts) => assertions.expectWithin(poll(probe, { ...opts, signal }), opts.clause),
@@ -293,6 +303,7 @@ export function openCheckScope(
     t,
     timeline,
     observations,
+    notRun,
     assertions,
     trials: () => tally,
     trialsAtOnce: () => atOnce,

@@ -12,11 +12,24 @@ describe('cleanup of labelled objects (fake CRI)', () => {
   afterEach(() => {
     fake.override('StopPodSandbox', undefined);
     fake.pods.clear();
+    fake.containers.clear();
   });
   after(() => fake.close());
 
-  const pod = (labels: Record<string, string>) =>
-    fake.publish({ metadata: { name: 'p', attempt: 0 }, labels, state: 'SANDBOX_READY' });
+  /** A pod with the run's marks: its namespace and name prefix, and the given labels. */
+  const pod = (labels: Record<string, string>, metadata = { name: 'cc-unit-p', namespace: 'cri-conform' }) =>
+    fake.publish({ metadata: { ...metadata, attempt: 0 }, labels, state: 'SANDBOX_READY' });
+  const container = (podSandboxId: string, labels: Record<string, string>) => {
+    const id = `c-${podSandboxId}`;
+    fake.containers.set(id, {
+      id,
+      podSandboxId,
+      metadata: { name: 'w', attempt: 0 },
+      labels,
+      state: 'CONTAINER_RUNNING',
+    });
+    return id;
+  };
 
   it('removes the objects of the given run and check only, even when the runtime ignores the selector', async () => {
     const mine = pod({ [RUN_LABEL]: 'r1', [CHECK_LABEL]: 'IDEM-01' });
@@ -28,6 +41,28 @@ describe('cleanup of labelled objects (fake CRI)', () => {
     fake.override('ListPodSandbox', undefined);
     expect(report.pods).to.deep.equal([mine]);
     expect([...fake.pods.keys()].sort()).to.deep.equal([otherCheck, unlabelled].sort());
+  });
+
+  it('leaves alone a pod labelled cri-conform.io/run that lacks the namespace or the name prefix, and its container', async () => {
+    const foreign = pod({ [RUN_LABEL]: 'x' }, { name: 'api-7d9', namespace: 'payments' });
+    const prefixOnly = pod({ [RUN_LABEL]: 'x' }, { name: 'cc-api', namespace: 'payments' });
+    const namespaceOnly = pod({ [RUN_LABEL]: 'x' }, { name: 'api', namespace: 'cri-conform' });
+    const foreignContainer = container(foreign, { [RUN_LABEL]: 'x' });
+    const mine = pod({ [RUN_LABEL]: 'x' });
+    const mineContainer = container(mine, { [RUN_LABEL]: 'x' });
+    const stopped: string[] = [];
+    fake.override('StopPodSandbox', (req) => {
+      stopped.push((req as { podSandboxId: string }).podSandboxId);
+      return {};
+    });
+    const report = await removeLabelled(fake.client, {});
+    expect(report.pods).to.deep.equal([mine]);
+    expect(report.containers).to.deep.equal([mineContainer]);
+    expect(stopped).to.deep.equal([mine]);
+    expect([...fake.pods.keys()].sort()).to.deep.equal([foreign, prefixOnly, namespaceOnly].sort());
+    expect([...fake.containers.keys()]).to.deep.equal([foreignContainer]);
+    expect(report.spared).to.have.length(3);
+    expect(report.spared.join('\n')).to.include(`pod payments/api-7d9 (${foreign})`);
   });
 
   it('treats NOT_FOUND on stop as done, and reports any other error as a problem', async () => {

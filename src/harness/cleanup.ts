@@ -1,12 +1,13 @@
 /**
- * Removes labelled objects: containers first, then sandboxes. Acts only on objects whose labels carry the
- * run label (and, when given, the exact run and check), so a foreign pod is never touched even when the
- * runtime ignores a label selector.
+ * Removes cri-conform's objects: containers first, then sandboxes. Acts only on objects with all of the
+ * run's marks (labels.ts isOurPod: the run label, the pod namespace, the name prefix; a container in such a
+ * pod) and, when given, the exact run and check, so a foreign pod is never touched: not when someone
+ * labelled it cri-conform.io/run, nor when the runtime ignores a label selector.
  */
 import type { CriClient } from '../cri/client.js';
 import { CriCallError } from '../cri/errors.js';
 import { errorMessage } from './errors.js';
-import { CHECK_LABEL, RUN_LABEL, TRIAL_LABEL } from './labels.js';
+import { CHECK_LABEL, isOurContainer, isOurPod, RUN_LABEL, TRIAL_LABEL } from './labels.js';
 
 export interface CleanupScope {
   /** Only this run; undefined = every cri-conform run (the `cleanup` command). */
@@ -25,6 +26,8 @@ export interface CleanupReport {
   /** The run label of each object removed: `cleanup` removes those runs' pod logs too. */
   runs: string[];
   problems: string[];
+  /** Objects that carry the run label but not every other mark: someone else's, left alone. */
+  spared: string[];
 }
 
 const STOP_DEADLINE_MS = 30_000;
@@ -35,13 +38,20 @@ const MAX_PAUSE_MS = 1_000;
 const STUCK_MS = 10_000;
 
 export async function removeLabelled(client: CriClient, scope: CleanupScope): Promise<CleanupReport> {
-  const report: CleanupReport = { containers: [], pods: [], owners: [], runs: [], problems: [] };
+  const report: CleanupReport = { containers: [], pods: [], owners: [], runs: [], problems: [], spared: [] };
   const selector = selectorOf(scope);
   const inScope = (labels: Record<string, string>) =>
     labels[RUN_LABEL] !== undefined && Object.entries(selector).every(([k, v]) => labels[k] === v);
 
+  // Pods are listed first: a container is ours only in a pod that is.
+  const { items } = await client.call('ListPodSandbox', { filter: { labelSelector: selector } });
+  const labelled = items.filter((p) => p.labels[RUN_LABEL] !== undefined);
+  const pods = labelled.filter((p) => isOurPod(p, scope.runId));
+  for (const p of labelled.filter((p) => !pods.includes(p)))
+    report.spared.push(`pod ${p.metadata.namespace}/${p.metadata.name} (${p.id})`);
+  const ourPodIds = new Set(pods.map((p) => p.id));
   const { containers } = await client.call('ListContainers', { filter: { labelSelector: selector } });
-  for (const c of containers.filter((c) => inScope(c.labels))) {
+  for (const c of containers.filter((c) => isOurContainer(c, ourPodIds, scope.runId) && inScope(c.labels))) {
     await attempt(report, `container ${c.id}`, async () => {
       await ignoreNotFound(
         client.call('StopContainer', { containerId: c.id, timeout: '0' }, { deadlineMs: STOP_DEADLINE_MS }),
@@ -54,8 +64,7 @@ export async function removeLabelled(client: CriClient, scope: CleanupScope): Pr
       report.runs.push(c.labels[RUN_LABEL] ?? '');
     });
   }
-  const { items } = await client.call('ListPodSandbox', { filter: { labelSelector: selector } });
-  for (const p of items.filter((p) => inScope(p.labels))) {
+  for (const p of pods.filter((p) => inScope(p.labels))) {
     await attempt(report, `pod ${p.id}`, async () => {
       await ignoreNotFound(
         client.call('StopPodSandbox', { podSandboxId: p.id }, { deadlineMs: STOP_DEADLINE_MS }),
@@ -78,7 +87,7 @@ export async function removeLabelledUntilGone(
   withinMs: number,
   stuckMs = STUCK_MS,
 ): Promise<CleanupReport> {
-  const total: CleanupReport = { containers: [], pods: [], owners: [], runs: [], problems: [] };
+  const total: CleanupReport = { containers: [], pods: [], owners: [], runs: [], problems: [], spared: [] };
   const endAt = Date.now() + withinMs;
   let pauseMs = FIRST_PAUSE_MS;
   let same = { problems: '', since: Date.now() };
@@ -88,6 +97,7 @@ export async function removeLabelledUntilGone(
     total.pods.push(...round.pods);
     total.owners.push(...round.owners);
     total.runs.push(...round.runs);
+    total.spared = round.spared;
     // Compared without latencies ("after 2/30000 ms"), which differ every round.
     const problems = round.problems.join('\n').replace(/\d+(\/\d+)? ms\b/g, 'ms');
     if (problems !== same.problems) same = { problems, since: Date.now() };

@@ -23,6 +23,13 @@ export function podNamePrefix(checkId: string): string {
   return `${NAME_PREFIX}${checkId.toLowerCase()}-`;
 }
 
+/** What every pod and container of a run has in common. */
+export interface RunShape {
+  testImage: string;
+  /** The cgroup parent of the tool's own in the runtime's driver (cgroup-parent.ts). */
+  cgroupParent: string;
+}
+
 /**
  * `forTrial`: the objects belong to that trial of the check: they carry its label (its listings, events and
  * cleanup see only them) and its name prefix (its injector claim).
@@ -30,7 +37,7 @@ export function podNamePrefix(checkId: string): string {
 export function createConfigFactory(
   runId: string,
   checkId: string,
-  testImage: string,
+  { testImage, cgroupParent }: RunShape,
   forTrial?: number,
 ): ConfigFactory {
   const runLabels = {
@@ -55,7 +62,10 @@ export function createConfigFactory(
           'io.kubernetes.pod.uid': uid,
         },
         annotations: { 'kubernetes.io/config.source': 'api' },
-        linux: { securityContext: { namespaceOptions: namespaces(opts.hostNetwork, opts.pidMode) } },
+        linux: {
+          cgroupParent,
+          securityContext: { namespaceOptions: namespaces(opts.hostNetwork, opts.pidMode) },
+        },
       };
     },
     container(name: string, opts: ContainerOptions = {}): ContainerConfig {

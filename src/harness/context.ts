@@ -22,6 +22,11 @@ export interface CallOpts {
   signal?: AbortSignal;
   /** The runtime's copy of the deadline expires first; the client cancels this much later (see CallOptions). */
   cancelLateByMs?: number;
+  /**
+   * StopContainer only: the container's workload ignores TERM, so only the kill at the end of a grace ends
+   * it. Beside a kubelet an exit before this call's own grace ran out shows that another stop was under way.
+   */
+  ignoresTerm?: boolean;
 }
 
 export type HandlerOpts = CallOpts & { runtimeHandler?: string };
@@ -105,7 +110,16 @@ export interface TrackedCri {
   /** Runs a pod and one started container from the test image: the common starting point. */
   runPodWithContainer(
     name: string,
-    opts?: { command?: string[]; pod?: PodOptions; container?: ContainerOptions },
+    opts?: {
+      command?: string[];
+      pod?: PodOptions;
+      container?: ContainerOptions;
+      /**
+       * The workload ends by itself, as the check means it to: beside a kubelet its exit still cannot be
+       * told from the kubelet's stop, and the check's ERROR says so.
+       */
+      exitsByItself?: boolean;
+    },
   ): Promise<{ podId: string; containerId: string; podConfig: PodSandboxConfig }>;
 }
 
@@ -206,6 +220,8 @@ export type NetnsKind = 'netns' | 'not-a-namespace' | 'absent';
 export interface HostProbe {
   /** False when host probes are off or impossible; every method then skips the check with the reason. */
   readonly available: boolean;
+  /** Why host probes are unavailable (the reason every method skips with); undefined when available. */
+  readonly whyUnavailable?: string;
   /** Takes what the host holds for a live pod: processes, cgroups, netns, mounts, shims, runtime records. */
   snapshot(podId: string, containerIds?: string[]): Promise<PodHostSnapshot>;
   /** What of the snapshot is still on the host; waits out slow zombie reaping before calling it a leak. */
@@ -318,6 +334,12 @@ export interface CheckContext<C extends string = string> {
   step(text: string): void;
   /** Records an observed value (JUnit property); OBSERVE checks use only this. */
   observe(key: string, value: string | number | boolean): void;
+  /**
+   * A part of the contract the check could not test here ("host part": no host probes), while it goes on
+   * with the rest. A PASS then says so in its verdict line ("PASS (host part not run: <why>)"). Said
+   * again for the same part (in each trial), it is recorded once, with the first reason.
+   */
+  notRun(part: string, why: string): void;
   /** Ends the check as skipped with a reason that says how to enable it. */
   skip(reason: string): never;
   /**

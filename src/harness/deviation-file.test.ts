@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect } from 'chai';
+import { findPackageRoot } from '../nri/package-root.js';
 import { loadBundledDeviations, loadDeviations, parseDeviations } from './deviation-file.js';
 import { EnvironmentError } from './errors.js';
 
@@ -52,6 +55,29 @@ describe('the expected-deviations file', () => {
     expect(rejection(noLink)).to.match(/missing link/);
   });
 
+  it('takes, for a bug no upstream issue tracks, the drafted report instead of a link, and a related issue', () => {
+    const drafted = ENTRY.replace(
+      / {2}link:.*\n {2}proposal:.*\n/,
+      '  draft: docs/upstream/containerd-TEAR-05.md\n',
+    );
+    const [d] = parseDeviations(drafted, 'devs.yaml');
+    expect(d?.draft).to.equal('docs/upstream/containerd-TEAR-05.md');
+    expect(d?.links).to.deep.equal([]);
+    const related = `${drafted}  related: https://github.com/containerd/containerd/issues/14083\n`;
+    expect(parseDeviations(related, 'devs.yaml')[0]?.links).to.deep.equal([
+      'https://github.com/containerd/containerd/issues/14083',
+    ]);
+  });
+
+  it('refuses a draft beside a tracking link, a related issue without a draft, and a draft outside docs/upstream', () => {
+    expect(rejection(`${ENTRY}  draft: docs/upstream/containerd-TEAR-05.md\n`)).to.match(
+      /draft is for a bug no upstream issue tracks/,
+    );
+    expect(rejection(`${ENTRY}  related: https://example.com/2\n`)).to.match(/related goes with draft/);
+    const elsewhere = ENTRY.replace(/ {2}link:.*\n {2}proposal:.*\n/, '  draft: notes/bug.md\n');
+    expect(rejection(elsewhere)).to.match(/draft notes\/bug\.md is not a path such as docs\/upstream\//);
+  });
+
   it('turns the old single "version" pattern into a pointer at "versions"', () => {
     expect(rejection(ENTRY.replace('versions:', 'version:'))).to.match(/"version" is now "versions"/);
   });
@@ -71,24 +97,37 @@ describe('the expected-deviations file', () => {
     );
   });
 
-  it('ships a containerd file whose entries follow their bugs: open while unfixed, ending at the fixing release', () => {
+  it('ships containerd and CRI-O files whose entries follow their bugs: open while unfixed, ending at the fixing release', () => {
     const bundled = loadBundledDeviations();
-    for (const d of bundled) {
-      expect(d.runtime, d.where).to.equal('containerd');
-      const seenOn = ['1.7.24~ds1', '2.1.9+unknown'].filter((v) => d.versions.test(v));
-      expect(seenOn, d.where).not.to.be.empty;
-    }
-    const range = (id: string) => bundled.find((d) => d.id === id)?.versions;
-    // containerd 2.2.7 built from its tag still fails these for the same causes.
-    for (const id of ['IDEM-05', 'TEAR-05', 'TEAR-08', 'TEAR-16']) {
-      expect(range(id)?.test('2.2.7'), id).to.equal(true);
-      expect(range(id)?.test('3.0.0'), id).to.equal(true);
+    expect([...new Set(bundled.map((d) => d.runtime))].sort()).to.deep.equal(['containerd', 'cri-o']);
+    const range = (runtime: string, id: string, message = '') =>
+      bundled.find((d) => d.runtime === runtime && d.id === id && d.message.source.includes(message))
+        ?.versions;
+    // containerd 2.2.7 and 2.3.4 built from their tags still fail these for the same causes.
+    for (const id of ['IDEM-03', 'IDEM-05', 'IDEM-15', 'TEAR-05', 'TEAR-08', 'TEAR-16']) {
+      expect(range('containerd', id)?.test('2.3.4'), id).to.equal(true);
+      expect(range('containerd', id)?.test('3.0.0'), id).to.equal(true);
     }
     // 2.2.6 carries the sandbox shutdown on Run hook failures (containerd#13644) and the ready check in
-    // CreateContainer (containerd#13669).
-    for (const id of ['TEAR-14', 'IDEM-16', 'HOOK-11']) {
-      expect(range(id)?.test('2.2.5'), id).to.equal(true);
-      expect(range(id)?.test('2.2.6'), id).to.equal(false);
+    // CreateContainer (containerd#13669); the shutdown brought the rollback race of TEAR-14.
+    for (const id of ['IDEM-16', 'HOOK-11']) {
+      expect(range('containerd', id)?.test('2.2.5'), id).to.equal(true);
+      expect(range('containerd', id)?.test('2.2.6'), id).to.equal(false);
+    }
+    expect(range('containerd', 'TEAR-14', 'the host still holds')?.test('2.2.6')).to.equal(false);
+    expect(range('containerd', 'TEAR-14', 'SANDBOX_NOTREADY')?.text).to.equal('>=2.2.6');
+    // CRI-O: the conmon cgroup leak of a rolled-back sandbox stops showing in 1.34.0 (cri-o 3f4b82fa60).
+    for (const id of ['IDEM-10', 'HOOK-05', 'TEAR-05', 'TEAR-08', 'TEAR-15']) {
+      expect(range('cri-o', id)?.test('1.33.13'), id).to.equal(true);
+      expect(range('cri-o', id)?.test('1.36.3'), id).to.equal(true);
+    }
+    expect(range('cri-o', 'TEAR-14')?.test('1.33.13')).to.equal(true);
+    expect(range('cri-o', 'TEAR-14')?.test('1.34.0')).to.equal(false);
+  });
+
+  it('names a drafted report that exists for every entry no upstream issue tracks', () => {
+    for (const d of loadBundledDeviations().filter((x) => x.draft)) {
+      expect(existsSync(join(findPackageRoot(), d.draft ?? '')), `${d.where}: ${d.draft}`).to.equal(true);
     }
   });
 

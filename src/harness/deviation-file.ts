@@ -1,7 +1,9 @@
 /**
  * The expected-deviations file: a YAML list of known runtime differences, each narrow enough that a new
  * bug in the same check is never mistaken for it. An entry names the check, the runtime, a range of its
- * versions and a regular expression that the failure message must match, plus the tracking issue.
+ * versions and a regular expression that the failure message must match, plus the tracking issue, or, for
+ * a bug nobody reported upstream yet, the bug report drafted for it (docs/upstream/, optionally with a
+ * related issue).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,8 +20,13 @@ export interface Deviation {
   /** Searched for in the failure message; `.` also matches a line break. */
   message: RegExp;
   reason: string;
-  /** The issue that tracks the behaviour, then optionally a proposal to change the contract. */
+  /**
+   * The issue that tracks the behaviour, then optionally a proposal to change the contract; for an entry
+   * with a draft, the related issue if any (it does not track this bug).
+   */
   links: string[];
+  /** A bug no upstream issue tracks: its report, drafted for filing, relative to the package root. */
+  draft?: string;
   /** "<file> entry <n>", for warnings. */
   where: string;
 }
@@ -27,9 +34,12 @@ export interface Deviation {
 /** The deviations cri-conform ships, for naming known issues next to failures (fixtures/expected-deviations). */
 export const BUNDLED_DEVIATIONS_DIR = join('fixtures', 'expected-deviations');
 
-const REQUIRED = ['id', 'runtime', 'versions', 'message', 'reason', 'link'] as const;
-const KEYS = [...REQUIRED, 'proposal'] as const;
-const FORMAT = 'id, runtime, versions, message, reason, link and optionally proposal';
+const REQUIRED = ['id', 'runtime', 'versions', 'message', 'reason'] as const;
+const KEYS = [...REQUIRED, 'link', 'proposal', 'draft', 'related'] as const;
+const FORMAT =
+  'id, runtime, versions, message, reason, and link (optionally proposal) or, for a bug not reported upstream, draft (optionally related)';
+/** Where drafted bug reports live in the package: docs/upstream/<runtime>-<check>.md. */
+const DRAFT_PATH = /^docs\/upstream\/[a-z0-9.-]+-[A-Z]{3,5}-\d{2}\.md$/;
 
 export function loadDeviations(path: string): Deviation[] {
   let text: string;
@@ -90,9 +100,7 @@ function toDeviation(raw: unknown, where: string): Deviation {
   if (!/^[A-Z]{3,5}-\d{2}$/.test(field('id'))) {
     throw new EnvironmentError(`${where}: id ${field('id')} is not a check ID such as IDEM-05`);
   }
-  const link = field('link');
-  const proposal = text('proposal');
-  const links = proposal ? [link, proposal] : [link];
+  const { links, draft } = trackedBy(where, text);
   const notHttp = links.find((l) => !/^https?:\/\//.test(l));
   if (notHttp) throw new EnvironmentError(`${where}: ${notHttp} is not an http(s) link`);
   return {
@@ -102,8 +110,39 @@ function toDeviation(raw: unknown, where: string): Deviation {
     message: compile(where, () => new RegExp(field('message'), 's')),
     reason: field('reason'),
     links,
+    ...(draft ? { draft } : {}),
     where,
   };
+}
+
+/**
+ * What tracks the entry's bug: an upstream issue (`link`, and a `proposal` to change the contract), or,
+ * where none exists, the report drafted for it (`draft`, and an issue it is `related` to). One or the
+ * other: a draft beside a tracking link would say the bug is both reported and not.
+ */
+function trackedBy(
+  where: string,
+  text: (k: (typeof KEYS)[number]) => string | undefined,
+): { links: string[]; draft?: string } {
+  const [link, proposal, draft, related] = (['link', 'proposal', 'draft', 'related'] as const).map(text);
+  if (draft === undefined) {
+    if (link === undefined)
+      throw new EnvironmentError(`${where}: missing link or draft; every entry needs ${FORMAT}`);
+    if (related !== undefined)
+      throw new EnvironmentError(`${where}: related goes with draft; a tracked entry has link and proposal`);
+    return { links: proposal ? [link, proposal] : [link] };
+  }
+  if (link !== undefined || proposal !== undefined) {
+    throw new EnvironmentError(
+      `${where}: draft is for a bug no upstream issue tracks; with a link, drop the draft (or name the link as related)`,
+    );
+  }
+  if (!DRAFT_PATH.test(draft)) {
+    throw new EnvironmentError(
+      `${where}: draft ${draft} is not a path such as docs/upstream/containerd-TEAR-16.md`,
+    );
+  }
+  return { links: related ? [related] : [], draft };
 }
 
 function compile<T>(where: string, make: () => T): T {

@@ -39,13 +39,16 @@ const SAMPLE: ReplaySample = {
 };
 
 describe('replaying the bundled deviations against recorded messages', () => {
-  it('finds every bundled entry live and narrow against the messages the checks wrote on containerd', () => {
-    const root = findPackageRoot();
-    const sample = readSample(samplePath(root, 'containerd'));
-    expect(sample.runs.map((r) => r.version).length, 'recorded runs').to.be.at.least(2);
-    const entries = loadBundledDeviations(root).filter((d) => d.runtime === 'containerd');
-    expect(replayDeviations(entries, sample)).to.deep.equal([]);
-  });
+  for (const runtime of ['containerd', 'cri-o']) {
+    it(`finds every bundled ${runtime} entry live and narrow against the messages the checks wrote on ${runtime}`, () => {
+      const root = findPackageRoot();
+      const sample = readSample(samplePath(root, runtime));
+      expect(sample.runs.map((r) => r.version).length, 'recorded runs').to.be.at.least(2);
+      const entries = loadBundledDeviations(root).filter((d) => d.runtime === runtime);
+      expect(entries, 'bundled entries').not.to.be.empty;
+      expect(replayDeviations(entries, sample)).to.deep.equal([]);
+    });
+  }
 
   it('finds no message drift in the run the real-containerd e2e test just made', function () {
     // The e2e test (src/cli/containerd.e2e.test.ts) runs first in the same `npm test` and writes there.

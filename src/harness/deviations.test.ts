@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import { parseDeviations } from './deviation-file.js';
-import { applyDeviations, type DeviationSets, staleDeviations } from './deviations.js';
+import {
+  applyDeviations,
+  type DeviationSets,
+  staleDeviations,
+  withCurrentKnownIssues,
+} from './deviations.js';
 import type { CheckResult, Verdict } from './result.js';
 
 const FILE = `
@@ -155,5 +160,40 @@ describe('stale expected deviations', () => {
     expect(stale(result('TEAR-05', 'error', 'setup failed'))).to.deep.equal([]);
     expect(stale(result('TEAR-06', 'passed'))).to.deep.equal([]);
     expect(stale(result('TEAR-05', 'passed'), { name: 'containerd', version: '2.1.9' })).to.deep.equal([]);
+  });
+});
+
+describe('a recorded run with the known issues named today', () => {
+  const drafted = parseDeviations(
+    `- id: IDEM-15
+  runtime: cri-o
+  versions: ">=1.33.0"
+  message: concurrent StopPodSandbox calls
+  reason: the stops are not serialised
+  draft: docs/upstream/cri-o-IDEM-15.md
+`,
+    'b.yaml',
+  );
+  const run = (results: CheckResult[]) => ({
+    properties: { runtimeName: 'cri-o', runtimeVersion: '1.36.3' },
+    results,
+  });
+
+  it('names the entry that matches a failure now, drafted after the run, and leaves other results alone', () => {
+    const failed = result('IDEM-15', 'failed', 'concurrent StopPodSandbox calls: 1a: OK / UNKNOWN');
+    const passed = result('TEAR-05', 'passed');
+    const outcome = withCurrentKnownIssues(run([failed, passed]) as never, drafted);
+    expect(outcome.results[0]?.knownIssue).to.deep.equal({
+      reason: 'the stops are not serialised',
+      links: [],
+      draft: 'docs/upstream/cri-o-IDEM-15.md',
+    });
+    expect(outcome.results[1]).to.equal(passed);
+  });
+
+  it('keeps what the run recorded for a failure no bundled entry matches', () => {
+    const mine = { reason: 'from my own file', links: ['https://example.com/9'] };
+    const failed = { ...result('TEAR-05', 'failed', 'plugin 20 got []'), knownIssue: mine };
+    expect(withCurrentKnownIssues(run([failed]) as never, drafted).results[0]?.knownIssue).to.equal(mine);
   });
 });

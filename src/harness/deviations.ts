@@ -7,7 +7,7 @@
  * their verdict but carry the known issue's reason and links.
  */
 import type { Deviation } from './deviation-file.js';
-import type { CheckResult } from './result.js';
+import { type CheckResult, describeTracking, type RunOutcome } from './result.js';
 
 export interface DeviationSets {
   /** From --expected-deviations: these turn a matching failure into a deviation. */
@@ -67,7 +67,11 @@ export function knownDeviationTest(
   return (id, message) => entries.some((d) => concerns(d, id, runtime) && d.message.test(message));
 }
 
-const knownIssueOf = (d: Deviation) => ({ reason: d.reason, links: [...d.links] });
+const knownIssueOf = (d: Deviation) => ({
+  reason: d.reason,
+  links: [...d.links],
+  ...(d.draft ? { draft: d.draft } : {}),
+});
 
 export function applyDeviations(
   result: CheckResult,
@@ -77,7 +81,7 @@ export function applyDeviations(
   if (result.verdict === 'passed') {
     const listed = sets.expected.find((d) => concerns(d, result.id, runtime));
     if (!listed) return result;
-    const note = `listed as an expected deviation but passed: ${listed.links[0]}`;
+    const note = `listed as an expected deviation but passed: ${listed.draft ?? listed.links[0]}`;
     return { ...result, observations: { ...result.observations, deviation: note } };
   }
   if (result.verdict !== 'failed') return result;
@@ -86,7 +90,7 @@ export function applyDeviations(
     return {
       ...result,
       verdict: 'deviation',
-      message: `expected deviation: ${expected.reason} ${expected.links.join(' ')}`,
+      message: `expected deviation: ${expected.reason} ${describeTracking(expected)}`,
       detail: result.message,
       knownIssue: knownIssueOf(expected),
     };
@@ -126,7 +130,22 @@ export function staleDeviations(
     const what = ran.some((r) => r.verdict === 'passed')
       ? 'the check passed'
       : `its failure does not match /${d.message.source}/`;
-    stale.push(`${d.id} (${d.runtime} ${d.versions.text}): ${what}; ${d.where}, ${d.links[0]}`);
+    stale.push(`${d.id} (${d.runtime} ${d.versions.text}): ${what}; ${d.where}, ${d.draft ?? d.links[0]}`);
   }
   return stale;
+}
+
+/**
+ * A recorded run with each failure's known issue as these bundled deviations name it now: a report made
+ * later (a bug report, a page of runtime bugs) names the issue filed or drafted since the run, and no
+ * longer one an entry has since dropped. A failure the bundled entries do not match keeps what the run
+ * recorded (a deviation file of the user's own named it then).
+ */
+export function withCurrentKnownIssues(outcome: RunOutcome, bundled: readonly Deviation[]): RunOutcome {
+  const runtime = { name: outcome.properties.runtimeName, version: outcome.properties.runtimeVersion };
+  const results = outcome.results.map((r) => {
+    const entry = matching(bundled, r, runtime);
+    return entry ? { ...r, knownIssue: knownIssueOf(entry) } : r;
+  });
+  return { ...outcome, results };
 }

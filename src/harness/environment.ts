@@ -74,19 +74,23 @@ export async function probeNri(socketPath: string, registrationTimeoutMs = 6_000
   }
 }
 
-/** Host probes work when cri-conform runs as root on the runtime's node (a unix socket is a local runtime). */
+/**
+ * Host probes work when cri-conform runs as root on the runtime's node (a unix socket is a local runtime).
+ * @param parentPath the pods' cgroup parent below each hierarchy's root (cgroup-parent.ts)
+ */
 export function nodeProbeAvailability(
-  config: Pick<RunConfig, 'nodeProbes' | 'runtimeEndpoint' | 'nodeAnchorPid'>,
+  config: Pick<RunConfig, 'nodeProbes' | 'runtimeEndpoint' | 'nodeAnchorPid' | 'netnsDirs'>,
+  parentPath?: string,
 ): NodeHostProbe | { unavailable: string } {
-  const view = new NodeView(config.nodeAnchorPid);
+  const view = new NodeView(config.nodeAnchorPid, config.netnsDirs);
   if (config.nodeProbes === 'off') return { unavailable: 'host probes are off (--node-probes off)' };
-  if (config.nodeProbes === 'on') return new NodeHostProbe(config.runtimeEndpoint, view);
+  if (config.nodeProbes === 'on') return new NodeHostProbe(config.runtimeEndpoint, view, parentPath);
   if (process.platform !== 'linux') return { unavailable: 'host probes need Linux' };
   if (process.getuid?.() !== 0)
     return { unavailable: 'host probes read /proc and cgroups of the runtime: run as root on the node' };
   if (/^(tcp|https?):/.test(config.runtimeEndpoint))
     return { unavailable: 'the runtime endpoint is remote: run cri-conform on the node' };
-  return new NodeHostProbe(config.runtimeEndpoint, view);
+  return new NodeHostProbe(config.runtimeEndpoint, view, parentPath);
 }
 
 export function describeRuntime(v: VersionResponse): string {

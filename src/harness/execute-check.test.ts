@@ -145,7 +145,7 @@ describe('executeCheck: what a verdict rests on (fake CRI)', () => {
       });
       expect(r.verdict).to.equal('error');
       expect(r.message).to.match(
-        /^the runtime stopped answering during the check \(cleanup: ListContainers: UNAVAILABLE.*it had found: plugin 20 never got StopPodSandbox$/,
+        /^the runtime stopped answering during the check \(cleanup: ListPodSandbox: UNAVAILABLE.*it had found: plugin 20 never got StopPodSandbox$/,
       );
     });
 

@@ -8,7 +8,7 @@ import { classifyThrown } from './assertions.js';
 import { type Check, displayName } from './check.js';
 import { openCheckScope } from './check-context.js';
 import { type CheckPaths, KNOWN_DEVIATION_OBSERVATION } from './check-paths.js';
-import { type Disturbance, describeDisturbance } from './disturbance.js';
+import { type Disturbance, describeDisturbance, ENDED_BY_RUNTIME_CLAUSE } from './disturbance.js';
 import { errorMessage, isAssertion, SetupError, SkipSignal, violationOf, WaitTimeout } from './errors.js';
 import { floorsOfTimeline } from './floors.js';
 import type { CheckResult, Verdict, ViolationRecord } from './result.js';
@@ -71,12 +71,22 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
     }
   }
   const ended = verdict === 'failed' || verdict === 'error';
-  await env.disturbance?.lastLook(scope.objects, ended ? FAILED_SETTLE_MS : 0);
+  await env.disturbance?.lastLook(scope.objects, ended ? FAILED_SETTLE_MS : undefined);
+  await scope.objects.settled();
   unwatch?.();
   const disturbed = scope.objects.disturbance;
   if (env.disturbance && !disturbed)
     scope.timeline.note(`no other client stopped or removed the check's objects up to ${wallClock()}`);
-  if (disturbed) {
+  if (disturbed?.by === 'the runtime') {
+    // Whatever the check concluded, the runtime broke the lifecycle: the event is the evidence.
+    const what = describeDisturbance(disturbed);
+    scope.observations[ENDED_BY_RUNTIME_CLAUSE] = what;
+    const found = verdict === 'failed' || verdict === 'error' ? message : undefined;
+    message = found ? `${what}; the check also found: ${found}` : what;
+    verdict = 'failed';
+    detail = undefined;
+    violation = { clause: ENDED_BY_RUNTIME_CLAUSE, message: what };
+  } else if (disturbed) {
     const what = describeDisturbance(disturbed);
     scope.observations.disturbed = what;
     message = verdict === 'failed' ? `${what}; it had found: ${message ?? ''}` : what;
@@ -104,6 +114,7 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
     ...(message !== undefined ? { message } : {}),
     ...(detail !== undefined ? { detail } : {}),
     observations: scope.observations,
+    ...(scope.notRun.length > 0 ? { notRun: scope.notRun } : {}),
     ...violationsOf(violation, scope.paths, tally?.violatedIn),
     // A known deviation is a violation too: it only does not end the other trials and paths.
     ...(tally

@@ -46,10 +46,12 @@ export type {
   TrialSetup,
   WaitOpts,
 } from './context.js';
+export { ENDED_BY_RUNTIME_CLAUSE } from './disturbance.js';
 export { errorMessage, skipReason } from './errors.js';
 export type { HostBaseline } from './host-diff.js';
 export { describeLeaks, type HostLeak, type PodHostSnapshot } from './host-findings.js';
 export { shortId } from './ids.js';
+export { CREATE_NOT_HELD } from './injector-needs.js';
 export { CHECK_LABEL, RUN_LABEL, TRIAL_LABEL } from './labels.js';
 export { describeAttempts } from './retry.js';
 export type { CheckSettings } from './settings.js';

@@ -193,6 +193,7 @@ export function fakeEnv(
     registrations: new RegistrationGate(),
     settings: {
       nriRequestTimeoutMs: 2_000,
+      nriRequestTimeoutFrom: '--nri-request-timeout',
       marginMs: MARGIN_MS,
       trials: opts.trials ?? 3,
       parallelTrials: opts.parallelTrials ?? 1,
@@ -202,6 +203,7 @@ export function fakeEnv(
       pauseImage: 'pause:1',
       restartTimeoutMs: 1_000,
       callTimeoutMs: 2_000,
+      cgroupParent: '/cri-conform',
     },
     injectors: {},
     nri: { unavailable: 'no NRI in unit tests' },

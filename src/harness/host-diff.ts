@@ -24,6 +24,8 @@ import {
 const NETNS_DIRS = ['/run/netns', '/var/run/netns'];
 /** containerd nests pod cgroups two or three levels down (k8s.io/<id>, kubepods/.../<id>). */
 const CGROUP_SCAN_DEPTH = 3;
+/** Below the run's cgroup parent: the pods' cgroups, and CRI-O's container cgroups in its conmon's. */
+const PARENT_SCAN_DEPTH = 2;
 
 export interface HostBaseline {
   /** "pid:starttime" of every process alive at the baseline. */
@@ -45,13 +47,14 @@ export interface TrialClues {
   known?: ReadonlySet<string>;
 }
 
-export function takeBaseline(view: NodeView = ON_NODE): HostBaseline {
+/** @param parentPath the run's cgroup parent below each hierarchy's root (any depth), scanned too */
+export function takeBaseline(view: NodeView = ON_NODE, parentPath?: string): HostBaseline {
   const processes = new Set<string>();
   for (const pid of listPids()) {
     const p = readProc(pid);
     if (p) processes.add(`${pid}:${p.startTime}`);
   }
-  const cgroups = new Set(walkCgroups(hostCgroups(view), () => false, true, view));
+  const cgroups = new Set(walkCgroups(hostCgroups(view), () => false, true, view, parentPath));
   return { processes, netns: listNetns(view), mounts: new Set(mountPoints(view)), cgroups };
 }
 
@@ -69,7 +72,12 @@ export function netnsOwnedBy(ids: readonly string[], view: NodeView = ON_NODE): 
 }
 
 /** What is new since the baseline, still there, and belongs to the trial. */
-export function newSince(baseline: HostBaseline, evidence: TrialClues, view: NodeView = ON_NODE): HostLeak[] {
+export function newSince(
+  baseline: HostBaseline,
+  evidence: TrialClues,
+  view: NodeView = ON_NODE,
+  parentPath?: string,
+): HostLeak[] {
   const ids = evidence.ids.filter((id) => id.length >= 12 && !evidence.known?.has(id));
   const mentions = (text: string) => ids.find((id) => text.includes(id));
   const leaks: HostLeak[] = [];
@@ -86,7 +94,7 @@ export function newSince(baseline: HostBaseline, evidence: TrialClues, view: Nod
       });
   }
   const cgroupMounts = hostCgroups(view);
-  for (const dir of cgroupDirsNaming(ids, cgroupMounts, view)) {
+  for (const dir of cgroupDirsNaming(ids, cgroupMounts, view, parentPath)) {
     if (!baseline.cgroups.has(dir))
       leaks.push({ kind: 'cgroup', what: dir, object: cgroupName(dir, cgroupMounts) });
   }
@@ -104,11 +112,14 @@ export function newSince(baseline: HostBaseline, evidence: TrialClues, view: Nod
   return leaks;
 }
 
-/** Network namespace files under /run/netns (and /var/run/netns when it is not the same dir): path -> inode. */
+/**
+ * Network namespace files under /run/netns (and /var/run/netns when it is not the same dir), and under the
+ * runtime's own netns folders (a CRI-O namespaces_dir, a private instance's): path -> inode.
+ */
 export function listNetns(view: NodeView = ON_NODE): Map<string, number> {
   const found = new Map<string, number>();
   const seen = new Set<number>();
-  for (const dir of NETNS_DIRS) {
+  for (const dir of [...NETNS_DIRS, ...view.netnsDirs]) {
     let names: string[] = [];
     try {
       names = readdirSync(view.path(dir));
@@ -141,16 +152,18 @@ function hostCgroups(view: NodeView): CgroupMount[] {
 }
 
 /**
- * Cgroup directories a few levels down every hierarchy. The walk keeps a directory whose name `stops` it
- * and does not go below it; with `all`, it keeps every directory it passes too.
+ * Cgroup directories a few levels down every hierarchy, and below the run's cgroup parent there. The walk
+ * keeps a directory whose name `stops` it and does not go below it; with `all`, it keeps every directory
+ * it passes too.
  */
 function walkCgroups(
   mounts: readonly CgroupMount[],
   stops: (name: string) => boolean,
   all: boolean,
   view: NodeView,
+  parentPath?: string,
 ): string[] {
-  const found: string[] = [];
+  const found = new Set<string>();
   const walk = (dir: string, depth: number) => {
     let entries: import('node:fs').Dirent[] = [];
     try {
@@ -161,12 +174,15 @@ function walkCgroups(
     for (const e of entries) {
       if (!e.isDirectory()) continue;
       const path = `${dir}/${e.name}`;
-      if (all || stops(e.name)) found.push(path);
+      if (all || stops(e.name)) found.add(path);
       if (!stops(e.name) && depth > 1) walk(path, depth - 1);
     }
   };
-  for (const root of new Set(mounts.map((m) => m.mountPoint))) walk(root, CGROUP_SCAN_DEPTH);
-  return found;
+  for (const root of new Set(mounts.map((m) => m.mountPoint))) {
+    walk(root, CGROUP_SCAN_DEPTH);
+    if (parentPath) walk(`${root}${parentPath}`, PARENT_SCAN_DEPTH);
+  }
+  return [...found];
 }
 
 /** Cgroup directories (any hierarchy, a few levels down) whose name contains one of the ids. */
@@ -174,9 +190,9 @@ export function cgroupDirsNaming(
   ids: readonly string[],
   mounts: readonly CgroupMount[],
   view: NodeView,
+  parentPath?: string,
 ): string[] {
   if (ids.length === 0) return [];
-  return walkCgroups(mounts, (name) => ids.some((id) => name.includes(id)), false, view).filter((d) =>
-    exists(view.path(d)),
-  );
+  const naming = (name: string) => ids.some((id) => name.includes(id));
+  return walkCgroups(mounts, naming, false, view, parentPath).filter((d) => exists(view.path(d)));
 }

@@ -41,10 +41,13 @@ export class NodeHostProbe implements HostProbe {
   /**
    * @param endpoint the CRI endpoint; when it also serves containerd's own API, its records are probed too
    * @param view where this process sees the node's files and mounts (from a pod: through a node process)
+   * @param parentPath the run's cgroup parent below each hierarchy's root: pods' cgroups are looked for
+   *   below it too, whatever its depth (a systemd slice nests by its dashes)
    */
   constructor(
     private readonly endpoint?: string,
     private readonly view: NodeView = ON_NODE,
+    private readonly parentPath?: string,
   ) {}
 
   async snapshot(podId: string, containerIds: string[] = []): Promise<PodHostSnapshot> {
@@ -69,7 +72,8 @@ export class NodeHostProbe implements HostProbe {
       }
     }
     // Then the node's hierarchies are searched for the ids instead, as the leak diff does.
-    if (outsideOurNamespace) for (const dir of cgroupDirsNaming(ids, mounts, this.view)) cgroupDirs.add(dir);
+    if (outsideOurNamespace)
+      for (const dir of cgroupDirsNaming(ids, mounts, this.view, this.parentPath)) cgroupDirs.add(dir);
     return {
       podId,
       ids,
@@ -105,7 +109,7 @@ export class NodeHostProbe implements HostProbe {
   }
 
   async baseline(): Promise<HostBaseline> {
-    return takeBaseline(this.view);
+    return takeBaseline(this.view, this.parentPath);
   }
 
   netnsOwners(ids: readonly string[]): Map<string, string> {
@@ -126,7 +130,7 @@ export class NodeHostProbe implements HostProbe {
       const records = (await this.labelledRecords(evidence.labels)).filter((r) => !evidence.known?.has(r.id));
       const ids = [...new Set([...evidence.ids, ...records.map((r) => r.id)])];
       const leaks = [
-        ...newSince(baseline, { ...evidence, ids }, this.view),
+        ...newSince(baseline, { ...evidence, ids }, this.view, this.parentPath),
         ...records.map(
           (r): HostLeak => ({ kind: 'runtime-record', what: r.what, object: `container ${r.id}` }),
         ),

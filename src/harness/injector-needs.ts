@@ -31,6 +31,14 @@ const WHY_MISSING: Record<InjectorNeed, string> = {
     'needs a creation delay outside NRI: pass --slow-runtime-handler/--slow-runtime-dir or --slow-cni-dir (see README "Injectors")',
 };
 
+/**
+ * Why nothing outside NRI can hold CreateContainer on a runtime that runs the OCI create at StartContainer:
+ * the skip reason of `held-create` checks, whether the injector proof found it before the run or the
+ * check found its CreateContainer unheld.
+ */
+export const CREATE_NOT_HELD =
+  'this runtime creates the OCI container at StartContainer, not in CreateContainer, so nothing outside NRI can hold CreateContainer';
+
 /** The injector that meets `need` with this configuration, or why none does. */
 export function injectorFor(
   need: InjectorNeed,

@@ -5,7 +5,9 @@
  * process is killed) and removed again whatever happens.
  * - Slow runtime handler: the sandbox's create lands in created.log under the key; then, with the claim's
  *   delay set, CreateContainer + StartContainer in that pod take at least that long and the container's
- *   create is logged under the key too (containerd runs runc create at StartContainer, others at Create).
+ *   create is logged under the key too (containerd runs runc create at StartContainer, others at Create:
+ *   whether the line is there when CreateContainer returns tells which, for checks that need the handler
+ *   to hold CreateContainer itself).
  * - Slow CNI: with the claim's delay set, RunPodSandbox takes at least that long and added.log has the
  *   ADD under the key; StopPodSandbox puts the DEL in del.log under the key; with the claim's `fail`
  *   file, a second pod's ADD is logged and its RunPodSandbox fails.
@@ -41,6 +43,8 @@ export interface ProofPlan {
   /** The pod's handler when the slow runtime handler is not being proven. */
   defaultHandler: string;
   testImage: string;
+  /** The run's cgroup parent: a proof pod is placed as every pod of the run. */
+  cgroupParent: string;
   /** False when the test image is missing (doctor does not pull): the handler's delay cannot be shown. */
   canRunContainer: boolean;
 }
@@ -48,6 +52,8 @@ export interface ProofPlan {
 export interface ProofOutcome {
   verdict: 'works' | 'broken' | 'unproven';
   detail: string;
+  /** Slow runtime handler: the runtime ran the container's OCI create only at StartContainer. */
+  createsAtStart?: boolean;
 }
 
 export interface ProofResult {
@@ -76,7 +82,7 @@ export async function proveInjectors(client: CriClient, plan: ProofPlan): Promis
   const proof: Proof = {
     client: watch.observe(client),
     plan,
-    make: createConfigFactory(runId, PROOF_CHECK_ID, plan.testImage),
+    make: createConfigFactory(runId, PROOF_CHECK_ID, plan),
     result,
   };
   claimRunLogs(runId);
@@ -231,6 +237,7 @@ async function proveRuntime(
         };
   }
   await slow.setDelay(PROOF_DELAY_MS);
+  let atCreate: Awaited<ReturnType<typeof howLogged>> = 'absent';
   const create = await timed(async () => {
     const request = {
       podSandboxId: podId,
@@ -239,6 +246,8 @@ async function proveRuntime(
     };
     makeContainerLogDir('CreateContainer', request);
     const { containerId } = await client.call('CreateContainer', request);
+    // The wrapper logs before it sleeps, so a runtime that creates inside CreateContainer has logged it now.
+    atCreate = await howLogged(dir, 'created.log', containerId, KEY);
     await client.call('StartContainer', { containerId });
     return containerId;
   });
@@ -251,12 +260,15 @@ async function proveRuntime(
       `the key column in created.log for a container (its line for ${create.value.slice(0, 12)} has no ${KEY})`,
     );
   if (create.ms < PROOF_DELAY_MS) lacks.unshift(`claims: ${took}`);
-  return lacks.length > 0
-    ? broken(`the slow runtime handler lacks ${lacks.join('; ')}`)
-    : {
-        verdict: 'works',
-        detail: `it logged the creates of the sandbox and the container under the key; ${took}`,
-      };
+  if (lacks.length > 0) return broken(`the slow runtime handler lacks ${lacks.join('; ')}`);
+  const createsAtStart = atCreate === 'absent';
+  return {
+    verdict: 'works',
+    detail: `it logged the creates of the sandbox and the container under the key; ${took}${
+      createsAtStart ? " (the runtime ran the container's OCI create at StartContainer)" : ''
+    }`,
+    createsAtStart,
+  };
 }
 
 /** Whether a pod with the default handler and no delays starts: undefined when it does, else its error. */

@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { type FakeRuntime, startFakeRuntime } from './fake-runtime.test.helper.js';
-import { detectKubelet, kubeletEndpoint, kubeletProcessesOn } from './kubelet-detect.js';
+import { detectKubelet, kubeletProcessesOn } from './kubelet-detect.js';
+import { kubeletEndpoint } from './kubelet-endpoints.js';
 import { RUN_LABEL } from './labels.js';
+import { fakeProcess as fakeProcessIn } from './proc-fixture.test.helper.js';
 
 describe('kubelet detection', () => {
   let dir: string;
@@ -28,13 +30,8 @@ describe('kubelet detection', () => {
   afterEach(() => rmSync(proc, { recursive: true, force: true }));
 
   /** A /proc entry whose root is the real root and whose cwd is `cwd`. */
-  const fakeProcess = (pid: number, argv: string[], cwd = dir) => {
-    const p = join(proc, String(pid));
-    mkdirSync(p, { recursive: true });
-    writeFileSync(join(p, 'cmdline'), `${argv.join('\0')}\0`);
-    symlinkSync('/', join(p, 'root'));
-    symlinkSync(cwd, join(p, 'cwd'));
-  };
+  const fakeProcess = (pid: number, argv: string[], cwd = dir) =>
+    fakeProcessIn(proc, pid, argv, { root: '/', cwd });
 
   it('finds a kubelet whose flag names the same socket, through unix://, a symlink or a relative path', () => {
     fakeProcess(10, ['/usr/bin/kubelet', `--container-runtime-endpoint=unix://${join(dir, 'link.sock')}`]);
@@ -52,16 +49,25 @@ describe('kubelet detection', () => {
     );
     fakeProcess(20, ['/usr/bin/kubelet', '--config', 'kubelet.yaml']);
     expect(kubeletProcessesOn(socket, proc)).to.deep.equal([
-      { pid: 20, endpoint: `unix://${socket}`, source: 'containerRuntimeEndpoint of --config' },
+      {
+        pid: 20,
+        kind: 'kubelet',
+        endpoint: `unix://${socket}`,
+        source: 'containerRuntimeEndpoint of --config',
+      },
     ]);
   });
 
   it('lets the flag win over the config file, and falls back to the kubelet’s default', () => {
-    const config = () => 'containerRuntimeEndpoint: unix:///from-file.sock\n';
+    const files = {
+      read: () => 'containerRuntimeEndpoint: unix:///from-file.sock\n',
+      list: () => [],
+      environ: {},
+    };
     expect(
-      kubeletEndpoint(['kubelet', '--config=c.yaml', '--container-runtime-endpoint=/a.sock'], config),
+      kubeletEndpoint(['kubelet', '--config=c.yaml', '--container-runtime-endpoint=/a.sock'], files),
     ).to.deep.include({ endpoint: '/a.sock' });
-    expect(kubeletEndpoint(['kubelet'], config)).to.deep.equal({
+    expect(kubeletEndpoint(['kubelet'], files)).to.deep.equal({
       endpoint: 'unix:///run/containerd/containerd.sock',
       source: 'the default',
     });
@@ -74,16 +80,25 @@ describe('kubelet detection', () => {
     });
     after(() => fake.close());
 
-    it('counts READY sandboxes with a kubelet pod UID and no cri-conform label, and only those', async () => {
-      const pod = (name: string, labels: Record<string, string>, state = 'SANDBOX_READY') =>
-        fake.publish({ metadata: { name, attempt: 0, uid: name, namespace: 'kube-system' }, labels, state });
-      pod('ours', { 'io.kubernetes.pod.uid': 'ours', [RUN_LABEL]: 'r1' });
+    it('counts READY sandboxes with a kubelet pod UID that are not cri-conform’s, and only those', async () => {
+      const pod = (
+        name: string,
+        labels: Record<string, string>,
+        state = 'SANDBOX_READY',
+        namespace = 'kube-system',
+      ) => fake.publish({ metadata: { name, attempt: 0, uid: name, namespace }, labels, state });
+      pod('cc-ours', { 'io.kubernetes.pod.uid': 'ours', [RUN_LABEL]: 'r1' }, 'SANDBOX_READY', 'cri-conform');
       pod('stopped', { 'io.kubernetes.pod.uid': 'stopped' }, 'SANDBOX_NOTREADY');
       pod('no-uid-label', {});
       expect((await detectKubelet(fake.client, fake.endpoint, proc)).signs).to.deep.equal([]);
       pod('coredns', { 'io.kubernetes.pod.uid': 'coredns' });
       expect((await detectKubelet(fake.client, fake.endpoint, proc)).signs).to.deep.equal([
         '1 READY pod of a kubelet, not of cri-conform (kube-system/coredns)',
+      ]);
+      // The kubelet copies a Kubernetes pod's labels onto its sandbox: the label alone makes no pod ours.
+      pod('api-7d9', { 'io.kubernetes.pod.uid': 'api', [RUN_LABEL]: 'x' }, 'SANDBOX_READY', 'payments');
+      expect((await detectKubelet(fake.client, fake.endpoint, proc)).signs).to.deep.equal([
+        '2 READY pods of a kubelet, not of cri-conform (kube-system/coredns, payments/api-7d9)',
       ]);
     });
   });

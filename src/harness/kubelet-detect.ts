@@ -3,22 +3,24 @@
  * it did not start (kubelet_pods.go HandlePodCleanups, every 2 s) and its container GC removes what is
  * stopped: beside one, a check's pods die under it and its verdicts say nothing about the runtime. Two
  * independent signs, either one enough:
- * - a kubelet process on this node whose runtime endpoint is the same socket (the kubelet's
- *   --container-runtime-endpoint flag, else `containerRuntimeEndpoint` of its --config file, else its
- *   default), compared by inode as the kubelet sees the path (its cwd and root), so symlinks, relative
- *   paths and unix:// all resolve;
- * - READY sandboxes that carry the kubelet's `io.kubernetes.pod.uid` label and no cri-conform label: pods a
+ * - a process on this node that runs a kubelet (a `kubelet`, or one embedded in k3s, RKE2's supervisor or
+ *   MicroK8s' kubelite: kubelet-endpoints.ts) whose runtime endpoint is the same socket, compared by inode
+ *   as that process sees the path (its cwd and root), so symlinks, relative paths and unix:// all resolve;
+ * - READY sandboxes that carry the kubelet's `io.kubernetes.pod.uid` label and are not cri-conform's: pods a
  *   kubelet (or something acting like one) runs right now, even when its process is out of sight.
  */
-import { readFileSync, statSync } from 'node:fs';
-import { basename, isAbsolute, join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 import type { CriClient } from '../cri/client.js';
-import { RUN_LABEL } from './labels.js';
+import {
+  type KubeletEndpoint,
+  type KubeletKind,
+  kubeletEndpointOf,
+  kubeletKind,
+} from './kubelet-endpoints.js';
+import { isOurPod } from './labels.js';
 import { listPids } from './proc.js';
 
-/** The kubelet's default since v1.27 (staging/src/k8s.io/kubelet/config/v1beta1 defaults). */
-const KUBELET_DEFAULT_ENDPOINT = 'unix:///run/containerd/containerd.sock';
 const SHOWN_PODS = 3;
 
 export interface KubeletEvidence {
@@ -33,7 +35,8 @@ export async function detectKubelet(
   procRoot = '/proc',
 ): Promise<KubeletEvidence> {
   const signs = kubeletProcessesOn(endpoint, procRoot).map(
-    (k) => `kubelet process ${k.pid} uses this socket (${k.source} ${k.endpoint})`,
+    (k) =>
+      `${k.kind === 'kubelet' ? 'kubelet' : `${k.kind} (a kubelet inside)`} process ${k.pid} uses this socket (${k.source} ${k.endpoint})`,
   );
   const pods = await foreignKubeletPods(client);
   if (pods.length > 0) {
@@ -46,23 +49,25 @@ export async function detectKubelet(
   return { signs };
 }
 
-/** Namespace/name of READY sandboxes with the kubelet's pod UID label and no cri-conform run label. */
+/**
+ * Namespace/name of READY sandboxes with the kubelet's pod UID label that are not cri-conform's: a pod
+ * labelled cri-conform.io/run without the other marks is a kubelet's too.
+ */
 export async function foreignKubeletPods(client: CriClient): Promise<string[]> {
   const { items } = await client.call('ListPodSandbox', { filter: { state: { state: 'SANDBOX_READY' } } });
   // Filtered again here: a runtime that ignores the state filter must not make stopped pods count.
   return items
     .filter((p) => p.state === 'SANDBOX_READY')
-    .filter((p) => p.labels['io.kubernetes.pod.uid'] !== undefined && p.labels[RUN_LABEL] === undefined)
+    .filter((p) => p.labels['io.kubernetes.pod.uid'] !== undefined && !isOurPod(p))
     .map((p) => `${p.metadata.namespace}/${p.metadata.name}`);
 }
 
-export interface KubeletProcess {
+export interface KubeletProcess extends KubeletEndpoint {
   pid: number;
-  endpoint: string;
-  source: '--container-runtime-endpoint' | 'containerRuntimeEndpoint of --config' | 'the default';
+  kind: KubeletKind;
 }
 
-/** Kubelet processes whose runtime endpoint is the socket at `endpoint` (none for a tcp endpoint). */
+/** Processes running a kubelet whose runtime endpoint is the socket at `endpoint` (none for a tcp endpoint). */
 export function kubeletProcessesOn(endpoint: string, procRoot = '/proc'): KubeletProcess[] {
   const ours = socketIdentity(endpoint, '/', '/');
   if (!ours) return [];
@@ -74,48 +79,33 @@ export function kubeletProcessesOn(endpoint: string, procRoot = '/proc'): Kubele
   }
   return pids.flatMap((pid) => {
     const argv = readArgv(join(procRoot, String(pid), 'cmdline'));
-    if (!argv || basename(argv[0] ?? '') !== 'kubelet') return [];
+    const kind = argv && kubeletKind(argv);
+    if (!argv || !kind) return [];
     const root = join(procRoot, String(pid), 'root');
     const cwd = join(procRoot, String(pid), 'cwd');
-    const found = kubeletEndpoint(argv, (file) => readFileSync(inProcess(root, cwd, file), 'utf8'));
+    const found = kubeletEndpointOf(kind, argv, {
+      read: (file) => readFileSync(inProcess(root, cwd, file), 'utf8'),
+      list: (dir) => {
+        try {
+          return readdirSync(inProcess(root, cwd, dir));
+        } catch {
+          return [];
+        }
+      },
+      environ: readEnviron(join(procRoot, String(pid), 'environ')),
+    });
     const theirs = socketIdentity(found.endpoint, root, cwd);
-    return theirs === ours ? [{ pid, ...found }] : [];
+    return theirs === ours ? [{ pid, kind, ...found }] : [];
   });
 }
 
-/** The endpoint a kubelet with this command line uses: the flag wins over its config file, then the default. */
-export function kubeletEndpoint(
-  argv: readonly string[],
-  readConfig: (path: string) => string,
-): Omit<KubeletProcess, 'pid'> {
-  const flag = flagValue(argv, '--container-runtime-endpoint');
-  if (flag) return { endpoint: flag, source: '--container-runtime-endpoint' };
-  const config = flagValue(argv, '--config');
-  if (config) {
-    try {
-      const parsed = parseYaml(readConfig(config)) as { containerRuntimeEndpoint?: unknown } | null;
-      const value = parsed?.containerRuntimeEndpoint;
-      if (typeof value === 'string' && value !== '')
-        return { endpoint: value, source: 'containerRuntimeEndpoint of --config' };
-    } catch {
-      // An unreadable config: the kubelet would not start with it either; its default is the best guess.
-    }
+function readEnviron(path: string): Record<string, string> {
+  try {
+    const pairs = readFileSync(path, 'utf8').split('\0').filter(Boolean);
+    return Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]));
+  } catch {
+    return {};
   }
-  return { endpoint: KUBELET_DEFAULT_ENDPOINT, source: 'the default' };
-}
-
-/** `--name=value` or `--name value` (pflag also takes a single dash); the last one wins, as in pflag. */
-function flagValue(argv: readonly string[], name: string): string | undefined {
-  let value: string | undefined;
-  const short = name.slice(1);
-  for (let i = 1; i < argv.length; i++) {
-    const arg = argv[i] ?? '';
-    for (const spelling of [name, short]) {
-      if (arg === spelling) value = argv[i + 1];
-      else if (arg.startsWith(`${spelling}=`)) value = arg.slice(spelling.length + 1);
-    }
-  }
-  return value;
 }
 
 function readArgv(path: string): string[] | undefined {

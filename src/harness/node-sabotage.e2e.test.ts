@@ -7,14 +7,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { expect } from 'chai';
-import { ALL_CHECKS } from '../../suites/index.js';
-import { NO_RUNTIME_REASON, runtimesUnderTest } from '../cli/e2e-env.test.helper.js';
-import { resolveRunConfig } from '../cli/resolve-config.js';
+import { NO_RUNTIME_REASON, runInProcess, runtimesUnderTest } from '../cli/e2e-env.test.helper.js';
 import type { CriMethod } from '../cri/types.js';
 import { describeSkipped } from '../skip-reason.test.helper.js';
 import type { CheckResult } from './result.js';
-import { runConformance } from './run.js';
-import { selectChecks } from './selection.js';
 
 const NODE_CHECKS = '^(TEAR-11|TEAR-12|TEAR-13) ';
 
@@ -66,11 +62,6 @@ function leftoverMount(): Sabotage {
 }
 
 async function runSabotaged(env: Record<string, string>, sabotage: Sabotage): Promise<CheckResult[]> {
-  const config = resolveRunConfig(
-    { focus: NODE_CHECKS, level: 'all', trials: '1', nodeProbes: 'on' },
-    env,
-    {},
-  );
   const sabotaged = new Set<string>();
   const beforeCall = async (method: CriMethod, request: unknown) => {
     const podId = (request as { podSandboxId?: string }).podSandboxId ?? '';
@@ -79,17 +70,9 @@ async function runSabotaged(env: Record<string, string>, sabotage: Sabotage): Pr
       sabotage.apply(podId);
     }
   };
-  const quiet = { onStart() {}, onCheckStart() {}, onCheckEnd() {}, onNote() {} };
   try {
-    const outcome = await runConformance(
-      config,
-      selectChecks(ALL_CHECKS, config),
-      quiet,
-      new AbortController().signal,
-      'test',
-      { beforeCall },
-    );
-    return outcome.results;
+    const flags = { focus: NODE_CHECKS, level: 'all', trials: '1', nodeProbes: 'on' };
+    return (await runInProcess(flags, env, beforeCall)).results;
   } finally {
     sabotage.undo();
   }

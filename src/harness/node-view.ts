@@ -8,8 +8,14 @@ import { readFileSync } from 'node:fs';
 import { resolveUnderRoot } from './host-path.js';
 
 export class NodeView {
-  /** @param anchor a process in the node's mount namespace; undefined when this process is in it */
-  constructor(readonly anchor?: number) {}
+  /**
+   * @param anchor a process in the node's mount namespace; undefined when this process is in it
+   * @param netnsDirs where the runtime pins network namespaces besides /run/netns (node paths)
+   */
+  constructor(
+    readonly anchor?: number,
+    readonly netnsDirs: readonly string[] = [],
+  ) {}
 
   get inPod(): boolean {
     return this.anchor !== undefined;

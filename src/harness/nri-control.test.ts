@@ -6,7 +6,11 @@ import { RegistrationGate } from './registration-gate.js';
 import { Sequence, Timeline } from './timeline.js';
 
 const REQUEST_TIMEOUT_MS = 150;
-const ours = makePod('p1', { labels: { [RUN_LABEL]: 'run1', [CHECK_LABEL]: 'TEAR-99' } });
+const ours = makePod('p1', {
+  name: 'cc-tear-99-p1',
+  namespace: 'cri-conform',
+  labels: { [RUN_LABEL]: 'run1', [CHECK_LABEL]: 'TEAR-99' },
+});
 
 describe("a check's NRI plugins: waiting for a disconnect, and what of it the contracts require", () => {
   let fx: RuntimeFixture;

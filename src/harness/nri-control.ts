@@ -13,7 +13,7 @@ import type {
   NriPod,
 } from '../nri/types.js';
 import type { FaultHandle, NriControl, TestPlugin } from './context.js';
-import { CHECK_LABEL, RUN_LABEL, TRIAL_LABEL } from './labels.js';
+import { CHECK_LABEL, isOurPod, RUN_LABEL, TRIAL_LABEL } from './labels.js';
 import type { RegistrationGate } from './registration-gate.js';
 import { undeclaredStall } from './sharing.js';
 import type { Sequence, Timeline } from './timeline.js';
@@ -114,16 +114,19 @@ export class CheckNri implements NriControl {
   }
 
   /**
-   * An event is the check's when its pod or its container carries the check's labels, when it names an id
-   * the check watches, or when its pod is no one's (no id, or neither name nor uid): no runtime creates such
-   * a pod, so only a runtime relaying an invalid request sends one, and the check must see it.
+   * An event is the check's when its pod has every mark of the run's own (labels.ts) and it or its container
+   * carries the check's labels, when it names an id the check watches, or when its pod is no one's (no id,
+   * or neither name nor uid): no runtime creates such a pod, so only a runtime relaying an invalid request
+   * sends one, and the check must see it.
    */
   private isOurs(pod: NriPod, container: NriContainer | undefined, trial: number | undefined): boolean {
     const labelled = (labels: Record<string, string>) =>
       labels[RUN_LABEL] === this.deps.runId &&
       labels[CHECK_LABEL] === this.deps.checkId &&
       (trial === undefined || labels[TRIAL_LABEL] === String(trial));
-    if (labelled(pod.labels) || (container !== undefined && labelled(container.labels))) return true;
+    const marked = isOurPod({ labels: pod.labels, metadata: { name: pod.name, namespace: pod.namespace } });
+    if (marked && (labelled(pod.labels) || (container !== undefined && labelled(container.labels))))
+      return true;
     const ids = [pod.id, container?.id ?? '', container?.podSandboxId ?? ''];
     if (ids.some((id) => id !== '' && this.watched.has(id))) return true;
     return pod.id === '' || (pod.name === '' && pod.uid === '');

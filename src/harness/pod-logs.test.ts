@@ -24,7 +24,10 @@ import {
 import { currentOwner, parseOwner } from './run-owner.js';
 
 describe('pod log paths: as the kubelet sends them, never empty', () => {
-  const make = createConfigFactory('202611260600-abcdef', 'IDEM-01', 'test:1');
+  const make = createConfigFactory('202611260600-abcdef', 'IDEM-01', {
+    testImage: 'test:1',
+    cgroupParent: '/cri-conform',
+  });
 
   it('gives every pod a log directory of its own under the run’s directory, in the kubelet’s layout', () => {
     const pod = make.pod('p');

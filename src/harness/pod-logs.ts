@@ -77,6 +77,23 @@ export function removeDeadRunLogs(root = POD_LOG_ROOT, view?: ProcessView): Dead
   return found;
 }
 
+/** Runs of the tool on this node other than `runId` whose process still runs (or cannot be told gone). */
+export function otherLiveRuns(runId: string, root = POD_LOG_ROOT, view?: ProcessView): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return [];
+  }
+  const own = runLogDirectory(runId);
+  return names.filter((name) => {
+    const dir = join(root, name);
+    const owner = readOwner(dir);
+    // A folder without an owner file may be a run that is making it right now: it counts as running.
+    return dir !== own && (owner === undefined || !ownerGone(owner, view));
+  });
+}
+
 function readOwner(dir: string): RunOwner | undefined {
   try {
     return parseOwner(readFileSync(join(dir, RUN_OWNER_FILE), 'utf8'));

@@ -12,7 +12,7 @@ describe("doctor's proof pod beside another client (fake CRI)", () => {
 
   const proofPod = (runId: string) =>
     fake.publish({
-      metadata: { name: `cc-doctor-injectors-${runId}`, attempt: 0 },
+      metadata: { name: `cc-doctor-injectors-${runId}`, namespace: 'cri-conform', attempt: 0 },
       labels: { [RUN_LABEL]: runId },
       state: 'SANDBOX_READY',
     });

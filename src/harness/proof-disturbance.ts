@@ -7,7 +7,7 @@
 import type { CallRecord, CriClient } from '../cri/client.js';
 import { CriCallError } from '../cri/errors.js';
 import { describeDisturbance } from './disturbance.js';
-import { RUN_LABEL } from './labels.js';
+import { isOurPod, RUN_LABEL } from './labels.js';
 
 /** The kubelet's 1 s grace for an orphan's containers, and its sandbox stop after it. */
 const SETTLE_MS = 2_500;
@@ -42,13 +42,14 @@ export class ProofPodWatch {
       const { items } = await client
         .call('ListPodSandbox', { filter: { labelSelector: { [RUN_LABEL]: runId } } }, { deadlineMs: 5_000 })
         .catch(() => ({ items: [] }));
-      stopped = items.find((p) => p.state !== 'SANDBOX_READY' && !this.ended.has(p.id));
+      stopped = items.find((p) => isOurPod(p, runId) && p.state !== 'SANDBOX_READY' && !this.ended.has(p.id));
       if (stopped || Date.now() >= endAt) break;
       await new Promise((resolve) => setTimeout(resolve, LOOK_EVERY_MS));
     }
     const at = new Date();
     if (stopped) {
       return describeDisturbance({
+        by: 'another client',
         object: `doctor's proof pod ${stopped.metadata.name}`,
         action: 'stopped',
         at,
@@ -57,6 +58,7 @@ export class ProofPodWatch {
     }
     if (failure instanceof CriCallError && failure.statusName === 'NOT_FOUND')
       return describeDisturbance({
+        by: 'another client',
         object: "doctor's proof pod",
         action: 'removed',
         at,

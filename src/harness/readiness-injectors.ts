@@ -5,7 +5,13 @@
 import { accessSync, constants } from 'node:fs';
 import type { CriClient } from '../cri/client.js';
 import type { Check } from './check.js';
-import { type InjectorKind, injectorFor, isInjectorNeed, type OfferedInjector } from './injector-needs.js';
+import {
+  CREATE_NOT_HELD,
+  type InjectorKind,
+  injectorFor,
+  isInjectorNeed,
+  type OfferedInjector,
+} from './injector-needs.js';
 import { type ProofOutcome, type ProofPlan, proveInjectors } from './injector-proof.js';
 import { releaseAllClaims, writeDelay } from './injectors.js';
 import { ok, warn } from './readiness-probes.js';
@@ -23,6 +29,8 @@ export interface InjectorProbeInput {
   /** False when the pod cannot be made anyway (the runtime is not ready). */
   mayCreatePod: boolean;
   testImagePresent: boolean;
+  /** The parent the run's pods get (readiness-cgroup.ts); the proof pods get it too. */
+  cgroupParent: string;
 }
 
 const OFFERED: Record<InjectorKind, OfferedInjector> = { runtime: 'slow-runtime', cni: 'slow-cni' };
@@ -36,7 +44,13 @@ interface Configured {
   neededBy: string[];
 }
 
-export async function injectorFindings(input: InjectorProbeInput): Promise<Finding[]> {
+export interface InjectorReadiness {
+  findings: Finding[];
+  /** Set when the proven slow runtime handler cannot hold CreateContainer here (Availability.heldCreate). */
+  heldCreate?: string;
+}
+
+export async function injectorFindings(input: InjectorProbeInput): Promise<InjectorReadiness> {
   const { config } = input;
   const configured = configuredInjectors(input);
   const findings: Finding[] = [];
@@ -61,6 +75,7 @@ export async function injectorFindings(input: InjectorProbeInput): Promise<Findi
   const plan: ProofPlan = {
     defaultHandler: config.runtimeHandler,
     testImage: config.testImage,
+    cgroupParent: input.cgroupParent,
     canRunContainer: input.testImagePresent,
     ...(toProve.some((c) => c.kind === 'runtime') && config.slowRuntimeHandler && config.slowRuntimeDir
       ? { runtime: { handler: config.slowRuntimeHandler, dir: config.slowRuntimeDir } }
@@ -74,14 +89,9 @@ export async function injectorFindings(input: InjectorProbeInput): Promise<Findi
   const proof = input.mayCreatePod ? await proveInjectors(input.client, plan) : undefined;
   if (proof?.plainPodFailure) {
     // Not the injectors' fault: whatever needs a pod fails the same way, so this is the one finding.
-    return [
-      {
-        severity: 'fatal',
-        what: 'the runtime cannot run a pod',
-        fix: `${proof.plainPodFailure} (the runtime's log says more; no check can run until a plain pod starts)`,
-        blocksAll: true,
-      },
-    ];
+    return {
+      findings: [{ severity: 'fatal', ...cannotRunPod(proof.plainPodFailure, config), blocksAll: true }],
+    };
   }
   for (const c of configured) findings.push(judge(c, proof?.[c.kind]));
   if (proof && proof.cleanupProblems.length > 0) {
@@ -92,7 +102,7 @@ export async function injectorFindings(input: InjectorProbeInput): Promise<Findi
       ),
     );
   }
-  return findings;
+  return proof?.runtime?.createsAtStart ? { findings, heldCreate: CREATE_NOT_HELD } : { findings };
 }
 
 function configuredInjectors(input: InjectorProbeInput): Configured[] {
@@ -164,4 +174,20 @@ function unwritable(dir: string, flag: string): string | undefined {
   } catch (e) {
     return `cannot write ${dir} (${(e as NodeJS.ErrnoException).code ?? 'error'}): pass the wrapper's control dir as ${flag}`;
   }
+}
+
+/**
+ * A private instance is cri-conform's own setup of the node's binary: its failure is not the node's
+ * runtime's, and its own log is where to look.
+ */
+function cannotRunPod(failure: string, config: RunConfig): { what: string; fix: string } {
+  if (config.privateInstanceLog === undefined)
+    return {
+      what: 'the runtime cannot run a pod',
+      fix: `${failure} (the runtime's log says more; no check can run until a plain pod starts)`,
+    };
+  return {
+    what: "the private copy of the node's runtime that cri-conform set up cannot run a pod",
+    fix: `${failure} (the node's own runtime was not asked; the copy's log ${config.privateInstanceLog} goes with the copy at the end)`,
+  };
 }

@@ -12,7 +12,7 @@ import { imagePresent, pullImage } from './images.js';
 import type { KubeletEvidence } from './kubelet-detect.js';
 import type { Finding, ReadinessPurpose } from './readiness-types.js';
 import { describeSocket, servingSocket } from './runtime-identity.js';
-import type { RunConfig } from './settings.js';
+import { nriRequestTimeoutOf, type RunConfig } from './settings.js';
 
 export interface RuntimeStatus {
   findings: Finding[];
@@ -88,6 +88,31 @@ export function nriFinding(
   return warn('NRI', `${nri.unavailable}; NRI checks will skip`);
 }
 
+/**
+ * The plugin request timeout the checks' bounds use. The runtime's own, when it sends it in Configure,
+ * wins over --nri-request-timeout; a flag given that says otherwise is a warning, since one of the two is
+ * wrong about this runtime.
+ */
+export function nriTimeoutFinding(
+  nri: NriFinding,
+  config: Pick<RunConfig, 'nriRequestTimeoutMs' | 'nriRequestTimeoutGiven'>,
+): Finding | undefined {
+  if (nri.unavailable) return undefined;
+  const used = nriRequestTimeoutOf(config, nri.timeouts);
+  if (used.from === '--nri-request-timeout') {
+    const flag = config.nriRequestTimeoutGiven
+      ? '--nri-request-timeout'
+      : 'the default of --nri-request-timeout';
+    return ok(`NRI plugin request timeout ${used.ms} ms: ${flag}, since the runtime sends none in Configure`);
+  }
+  if (config.nriRequestTimeoutGiven && config.nriRequestTimeoutMs !== used.ms)
+    return warn(
+      `NRI plugin request timeout: the runtime sent ${used.ms} ms in Configure, --nri-request-timeout says ${config.nriRequestTimeoutMs} ms`,
+      `the checks' bounds use the runtime's ${used.ms} ms; drop the flag or correct whichever is wrong`,
+    );
+  return ok(`NRI plugin request timeout ${used.ms} ms, as the runtime sent it in Configure`);
+}
+
 export function hostFinding(host: HostProbe | { unavailable: string }): Finding {
   return 'unavailable' in host
     ? warn('host probes', `${host.unavailable}; [Node] checks will skip`)
@@ -112,8 +137,25 @@ export async function restartFinding(
 export const KUBELET_WAYS_OUT =
   "its pod cleanup stops cri-conform's pods within seconds and its GC removes them, so verdicts would be wrong and its own pods could suffer: stop the kubelet for a maintenance window (drain the node, systemctl stop kubelet), or test a private instance of the runtime with --isolated; --beside-kubelet runs anyway";
 
+/**
+ * Whether the run goes on beside a kubelet it found. Only then does anything the check did not ask for
+ * count as another client's doing (disturbance.ts), and do the checks that would harm its pods skip:
+ * --beside-kubelet with no kubelet found leaves the runtime the only other party.
+ */
+export function besideDetectedKubelet(
+  kubelet: KubeletEvidence,
+  config: Pick<RunConfig, 'besideKubelet'>,
+): boolean {
+  return config.besideKubelet === true && kubelet.signs.length > 0;
+}
+
 export function kubeletFinding(kubelet: KubeletEvidence, config: Pick<RunConfig, 'besideKubelet'>): Finding {
-  if (kubelet.signs.length === 0) return ok('kubelet: none drives this runtime');
+  if (kubelet.signs.length === 0)
+    return ok(
+      config.besideKubelet
+        ? "kubelet: none drives this runtime, so --beside-kubelet changes nothing: what the checks did not ask for is the runtime's own doing"
+        : 'kubelet: none drives this runtime',
+    );
   const what = `a kubelet drives this runtime: ${kubelet.signs.join('; ')}`;
   return config.besideKubelet
     ? warn(

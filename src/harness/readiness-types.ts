@@ -1,4 +1,7 @@
 /** What readiness finds, as data: `doctor` prints it, and a run refuses to start on a fatal finding. */
+
+import type { CgroupPlacement } from './cgroup-parent.js';
+import type { CgroupParentLease } from './cgroup-parent-lease.js';
 import type { Check } from './check.js';
 import type { HostProbe } from './context.js';
 import type { NriFinding } from './environment.js';
@@ -39,4 +42,11 @@ export interface Readiness {
   skips: SkipForecast[];
   /** Signs of a kubelet driving the runtime; the report records them. */
   kubelet: KubeletEvidence;
+  /** The runtime's cgroup driver and the parent every pod gets; the report records them. */
+  cgroup: CgroupPlacement;
+  /**
+   * The cgroupfs parent's directories the first pods may make, taken before them: a run releases it
+   * after its sweep; doctor's readiness has released it already (its pods are gone).
+   */
+  cgroupLease: CgroupParentLease;
 }

@@ -8,7 +8,9 @@
  *   is never starved by a stream of removals).
  * A check's own calls never wait for each other: TEAR-16 registers during its own removal on purpose. The
  * trials of a check that run side by side are kept apart like checks (each has a key of its own), since
- * nothing orders one trial's registration against another's removal.
+ * nothing orders one trial's registration against another's removal. It sees only the run's own removals:
+ * beside a kubelet, whose removals it cannot see, NRI checks skip on the runtimes where that pair deadlocks
+ * (plugin-sync-deadlock.ts).
  */
 import type { CallGate } from '../cri/client.js';
 

@@ -2,6 +2,7 @@
  * The outcome of one check, as every reporter sees it. Reporters read these records only; they never see
  * mocha, the CRI client or the NRI plugin.
  */
+import type { CgroupPlacement } from './cgroup-parent.js';
 import type { InstanceRecord } from './runtime-instance.js';
 import type { Level, SuiteName, Tag } from './vocabulary.js';
 
@@ -73,6 +74,11 @@ export interface CheckResult {
   /** OBSERVE values and per-check facts (e.g. "reservation.code": "UNKNOWN"). */
   observations: Record<string, string>;
   /**
+   * Parts of the contract the check could not test here, and why (t.notRun): a PASS claims only the rest,
+   * and every reporter says so beside it.
+   */
+  notRun?: { part: string; why: string }[];
+  /**
    * failed, deviation, error: the contract violations the check found, the one that decided a FAIL first,
    * then the known deviations it saw (which decide a FAIL only when nothing else does).
    */
@@ -84,10 +90,12 @@ export interface CheckResult {
   trials?: { run: number; violated: number; atOnce?: number };
   timeline: TimelineEntry[];
   /**
-   * failed or deviation: the known, upstream-tracked runtime issue this failure matches (an entry of the
-   * bundled or the given deviations file). It never changes the verdict by itself.
+   * failed or deviation: the known runtime issue this failure matches (an entry of the bundled or the given
+   * deviations file). It never changes the verdict by itself. `links`: the upstream issue tracking it (and
+   * a proposal); with `draft` (a bug not reported upstream, its drafted report in the package) only a
+   * related issue, if any.
    */
-  knownIssue?: { reason: string; links: string[] };
+  knownIssue?: { reason: string; links: string[]; draft?: string };
   /**
    * Time the contract itself makes the check wait: absence windows, deliberate pauses and the deadlines of
    * calls that were meant to time out. The benchmark compares it with the wall time.
@@ -115,6 +123,8 @@ export interface RunProperties {
   node?: string;
   /** Whether a kubelet drove the runtime: 'none seen', or 'seen: <signs>' (a run beside it, --beside-kubelet). */
   kubelet?: string;
+  /** The runtime's cgroup driver, how it was learnt, and the parent every pod got; absent in older files. */
+  cgroup?: CgroupPlacement;
   /** --isolated: the private instance of the node's runtime the run tested. */
   isolated?: InstanceRecord;
   /** The node's OS (os-release PRETTY_NAME) and kernel ("Linux 6.12.38 x86_64"); absent in older files. */
@@ -145,10 +155,26 @@ export interface RuntimeCrash {
   evidence: string;
 }
 
+/**
+ * What tracks a known issue, for every report: its upstream links, or for a bug not reported upstream
+ * "not reported upstream, bug report draft <path>" (and the related issue).
+ */
+export function describeTracking(k: { links: readonly string[]; draft?: string }): string {
+  if (k.draft === undefined) return k.links.join(' ');
+  const related = k.links.length > 0 ? ` (related: ${k.links.join(' ')})` : '';
+  return `not reported upstream, bug report draft ${k.draft}${related}`;
+}
+
 /** "runtime crash during IDEM-05 (beside TEAR-02): ...": the one line every reporter prints for it. */
 export function describeCrash(crash: RuntimeCrash): string {
   const beside = crash.beside.length > 0 ? ` (beside ${crash.beside.join(', ')})` : '';
   return `runtime crash during ${crash.check}${beside}: ${crash.evidence}`;
+}
+
+/** "cgroup driver systemd (CRI RuntimeConfig), parent cri_conform.slice": how doctor and every report say it. */
+export function describeCgroup(p: CgroupPlacement): string {
+  const given = p.parentSource === 'default' ? '' : ' (--cgroup-parent)';
+  return `cgroup driver ${p.driver} (${p.driverSource}), parent ${p.parent}${given}`;
 }
 
 export interface RunOutcome {

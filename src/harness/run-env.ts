@@ -2,7 +2,7 @@
 import type { CriClient } from '../cri/client.js';
 import type { CriMethod } from '../cri/types.js';
 import type { HostProbe } from './context.js';
-import type { DisturbanceMonitor } from './disturbance.js';
+import type { DisturbanceMonitor } from './disturbance-monitor.js';
 import type { HookLane } from './hook-lane.js';
 import type { InjectorConfig } from './injector-needs.js';
 import type { RegistrationGate } from './registration-gate.js';
@@ -38,8 +38,9 @@ export interface RunEnv {
   /** The whole run's abort: SIGINT, run timeout, fail-fast. */
   signal: AbortSignal;
   /**
-   * Called before every CRI call a check makes. Tests use it to sabotage a real runtime at a chosen step,
-   * which is how the [Node] checks are shown able to fail.
+   * Called before every CRI call a check makes, before anything of the call is recorded. Tests use it to
+   * sabotage a real runtime at a chosen step, which is how the [Node] checks are shown able to fail, and
+   * to play a kubelet's stop that lands just before a check's own (kubelet-double/just-before.e2e.test.ts).
    */
   beforeCall?: (method: CriMethod, request: unknown) => Promise<void>;
 }

@@ -5,18 +5,20 @@
 import { hostname } from 'node:os';
 import type { CriClient } from '../cri/client.js';
 import { CriCallError } from '../cri/errors.js';
+import type { CgroupParentLease } from './cgroup-parent-lease.js';
 import { type Check, displayName } from './check.js';
 import { type CleanupReport, removeLabelledUntilGone } from './cleanup.js';
 import { loadBundledDeviations, loadDeviations } from './deviation-file.js';
 import { applyDeviations, type DeviationSets, knownDeviationTest, staleDeviations } from './deviations.js';
-import { DisturbanceMonitor } from './disturbance.js';
+import { besideKubeletMonitor } from './disturbance-monitor.js';
 import { connectRuntime } from './environment.js';
 import { executeCheck, identityOf } from './execute-check.js';
 import { HookLane } from './hook-lane.js';
 import { hostPlatform } from './host-platform.js';
-import { newRunId, RUN_LABEL } from './labels.js';
-import { claimRunLogs, removeRunLogs } from './pod-logs.js';
+import { newRunId } from './labels.js';
+import { claimRunLogs, otherLiveRuns, removeRunLogs } from './pod-logs.js';
 import { assessReadiness, requireReady } from './readiness.js';
+import { besideDetectedKubelet } from './readiness-probes.js';
 import { RegistrationGate } from './registration-gate.js';
 import { type CheckResult, describeCrash, type RunOutcome, type RunProperties } from './result.js';
 import type { RunEnv } from './run-env.js';
@@ -52,14 +54,19 @@ export async function runConformance(
   };
   const client = await connectRuntime(config);
   let runId: string | undefined;
+  let cgroupLease: CgroupParentLease | undefined;
   try {
     const prepared = await prepare(config, checks, client, signal, toolVersion, hooks);
     runId = prepared.env.runId;
+    cgroupLease = prepared.cgroupLease;
     prepared.env.knownDeviation = knownDeviationTest(deviations, prepared.runtime);
     listener.onStart(checks.length, prepared.properties);
     const { kubelet } = prepared.properties;
-    if (kubelet?.startsWith('seen'))
-      listener.onNote(`running beside a kubelet (--beside-kubelet), ${kubelet}`);
+    const { disturbance } = prepared.env;
+    if (disturbance)
+      listener.onNote(
+        `running beside a kubelet (--beside-kubelet), ${kubelet}; another client's doing is seen by ${disturbance.hears}`,
+      );
     const { results, stop } = await runChecks(config, checks, prepared, deviations, listener, signal).finally(
       () => prepared.env.disturbance?.stop(),
     );
@@ -78,6 +85,7 @@ export async function runConformance(
   } finally {
     // The sweep removed the run's pod logs; this is for a run that threw before it got there.
     if (runId !== undefined) removeRunLogs(runId);
+    cgroupLease?.release(otherLiveRuns(runId ?? ''));
     client.close();
   }
 }
@@ -89,6 +97,7 @@ interface Prepared {
   availability: Availability;
   runtime: { name: string; version: string };
   watch: RuntimeWatch;
+  cgroupLease: CgroupParentLease;
 }
 
 /** Stage 1: the runtime is ready for the selected checks, and the environment they share is built. */
@@ -101,7 +110,13 @@ async function prepare(
   hooks: Pick<RunEnv, 'beforeCall'>,
 ): Promise<Prepared> {
   const readiness = await assessReadiness(client, config, checks, 'run');
-  requireReady(readiness);
+  try {
+    requireReady(readiness);
+  } catch (e) {
+    // The proof pods may have made the cgroupfs parent before readiness said no.
+    readiness.cgroupLease.release(otherLiveRuns(''));
+    throw e;
+  }
   const { nri, host, availability } = readiness;
   const runtime = { name: client.version.runtimeName, version: client.version.runtimeVersion };
   const watch = new RuntimeWatch(client, config.runtimeEndpoint);
@@ -113,14 +128,16 @@ async function prepare(
     runId,
     client,
     sequence: new Sequence(),
-    settings: checkSettingsOf(config),
+    settings: checkSettingsOf(config, { cgroupParent: readiness.cgroup.parent, nriTimeouts: nri.timeouts }),
     injectors: config,
     nri: nri.socketPath
       ? { socketPath: nri.socketPath }
       : { unavailable: nri.unavailable ?? 'NRI unavailable' },
     host,
     shared: new SharedOutcomes(),
-    ...(config.besideKubelet ? { disturbance: runObjectsMonitor(client, runId) } : {}),
+    ...(besideDetectedKubelet(readiness.kubelet, config)
+      ? { disturbance: await besideKubeletMonitor(client, runId, nri.socketPath) }
+      : {}),
     ...(config.restartCmd
       ? {
           restart: {
@@ -146,12 +163,13 @@ async function prepare(
     flags: config.flagsText,
     node: hostname(),
     kubelet: readiness.kubelet.signs.length > 0 ? `seen: ${readiness.kubelet.signs.join('; ')}` : 'none seen',
+    cgroup: readiness.cgroup,
     ...hostPlatform(),
     ...(nri.socketPath ? { nriSocket: nri.socketPath } : {}),
     ...(nri.socketPath ? { nriTimeouts: nri.timeouts ?? 'not sent' } : {}),
   };
   claimRunLogs(runId);
-  return { env, properties, availability, runtime, watch };
+  return { env, properties, availability, runtime, watch, cgroupLease: readiness.cgroupLease };
 }
 
 /** Stage 2: every selected check to a verdict, in the scheduler's order, until done or stopped. */
@@ -227,6 +245,10 @@ async function sweep(
     );
   }
   for (const p of swept?.problems ?? []) listener.onNote(`final sweep: ${p}`);
+  for (const s of swept?.spared ?? [])
+    listener.onNote(
+      `final sweep left alone ${s}: it carries the run label but not every mark of the run's own`,
+    );
   // After the sweep, whatever it left or could not reach: a container still running writes on into unlinked
   // files, and the directory is the run's alone.
   const logs = removeRunLogs(runId);
@@ -234,24 +256,6 @@ async function sweep(
   if (!swept) return;
   const leftovers = await runtimeLeftovers(config.runtimeEndpoint, runId);
   if (leftovers.length > 0) listener.onNote(describeLeftovers(config.runtimeEndpoint, leftovers));
-}
-
-/** Lists the run's own objects for the disturbance monitor (disturbance.ts). */
-function runObjectsMonitor(client: CriClient, runId: string): DisturbanceMonitor {
-  const labelSelector = { [RUN_LABEL]: runId };
-  const deadlineMs = 5_000;
-  return new DisturbanceMonitor(async () => {
-    const [{ items }, { containers }] = await Promise.all([
-      client.call('ListPodSandbox', { filter: { labelSelector } }, { deadlineMs }),
-      client.call('ListContainers', { filter: { labelSelector } }, { deadlineMs }),
-    ]);
-    const exited = containers.filter((c) => c.state === 'CONTAINER_EXITED');
-    return {
-      pods: items,
-      containerIds: new Set(containers.map((c) => c.id)),
-      exitedContainerIds: new Set(exited.map((c) => c.id)),
-    };
-  });
 }
 
 /** "TEAR-14 x2, IDEM-13": whose objects a sweep found, most first. */

@@ -1,8 +1,11 @@
 import { expect } from 'chai';
 import { resolveRunConfig } from '../cli/resolve-config.js';
+import { notStartedOutcome } from '../cli/run-reports.js';
+import { EnvironmentError } from './errors.js';
 import {
   type InstanceRecord,
   type InstanceRequest,
+  instanceRecordOf,
   onPrivateInstance,
   type RuntimeInstance,
 } from './runtime-instance.js';
@@ -71,5 +74,32 @@ describe('a run on a private runtime instance', () => {
     expect(seen.removed).to.equal(1);
     expect(record?.leftovers).to.deep.equal(['bridge ccx-1 still there']);
     expect(record?.timingsMs.removal).to.be.a('number');
+  });
+
+  it('keeps the record on the error of a run that stopped before its first check, for its report', async () => {
+    const { start } = fakeInstance();
+    const err = await onPrivateInstance(config, start, new AbortController().signal, async () => {
+      throw new EnvironmentError('the private copy cannot run a pod');
+    }).catch((e: unknown) => e);
+    const record = instanceRecordOf(err);
+    expect(record?.dir).to.equal('/run/x');
+    expect(record?.leftovers).to.deep.equal([]);
+    expect(notStartedOutcome(config, err).properties.isolated).to.equal(record);
+    expect(notStartedOutcome(config, new EnvironmentError('no copy')).properties.isolated).to.equal(
+      undefined,
+    );
+  });
+
+  it('asks for the node sandbox image unless the pause image was named, and for the named subnet', async () => {
+    const { start, seen } = fakeInstance();
+    await onPrivateInstance(config, start, new AbortController().signal, async () => undefined);
+    expect(seen.request).to.deep.include({ pauseImageNamed: false });
+    const named = resolveRunConfig(
+      { isolated: true, pauseImage: 'registry.example/pause:1', isolatedSubnet: '192.168.77.0/24' },
+      {},
+      {},
+    );
+    await onPrivateInstance(named, start, new AbortController().signal, async () => undefined);
+    expect(seen.request).to.deep.include({ pauseImageNamed: true, subnet: '192.168.77.0/24' });
   });
 });

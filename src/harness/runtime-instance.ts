@@ -5,8 +5,12 @@
  */
 import type { RunConfig } from './settings.js';
 
+/** The marks of the run's pods, by which an instance's leftovers are known without its record. */
+export { NAME_PREFIX, POD_NAMESPACE } from './labels.js';
 /** Where the node's files and mounts are; an instance started from a pod reads the node through it. */
 export { NodeView } from './node-view.js';
+/** An instance's owner is a run's process, judged as a run's pod log folder's owner is. */
+export { currentOwner, ownerGone, type RunOwner } from './run-owner.js';
 
 /** The run settings that name the instance instead of the node's runtime. */
 export type InstanceSettings = Pick<
@@ -21,6 +25,8 @@ export type InstanceSettings = Pick<
   | 'restartCmd'
   | 'pauseImage'
   | 'nodeAnchorPid'
+  | 'privateInstanceLog'
+  | 'netnsDirs'
 >;
 
 /** What the report records about a private instance. */
@@ -35,6 +41,8 @@ export interface InstanceRecord {
   dir: string;
   network: { bridge: string; subnet: string };
   images: string;
+  /** What the run said about its images (where each came from, stand-ins, pulls). */
+  imageNotes?: string[];
   timingsMs: { start: number; imageImport: number; removal?: number };
   /** What could not be removed at the end; empty when the host holds nothing of it any more. */
   leftovers?: string[];
@@ -52,11 +60,22 @@ export interface InstanceRequest {
   endpoint: string;
   testImage: string;
   pauseImage: string;
+  /** Whether the user named the pause image; otherwise the instance uses the node's own sandbox image. */
+  pauseImageNamed: boolean;
   pull: RunConfig['pull'];
+  /** The private bridge's subnet the user named (--isolated-subnet); otherwise a free 10.214.N.0/24. */
+  subnet?: string;
   signal: AbortSignal;
 }
 
 export type StartInstance = (request: InstanceRequest) => Promise<RuntimeInstance>;
+
+/**
+ * After an interrupt, how long the run may wind down on the instance (release holds, end its checks, write
+ * what it has) before the instance is removed under it: the removal ends whatever is still on the
+ * instance, so an interrupted run is bounded by this plus the removal's own bound (removal.ts).
+ */
+export const WIND_DOWN_MS = 15_000;
 
 /**
  * Runs `body` against a fresh private instance and removes the instance whatever happens; the config
@@ -72,16 +91,51 @@ export async function onPrivateInstance<T>(
     endpoint: config.runtimeEndpoint,
     testImage: config.testImage,
     pauseImage: config.pauseImage,
+    pauseImageNamed: config.pauseImageNamed === true,
     pull: config.pull,
+    ...(config.isolatedSubnet === undefined ? {} : { subnet: config.isolatedSubnet }),
     signal,
   });
   const record = instance.record;
+  let removal: Promise<void> | undefined;
+  const remove = () => {
+    removal ??= (async () => {
+      const started = performance.now();
+      record.leftovers = await instance.remove();
+      record.timingsMs.removal = Math.round(performance.now() - started);
+    })();
+    return removal;
+  };
+  let windDown: NodeJS.Timeout | undefined;
+  const onAbort = () => {
+    windDown = setTimeout(() => void remove(), WIND_DOWN_MS);
+  };
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
   try {
     const value = await body({ ...config, ...instance.settings }, record);
     return { value, record };
+  } catch (e) {
+    throw withInstanceRecord(e, record);
   } finally {
-    const started = performance.now();
-    record.leftovers = await instance.remove();
-    record.timingsMs.removal = Math.round(performance.now() - started);
+    signal.removeEventListener('abort', onAbort);
+    clearTimeout(windDown);
+    await remove();
   }
+}
+
+const recordsOfErrors = new WeakMap<object, InstanceRecord>();
+
+/**
+ * Marks an error as one that ended a run whose private instance had been started, so that the report of a
+ * run that never reached a check still says what the instance was and what its removal left.
+ */
+export function withInstanceRecord(e: unknown, record: InstanceRecord): unknown {
+  if (typeof e === 'object' && e !== null) recordsOfErrors.set(e, record);
+  return e;
+}
+
+/** The private instance a failed run had started, when it had. */
+export function instanceRecordOf(e: unknown): InstanceRecord | undefined {
+  return typeof e === 'object' && e !== null ? recordsOfErrors.get(e) : undefined;
 }

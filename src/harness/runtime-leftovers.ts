@@ -5,7 +5,7 @@
  * left, and `cleanup --native` removes them through containerd's own API.
  */
 import { errorMessage } from './errors.js';
-import { RUN_LABEL } from './labels.js';
+import { hasOurMarks, RUN_LABEL } from './labels.js';
 import { notYet, poll } from './waits.js';
 
 export interface RuntimeLeftover {
@@ -16,8 +16,8 @@ export interface RuntimeLeftover {
 }
 
 /**
- * Native containers labelled by a cri-conform run (this run only, when runId is given), leaving out the
- * ids the CRI still lists (those are the CRI's to remove).
+ * Native containers with every mark of a cri-conform run (this run only, when runId is given), leaving out
+ * the ids the CRI still lists (those are the CRI's to remove).
  */
 export async function runtimeLeftovers(
   endpoint: string,
@@ -29,9 +29,7 @@ export async function runtimeLeftovers(
   // A task's init process: containerd 1.7 leaves its exec id empty, 2.x sets it to the container id.
   const pids = new Map((records?.tasks ?? []).map((t) => [t.containerId, t.pid]));
   return (records?.containers ?? [])
-    .filter(
-      (c) => c.labels[RUN_LABEL] !== undefined && (runId === undefined || c.labels[RUN_LABEL] === runId),
-    )
+    .filter((c) => hasOurMarks(c.labels, runId))
     .filter((c) => !criListed.has(c.id))
     .map((c) => {
       const taskPid = pids.get(c.id);

@@ -35,6 +35,11 @@ export interface Availability {
   node?: string; // why [Node] checks cannot run
   restart?: string; // why [Restart] checks cannot run
   injectors?: Partial<Record<InjectorNeed, string>>; // why checks with each injector need cannot run
+  /**
+   * Why the slow runtime handler cannot hold CreateContainer here (its proof saw the runtime run the OCI
+   * create at StartContainer): checks that need `held-create` skip.
+   */
+  heldCreate?: string;
   /** Set with --beside-kubelet: the IDs --focus names, the only checks that may restart or stall the runtime. */
   besideKubelet?: { named: ReadonlySet<string> };
 }
@@ -56,6 +61,7 @@ export function staticSkipReason(c: Check, a: Availability): string | undefined 
     const missing = a.injectors?.[need];
     if (missing) return missing;
   }
+  if (c.needs.includes('held-create') && a.heldCreate) return a.heldCreate;
   return undefined;
 }
 

@@ -23,6 +23,7 @@ import { type CheckObjects, endsAnObject } from './disturbance.js';
 import { shortId } from './ids.js';
 import { CHECK_LABEL, RUN_LABEL, TRIAL_LABEL } from './labels.js';
 import { makeContainerLogDir, missingLogPath } from './pod-logs.js';
+import { requiredWaitOf } from './required-wait.js';
 import { retryLikeKubelet } from './retry.js';
 import type { Timeline } from './timeline.js';
 
@@ -100,18 +101,36 @@ export class CheckCri implements TrackedCri {
     const send = () => this.client.call(method, shaped, { deadlineMs, signal, ...late });
     const before = this.deps.beforeCall;
     let startedAt = performance.now();
+    let sentAtMs = Date.now();
     const objects = this.deps.objects;
     const go = () => {
       startedAt = performance.now();
+      sentAtMs = Date.now();
       objects?.sending(method, shaped);
-      return before ? before(method, shaped).then(send) : send();
+      return send();
     };
     const look = this.deps.lookBeforeEnding;
-    // The look comes before the call is marked as the check's own: it judges the object as it was.
-    const p = look && endsAnObject(method) ? look().then(go) : go();
+    const looks = look !== undefined && endsAnObject(method);
+    // A test's hook comes first (what it does happens just before the call), then the look, before the call
+    // is marked as the check's own: it judges the object as it was right before the call went out.
+    const p =
+      before || looks
+        ? (async () => {
+            await before?.(method, shaped);
+            if (looks) await look();
+            return go();
+          })()
+        : go();
     this.inFlight.set(p, trial);
     p.then(
-      (reply) => objects?.replied(method, shaped, reply),
+      (reply) => {
+        objects?.replied(method, shaped, reply);
+        if (method === 'StopContainer' && look && objects?.endedLive(shaped)) {
+          const stop = shaped as CriRequest<'StopContainer'>;
+          const answered = { sentAtMs, latencyMs: performance.now() - startedAt, opts };
+          objects.lookingAt(this.judgeOwnStop(objects, stop, answered));
+        }
+      },
       (e: unknown) => {
         if (e instanceof CriCallError) objects?.failed(method, shaped, e.statusName);
       },
@@ -127,6 +146,31 @@ export class CheckCri implements TrackedCri {
       (e: unknown) => count(e instanceof CriCallError ? e.statusName : ''),
     );
     return p;
+  }
+
+  /**
+   * Beside a kubelet, after a StopContainer of the check's own answered OK: when did the container exit?
+   * Not awaited by the call, so its latency stays the runtime's; the verdict waits for it.
+   */
+  private async judgeOwnStop(
+    objects: CheckObjects,
+    stop: CriRequest<'StopContainer'>,
+    answered: { sentAtMs: number; latencyMs: number; opts: CallOpts },
+  ): Promise<void> {
+    const status = await this.containerStatus(stop.containerId).catch(() => undefined);
+    if (!status) return;
+    const finishedNs = BigInt(status.finishedAt || '0');
+    objects.stopAnswered(
+      stop.containerId,
+      {
+        sentAtMs: answered.sentAtMs,
+        graceMs: Number(stop.timeout) * 1_000,
+        latencyMs: answered.latencyMs,
+        finishedAtMs: finishedNs > 0n ? Number(finishedNs / 1_000_000n) : undefined,
+        ignoresTerm: answered.opts.ignoresTerm === true,
+      },
+      status.state,
+    );
   }
 
   async tryCall<M extends CriMethod>(
@@ -298,6 +342,7 @@ export class CheckCri implements TrackedCri {
     const podId = await this.runPod(podConfig);
     const config = make.container('workload', { ...opts.container, command: opts.command });
     const containerId = await this.createContainer(podId, config, podConfig);
+    if (opts.exitsByItself) this.deps.objects?.exitsByItself(containerId);
     await this.startContainer(containerId);
     return { podId, containerId, podConfig };
   }
@@ -355,27 +400,6 @@ async function goneOnNotFound(status: Promise<{ state: string }>): Promise<strin
     if (e instanceof CriCallError && e.statusName === 'NOT_FOUND') return 'GONE';
     throw e;
   }
-}
-
-/**
- * How long of a call's time the contract makes it wait: a call meant to time out waits to its deadline, to
- * the runtime's own copy of it when the client cancels late, or to the check's deliberate cancel (the
- * benchmarks compare wall time against these waits). A runtime whose own copy of the deadline fires first
- * answers CANCELLED at the deadline (grpc-go), which is the same wait. 0 for any other call.
- */
-function requiredWaitOf(
-  opts: CallOpts,
-  deadlineMs: number,
-  latencyMs: number,
-  code: string,
-  checkSignal: AbortSignal,
-): number {
-  // A call the client cancels late waits past its deadline on purpose; the branch below counts all of it.
-  const atDeadline = code === 'CANCELLED' && opts.cancelLateByMs === undefined && latencyMs >= deadlineMs;
-  if (code === 'DEADLINE_EXCEEDED' || atDeadline) return Math.min(latencyMs, deadlineMs);
-  if (opts.cancelLateByMs !== undefined && latencyMs >= deadlineMs) return latencyMs;
-  if (code === 'CANCELLED' && opts.signal?.aborted && !checkSignal.aborted) return latencyMs;
-  return 0;
 }
 
 function delay(ms: number): Promise<void> {

@@ -18,6 +18,8 @@ import type { InjectorNeed } from './injector-needs.js';
  * share the runtime with each other. A check declares every injector its scenario asks t.inject for and
  * whether it stalls hooks: the harness refuses an undeclared injector or stalling fault (and a stalling
  * fault of a `holds-in-lane` check outside the lane), so `doctor` can forecast every injector skip and no
- * check stalls the checks beside it.
+ * check stalls the checks beside it. `held-create`: the slow runtime handler must hold CreateContainer
+ * itself, which it can only on a runtime that runs the OCI create inside CreateContainer; the injector proof
+ * tells (containerd runs it at StartContainer).
  */
-export type Need = 'nri' | 'exclusive' | 'stalls-hooks' | 'holds-in-lane' | InjectorNeed;
+export type Need = 'nri' | 'exclusive' | 'stalls-hooks' | 'holds-in-lane' | 'held-create' | InjectorNeed;

@@ -108,7 +108,12 @@ imports = []
     plugin_request_timeout = '2s'
 `;
 
-const LAYOUT = { dir: '/run/x/1', pauseImage: 'localhost/cri-conform/pause:1', slowHandler: 'conform-slow' };
+const LAYOUT = {
+  dir: '/run/x/1',
+  pauseImage: 'localhost/cri-conform/pause:1',
+  slowHandler: 'conform-slow',
+  storage: 'overlay' as const,
+};
 const CRI17 = ['plugins', 'io.containerd.grpc.v1.cri'];
 const RUNTIMES17 = [...CRI17, 'containerd', 'runtimes'];
 const CRI21 = ['plugins', 'io.containerd.cri.v1.runtime'];
@@ -181,6 +186,7 @@ describe("the private instance's containerd config", () => {
         key: 'root',
         from: '"/var/lib/containerd"',
         to: '"/run/x/1/root"',
+        why: "the node's daemon uses it; the copy keeps its own under its folder",
       });
       expect(keys).not.to.include('plugins."io.containerd.nri.v1.nri".plugin_request_timeout');
     });
@@ -219,7 +225,7 @@ describe('recording changes', () => {
   it('does not count a value written with the other quote as a change', () => {
     const derived = derivePrivateConfig(
       "version = 3\n[plugins.'io.containerd.nri.v1.nri']\n  plugin_request_timeout = '2s'\n",
-      { dir: '/d', pauseImage: 'p', slowHandler: 'conform-slow' },
+      { dir: '/d', pauseImage: 'p', slowHandler: 'conform-slow', storage: 'overlay' as const },
     );
     expect(derived.changes.map((c) => c.key)).not.to.include(
       'plugins."io.containerd.nri.v1.nri".plugin_request_timeout',

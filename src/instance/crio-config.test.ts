@@ -126,7 +126,12 @@ nri_plugin_request_timeout = "2s"
 [crio.stats]
 `;
 
-const LAYOUT = { dir: '/run/x/1', pauseImage: 'localhost/cri-conform/pause:1', slowHandler: 'conform-slow' };
+const LAYOUT = {
+  dir: '/run/x/1',
+  pauseImage: 'localhost/cri-conform/pause:1',
+  slowHandler: 'conform-slow',
+  storage: 'overlay' as const,
+};
 
 describe("a private CRI-O's config, derived from the node's", () => {
   const derived = deriveCrioConfig(NODE, DEFAULTS, LAYOUT);
@@ -156,6 +161,7 @@ describe("a private CRI-O's config, derived from the node's", () => {
       key: 'crio.root',
       from: '"/var/lib/containers/storage"',
       to: '"/run/x/1/root"',
+      why: "the node's CRI-O uses it; the copy keeps its own under its folder",
     });
     expect(changed('crio.api.stream_port')).to.include({ from: '"10010"', to: '"0"' });
     // An unset imagestore stays unset; unchanged settings are not listed.

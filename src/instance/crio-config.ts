@@ -11,10 +11,25 @@ import { layoutPaths } from './layout.js';
 import { privateNri } from './private-nri.js';
 import { decodeString, decodeStringArray, TomlDoc, tomlString, tomlStringArray } from './toml-doc.js';
 
-export interface DerivedCrioConfig extends DerivedConfig {
-  /** Where skopeo puts the bundled images: the copy's store, with the node's driver and options. */
-  storage: { driver: string; root: string; runroot: string; options: string[] };
+/** A containers-storage store, as skopeo names one: `[driver@root+runroot:options]`. */
+export interface StoreSpec {
+  driver: string;
+  root: string;
+  runroot: string;
+  options: string[];
 }
+
+export interface DerivedCrioConfig extends DerivedConfig {
+  /** The copy's store, where skopeo puts images. */
+  storage: StoreSpec;
+  /** The node's store, where skopeo reads the images the node holds. */
+  nodeStorage: StoreSpec;
+}
+
+/** Overlay options that name no node resource (paths of data, pools, quotas, other stores). */
+const PORTABLE_OVERLAY_OPTIONS =
+  /^(?:overlay\.)?(?:mountopt|mount_program|skip_mount_home|ignore_chown_errors|force_mask)=/;
+const OWN = "the node's CRI-O uses it; the copy keeps its own under its folder";
 
 const CRIO = ['crio'];
 const API = ['crio', 'api'];
@@ -56,15 +71,21 @@ export function deriveCrioConfig(
     const r = raw(path, key);
     return r === undefined ? undefined : decodeString(r);
   };
-  const set = (path: readonly string[], key: string, to: string) => {
+  const set = (path: readonly string[], key: string, to: string, why = OWN) => {
     const from = raw(path, key);
     doc.set(path, key, to);
     if (from === undefined || from.trim() !== to)
-      changes.push({ key: [...path, key].join('.'), from: from ?? null, to });
+      changes.push({ key: [...path, key].join('.'), from: from ?? null, to, why });
   };
-  const setIfSet = (path: readonly string[], key: string, to: string) => {
+  const setIfSet = (path: readonly string[], key: string, to: string, why = OWN) => {
     const old = text(path, key);
-    if (old !== undefined && old !== '') set(path, key, to);
+    if (old !== undefined && old !== '') set(path, key, to, why);
+  };
+  const nodeStorage: StoreSpec = {
+    driver: text(CRIO, 'storage_driver') ?? '',
+    root: text(CRIO, 'root') ?? '/var/lib/containers/storage',
+    runroot: text(CRIO, 'runroot') ?? '/run/containers/storage',
+    options: decodeStringArray(raw(CRIO, 'storage_option') ?? '[]'),
   };
 
   set(CRIO, 'root', tomlString(p.root));
@@ -103,9 +124,33 @@ export function deriveCrioConfig(
     key: [...RUNTIMES, layout.slowHandler].join('.'),
     from: null,
     to: `runtime "${defaultName}" with runtime_path = ${join(p.slowRuntime, 'runc-slow')} (the slow runc wrapper)`,
+    why: 'the slow runtime injector (README "The injector wrappers")',
   });
 
-  set(IMAGE, 'pause_image', tomlString(layout.pauseImage));
+  set(
+    IMAGE,
+    'pause_image',
+    tomlString(layout.pauseImage),
+    'the sandbox image the run uses, which the copy holds',
+  );
+  const noAuth =
+    "the copy pulls nothing unless --pull allows, and then anonymously: the node's registry credentials stay the node's";
+  setIfSet(IMAGE, 'global_auth_file', tomlString(''), noAuth);
+  setIfSet(IMAGE, 'pause_image_auth_file', tomlString(''), noAuth);
+  const driver = layout.storage === 'overlay' ? 'overlay' : 'vfs';
+  const storageWhy = `the copy keeps images and containers in its own ${driver} store under its folder, whatever the node uses`;
+  if (nodeStorage.driver !== driver) set(CRIO, 'storage_driver', tomlString(driver), storageWhy);
+  const options =
+    driver === 'overlay' && nodeStorage.driver === 'overlay'
+      ? nodeStorage.options.filter((o) => PORTABLE_OVERLAY_OPTIONS.test(o))
+      : [];
+  if (options.length !== nodeStorage.options.length)
+    set(
+      CRIO,
+      'storage_option',
+      tomlStringArray(options),
+      `${storageWhy}; the options left out name the node's resources (other stores, pools, quotas)`,
+    );
 
   const nodeCniBinDirs = decodeStringArray(raw(NETWORK, 'plugin_dirs') ?? '["/opt/cni/bin/"]');
   set(NETWORK, 'network_dir', tomlString(p.cniConf));
@@ -138,12 +183,9 @@ export function deriveCrioConfig(
     runcBinary: defaultPath,
     nodeCniBinDirs,
     nri,
-    storage: {
-      driver: text(CRIO, 'storage_driver') ?? '',
-      root: p.root,
-      runroot: p.state,
-      options: decodeStringArray(raw(CRIO, 'storage_option') ?? '[]'),
-    },
+    snapshotter: driver,
+    storage: { driver, root: p.root, runroot: p.state, options },
+    nodeStorage,
   };
 }
 

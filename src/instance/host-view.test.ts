@@ -1,8 +1,16 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { HostView } from './host-view.js';
+import { startTimeOf } from './processes.js';
+
+/** This process as an instance file records the anchor: it stands in for the node's daemon. */
+const selfAnchor = () => ({
+  pid: process.pid,
+  startTime: startTimeOf(process.pid) ?? '',
+  mountNamespace: statSync('/proc/self/ns/mnt').ino,
+});
 
 describe('HostView: where the node is, seen from cri-conform', () => {
   it('on the node itself: the plain paths, and the binaries run as they are', () => {
@@ -18,7 +26,7 @@ describe('HostView: where the node is, seen from cri-conform', () => {
 
   describe('from a pod, through a process of the node', () => {
     // This process stands in for the node's daemon: its root is "the node".
-    const view = HostView.recorded(process.pid);
+    const view = HostView.recorded(selfAnchor());
     const root = `/proc/${process.pid}/root`;
     let dir: string;
     before(() => {
@@ -54,6 +62,20 @@ describe('HostView: where the node is, seen from cri-conform', () => {
         'import',
         `/proc/${process.pid}/root/opt/x.tar`,
       ]);
+    });
+  });
+
+  describe('as an instance file recorded it', () => {
+    it('records its anchor with the start time and the mount namespace', () => {
+      expect(new HostView(process.pid).recordAnchor()).to.deep.equal(selfAnchor());
+      expect(new HostView(undefined).recordAnchor()).to.equal(undefined);
+    });
+
+    it('trusts the recorded pid only with its start time: a reused pid is not the anchor', () => {
+      const reused = { ...selfAnchor(), startTime: '1' };
+      // Another process of the recorded mount namespace stands in: here, this one's, the node's own.
+      expect(HostView.recorded(reused).anchor).to.equal(undefined);
+      expect(HostView.recorded(selfAnchor()).anchor).to.equal(process.pid);
     });
   });
 });

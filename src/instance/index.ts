@@ -1,40 +1,50 @@
 /**
  * A private instance of the node's runtime (`--isolated`): the node's own binary and effective config,
- * with everything the node's daemon and the kubelet use (sockets, root, state, runc root, CNI, NRI
- * plugins) moved into a directory of its own, the injectors installed, the bundled images imported. No
- * kubelet talks to it, and it is removed with everything it made when the run ends.
+ * with everything the node's daemon and the kubelet use (sockets, root, state, snapshotter, runc root,
+ * CNI, NRI plugins, registry credentials) replaced by its own in a folder of its own, the injectors
+ * installed, the run's images copied in from the node or the bundled archive. No kubelet talks to it, and
+ * it is removed with everything it made when the run ends. Whatever can stop it (an image nowhere to be
+ * had, an unsafe node setting, no folder with exec and room, no free subnet) stops it before anything of
+ * it exists on the host.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, createReadStream, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import type { InstanceRecord, InstanceRequest, RuntimeInstance } from '../harness/runtime-instance.js';
+import {
+  type InstanceRecord,
+  type InstanceRequest,
+  type RuntimeInstance,
+  withInstanceRecord,
+} from '../harness/runtime-instance.js';
 import { startDaemon, waitAnswering } from './daemon.js';
 import type { FlavorSetup, SetupRequest } from './flavor-setup.js';
 import { HostView } from './host-view.js';
-import { BUNDLED_IMAGES, bundledArchive } from './images.js';
+import { planImages, settleNodeImages } from './image-plan.js';
+import { describeImages, imageBytes, provideImages, untilListed } from './image-provision.js';
 import { installInjectors } from './injectors.js';
-import {
-  DEFAULT_BASE_DIR,
-  type InstanceFile,
-  orphanedInstances,
-  selfAsOwner,
-  writeInstanceFile,
-} from './instance-file.js';
+import { type InstanceFile, indexInstance, selfAsOwner, writeInstanceFile } from './instance-file.js';
 import { type Flavor, layoutPaths } from './layout.js';
-import { claimNetwork, writeConflist } from './network.js';
+import { claimNetwork, freeSubnets, writeConflist } from './network.js';
 import { findNodeDaemon } from './node-daemon.js';
+import { overlayUsable } from './overlay-probe.js';
+import { chooseInstanceRoot } from './placement.js';
 import { removeInstance } from './removal.js';
+import { socketIdentity } from './socket-identity.js';
+import { type Supervisor, startSupervisor } from './supervisor.js';
+import { takenAround } from './taken-networks.js';
 
 const exec = promisify(execFile);
 export const SLOW_HANDLER = 'conform-slow';
 const START_WITHIN_MS = 20_000;
-const DEFAULT_IMAGE_CACHE = '/var/cache/cri-conform';
 
 export interface InstanceOptions {
+  /** The folder to put the instance in instead of the first fitting one of INSTANCE_ROOTS (tests). */
   baseDir?: string;
   imageCache?: string;
+  /** The network claims folder (tests). */
+  networkClaims?: string;
 }
 
 /** Starts the private instance for a run; on any failure whatever was made is removed again. */
@@ -47,24 +57,54 @@ export async function startPrivateInstance(
   if (!socketPath.startsWith('/'))
     throw new Error(`--isolated needs the node runtime's unix socket, not ${request.endpoint}`);
   const node = findNodeDaemon(socketPath);
-  const id = `${Date.now().toString(36)}-${process.pid.toString(36)}`;
-  const dir = join(options.baseDir ?? DEFAULT_BASE_DIR, id);
-  const p = layoutPaths(dir, node.flavor);
   const host = HostView.of(node.pid);
-  const path = `${dirname(node.binary)}:${node.path}`;
-  const setup = await setUp(node.flavor, {
+  const path = `${dirname(node.command)}:${node.path}`;
+
+  // Before anything exists on the host: images, folder, storage, config, subnet.
+  const planned = await planImages(request);
+  const base = options.baseDir ?? chooseInstanceRoot(host, imageBytes(planned));
+  mkdirSync(base, { recursive: true, mode: 0o700 });
+  const storage = (await overlayUsable(base, host)) ? 'overlay' : 'plain';
+  const id = `${Date.now().toString(36)}-${process.pid.toString(36)}`;
+  const dir = join(base, id);
+  const setupRequest: SetupRequest = {
     node,
+    nodeEndpoint: request.endpoint,
     path,
     host,
     dir,
-    pauseImage: request.pauseImage,
+    pauseImage: planned.pauseImage.ref,
     slowHandler: SLOW_HANDLER,
-  });
+    storage,
+  };
+  const setup = await setUp(node.flavor, setupRequest);
+  const images = await settleNodeImages(planned, request.pull, (name) => setup.inspectNodeImage(name));
+  const subnets = freeSubnets(takenAround(host), request.subnet, options.networkClaims);
   const { derived } = setup;
   const runc = host.onPath(derived.runcBinary, path);
   if (runc === undefined)
     throw new Error(`the node's runc "${derived.runcBinary}" is not on its PATH (${path})`);
 
+  const p = layoutPaths(dir, node.flavor);
+  mkdirSync(dir, { mode: 0o700 });
+  chmodSync(dir, 0o700);
+  // The record first: a run killed from here on leaves a folder that cleanup and the sweep can read.
+  const targetSocket = socketIdentity(request.endpoint);
+  const hostAnchor = host.recordAnchor();
+  const info: InstanceFile = {
+    id,
+    target: request.endpoint,
+    ...(targetSocket ? { targetSocket } : {}),
+    owner: selfAsOwner(),
+    binary: node.command,
+    flavor: node.flavor,
+    path,
+    runcBinary: runc,
+    ...(hostAnchor ? { hostAnchor } : {}),
+    network: { number: 0, bridge: '', subnet: '', name: '' },
+  };
+  writeInstanceFile(dir, info);
+  indexInstance(id, dir);
   for (const d of [
     p.root,
     p.state,
@@ -79,43 +119,44 @@ export async function startPrivateInstance(
     ...(node.flavor === 'crio' ? [p.configDir] : []),
   ])
     mkdirSync(d, { recursive: true });
-  const info: InstanceFile = {
-    id,
-    target: request.endpoint,
-    owner: selfAsOwner(),
-    binary: node.binary,
-    flavor: node.flavor,
-    path,
-    runcBinary: runc,
-    ...(host.anchor === undefined ? {} : { hostAnchor: host.anchor }),
-    network: { number: 0, bridge: '', subnet: '', name: '' },
+  const record: InstanceRecord = {
+    target: `${request.endpoint} (pid ${node.pid})`,
+    binary: { path: node.command, version: '', sha256: '' },
+    sourceConfig: setup.sourceConfig,
+    changed: derived.changes,
+    dir,
+    network: { bridge: '', subnet: '' },
+    images: describeImages(images),
+    imageNotes: images.notes,
+    timingsMs: { start: 0, imageImport: 0 },
   };
-  writeInstanceFile(dir, info);
+  let supervisor: Supervisor | undefined;
+  const remove = async () => {
+    const left = await removeInstance(dir, info);
+    supervisor?.release();
+    return left;
+  };
   try {
-    info.network = claimNetwork(dir, id);
+    // From here on the instance is removed when this process goes, however it goes.
+    supervisor = startSupervisor(dir);
+    info.network = claimNetwork(dir, id, subnets, options.networkClaims);
+    record.network = { bridge: info.network.bridge, subnet: info.network.subnet };
     writeInstanceFile(dir, info);
     writeConflist(p.cniConf, p.cniIpam, info.network);
     installInjectors(dir, runc, derived.nodeCniBinDirs, host);
-    writeFileSync(p.config, derived.text);
-    startDaemon(dir, { binary: node.binary, path, flavor: node.flavor }, host);
-    await waitAnswering(dir, node.flavor, START_WITHIN_MS, request.signal);
-    const startMs = Math.round(performance.now() - started);
-    const imported = performance.now();
-    const images = await provideImages(request, setup, options.imageCache);
-    const record: InstanceRecord = {
-      target: `${request.endpoint} (pid ${node.pid})`,
-      binary: {
-        path: node.binary,
-        version: await versionOf(node.binary, path, host),
-        sha256: await sha256Of(host.path(node.binary)),
-      },
-      sourceConfig: setup.sourceConfig,
-      changed: derived.changes,
-      dir,
-      network: { bridge: info.network.bridge, subnet: info.network.subnet },
-      images,
-      timingsMs: { start: startMs, imageImport: Math.round(performance.now() - imported) },
+    writeFileSync(p.config, derived.text, { mode: 0o600 });
+    record.binary = {
+      path: node.command,
+      version: await versionOf(node.command, path, host),
+      sha256: await sha256Of(host.path(node.binary)),
     };
+    startDaemon(dir, { binary: node.command, path, flavor: node.flavor }, host);
+    await waitAnswering(dir, node.flavor, START_WITHIN_MS, request.signal);
+    record.timingsMs.start = Math.round(performance.now() - started);
+    const imported = performance.now();
+    await provideImages(images, setup, options.imageCache);
+    await untilListed(`unix://${p.socket}`, images, request.signal);
+    record.timingsMs.imageImport = Math.round(performance.now() - imported);
     return {
       record,
       settings: {
@@ -127,14 +168,18 @@ export async function startPrivateInstance(
         slowRuntimeDir: p.slowRuntime,
         slowCniDir: p.slowCni,
         restartCmd: restartCommand(dir),
-        pauseImage: request.pauseImage,
+        pauseImage: images.pauseImage.ref,
+        privateInstanceLog: p.log,
+        ...(setup.netnsDirs.length > 0 ? { netnsDirs: setup.netnsDirs } : {}),
         ...(host.anchor === undefined ? {} : { nodeAnchorPid: host.anchor }),
       },
-      remove: () => removeInstance(dir, info),
+      remove,
     };
   } catch (e) {
-    await removeInstance(dir, info);
-    throw e;
+    const removal = performance.now();
+    record.leftovers = await remove();
+    record.timingsMs.removal = Math.round(performance.now() - removal);
+    throw withInstanceRecord(e, record);
   }
 }
 
@@ -147,19 +192,6 @@ function restartCommand(dir: string): string {
 async function setUp(flavor: Flavor, request: SetupRequest): Promise<FlavorSetup> {
   const module = flavor === 'crio' ? await import('./crio-setup.js') : await import('./containerd-setup.js');
   return module.setUp(request);
-}
-
-async function provideImages(
-  request: InstanceRequest,
-  setup: FlavorSetup,
-  cache = process.env.CRI_CONFORM_IMAGE_CACHE ?? DEFAULT_IMAGE_CACHE,
-): Promise<string> {
-  const wanted = [request.testImage, request.pauseImage];
-  if (request.pull === 'always' || !wanted.some((i) => BUNDLED_IMAGES.includes(i)))
-    return `pulled by the run (--pull ${request.pull})`;
-  const archive = await bundledArchive(cache);
-  await setup.importImages(archive);
-  return `imported from ${archive}`;
 }
 
 async function versionOf(binary: string, path: string, host: HostView): Promise<string> {
@@ -187,19 +219,4 @@ export function durationMs(text: string): number {
     total += m[2] === 'ms' ? n : m[2] === 's' ? n * 1_000 : m[2] === 'm' ? n * 60_000 : n * 3_600_000;
   }
   return total;
-}
-
-/**
- * Removes the private instances of `target` whose cri-conform is gone (killed before it could remove
- * them): `cri-conform cleanup --isolated`. Instances of live runs are left alone.
- */
-export async function removeOrphanedInstances(
-  target: string,
-  baseDir = DEFAULT_BASE_DIR,
-): Promise<Array<{ dir: string; leftovers: string[] }>> {
-  const removed: Array<{ dir: string; leftovers: string[] }> = [];
-  for (const { dir, info } of orphanedInstances(baseDir, target)) {
-    removed.push({ dir, leftovers: await removeInstance(dir, info) });
-  }
-  return removed;
 }

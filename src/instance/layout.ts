@@ -7,6 +7,9 @@ import { join } from 'node:path';
 
 export type Flavor = 'containerd' | 'crio';
 
+/** The copy's own snapshotter (containerd) or storage driver (CRI-O): overlay, else the plain copying one. */
+export type PrivateStorage = 'overlay' | 'plain';
+
 export function layoutPaths(dir: string, flavor: Flavor = 'containerd') {
   return {
     socket: join(dir, `${flavor}.sock`),

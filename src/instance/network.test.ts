@@ -2,42 +2,56 @@ import { existsSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { claimNetwork, overlaps, parseRoutes, releaseNetwork } from './network.js';
-
-// Iface Destination Gateway Flags RefCnt Use Metric Mask MTU Window IRTT (little-endian hex)
-const ROUTES = `Iface	Destination	Gateway	Flags	RefCnt	Use	Metric	Mask	MTU	Window	IRTT
-eth0	00000000	0100000A	0003	0	0	0	00000000	0	0	0
-eth0	0000000A	00000000	0001	0	0	0	0000FFFF	0	0	0
-cc-br17	0011D50A	00000000	0001	0	0	0	00FFFFFF	0	0	0
-`;
+import { claimNetwork, freeSubnets, NoFreeSubnet, releaseNetwork } from './network.js';
+import { parsePrefix } from './taken-networks.js';
 
 describe('the private bridge network', () => {
-  it('reads routes from /proc/net/route and leaves out the default route', () => {
-    const routes = parseRoutes(ROUTES);
-    expect(routes).to.have.length(2);
-    // 10.0.0.0/16 overlaps 10.0.5.0/24 but not 10.214.5.0/24
-    const tenSixteen = routes[0]!;
-    expect(overlaps(tenSixteen, { dest: 0x0a000500, mask: 0xffffff00 })).to.equal(true);
-    expect(overlaps(tenSixteen, { dest: 0x0ad60500, mask: 0xffffff00 })).to.equal(false);
-    expect(overlaps(routes[1]!, { dest: 0x0ad51100, mask: 0xffffff00 })).to.equal(true);
+  let base: string;
+  beforeEach(() => {
+    base = mkdtempSync(join(tmpdir(), 'cc-net-'));
+  });
+  afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+  it('gives each live instance its own subnet and frees it on release', () => {
+    const claims = join(base, 'claims');
+    const [a, b] = [join(base, 'a'), join(base, 'b')];
+    for (const d of [a, b]) instanceDir(d);
+    const first = claimNetwork(a, 'a', freeSubnets([], undefined, claims), claims);
+    const second = claimNetwork(b, 'b', freeSubnets([], undefined, claims), claims);
+    expect(second.subnet).not.to.equal(first.subnet);
+    expect(second.subnet).to.match(/^10\.214\.\d+\.0\/24$/);
+    expect(readlinkSync(join(claims, String(first.number)))).to.equal(a);
+    releaseNetwork(a, first, claims);
+    expect(existsSync(join(claims, String(first.number)))).to.equal(false);
   });
 
-  it('gives each live instance its own number and frees it on release', () => {
-    const base = mkdtempSync(join(tmpdir(), 'cc-net-'));
-    try {
-      const claims = join(base, 'claims');
-      const [a, b] = [join(base, 'a'), join(base, 'b')];
-      for (const d of [a, b]) instanceDir(d);
-      const first = claimNetwork(a, 'a', claims);
-      const second = claimNetwork(b, 'b', claims);
-      expect(second.number).not.to.equal(first.number);
-      expect(second.subnet).to.match(/^10\.214\.\d+\.0\/24$/);
-      expect(readlinkSync(join(claims, String(first.number)))).to.equal(a);
-      releaseNetwork(a, first.number, claims);
-      expect(existsSync(join(claims, String(first.number)))).to.equal(false);
-    } finally {
-      rmSync(base, { recursive: true, force: true });
-    }
+  it('never offers a 10.214.N.0/24 that a taken prefix overlaps', () => {
+    const taken = [parsePrefix('10.214.0.0/17', 'route 10.214.0.0/17 in table 100')!];
+    const offered = freeSubnets(taken, undefined, join(base, 'claims')).map(
+      (c) => (c.prefix.net >>> 8) & 0xff,
+    );
+    expect(offered).to.have.length(250 - 127);
+    expect(offered.every((n) => n >= 128)).to.equal(true);
+  });
+
+  it('takes the subnet the user names, and refuses one that overlaps a taken prefix, naming it', () => {
+    const claims = join(base, 'claims');
+    const [chosen] = freeSubnets([], '192.168.77.0/24', claims);
+    expect(chosen?.claim).to.equal('192.168.77.0_24');
+    expect(chosen?.bridge).to.match(/^ccx-[0-9a-f]{8}$/);
+    const taken = [parsePrefix('192.168.0.0/16', 'route 192.168.0.0/16 in table 7 (this node)')!];
+    expect(() => freeSubnets(taken, '192.168.77.0/24', claims))
+      .to.throw(NoFreeSubnet)
+      .with.property('message')
+      .that.includes('overlaps route 192.168.0.0/16 in table 7 (this node)');
+  });
+
+  it("refuses a named subnet another live instance's claim overlaps", () => {
+    const claims = join(base, 'claims');
+    const owner = join(base, 'owner');
+    instanceDir(owner);
+    claimNetwork(owner, 'o', freeSubnets([], '10.50.0.0/16', claims), claims);
+    expect(() => freeSubnets([], '10.50.3.0/24', claims)).to.throw(NoFreeSubnet, /private instance/);
   });
 });
 

@@ -4,13 +4,18 @@
  * read; another daemon on the same machine is never mistaken for it, whatever its name.
  */
 import { readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { basename, isAbsolute, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { readTextOrEmpty } from './read-text.js';
 
 export interface NodeDaemon {
   pid: number;
   /** The binary as /proc/<pid>/exe names it. */
   binary: string;
+  /**
+   * What to run to get this daemon: the binary, or for an all-in-one binary (k3s) the link to it named
+   * after the daemon, since it picks what to be by the name it is run as.
+   */
+  command: string;
   argv: string[];
   /** The config file its command line names (--config/-c), or undefined for the binary's default. */
   configArg?: string;
@@ -90,12 +95,14 @@ export function findNodeDaemon(socketPath: string, procRoot = '/proc'): NodeDaem
   const config = configArgOf(argv);
   const cwd = readlinkSync(`${procRoot}/${pid}/cwd`);
   const environ = environOf(pid, procRoot);
+  const nodePath = environ.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
   return {
     pid,
     binary,
+    command: commandOf(binary, argv, nodePath, `${procRoot}/${pid}/root`),
     argv,
     ...(config ? { configArg: isAbsolute(config) ? config : resolve(cwd, config) } : {}),
-    path: environ.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    path: nodePath,
     environ,
     flavor,
   };
@@ -135,6 +142,41 @@ function runtimeServingFile(path: string, procRoot: string): number | undefined 
     }
   }
   return undefined;
+}
+
+/**
+ * The path that runs `binary` as the daemon it is. A plain containerd or crio binary is that. k3s runs
+ * containerd as its all-in-one binary under the name "containerd" (a link in its data dir's bin, first on
+ * its PATH): run by its own name it is the k3s CLI, so `config dump` and the copy go through that link.
+ */
+export function commandOf(binary: string, argv: readonly string[], path: string, nodeRoot: string): string {
+  const name = basename(binary);
+  if (name === 'containerd' || name === 'crio') return binary;
+  const wanted = argv[0] ?? '';
+  const candidates = [
+    ...(isAbsolute(wanted)
+      ? [wanted]
+      : path
+          .split(':')
+          .filter(Boolean)
+          .map((d) => `${d}/${wanted}`)),
+    `${dirname(binary)}/containerd`,
+  ];
+  const same = (a: string, b: string) => {
+    try {
+      const x = statSync(`${nodeRoot}${a}`);
+      const y = statSync(`${nodeRoot}${b}`);
+      return x.dev === y.dev && x.ino === y.ino;
+    } catch {
+      return false;
+    }
+  };
+  const found = candidates.find((c) => basename(c) === 'containerd' && same(c, binary));
+  if (found === undefined)
+    throw new Error(
+      `the node's containerd runs inside the all-in-one binary ${binary} (k3s), and no "containerd" link to it is on its PATH or beside it, so its containerd cannot be run on its own: test the node itself in a maintenance window instead`,
+    );
+  return found;
 }
 
 function pidsOf(procRoot: string): number[] {

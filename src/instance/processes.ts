@@ -1,5 +1,26 @@
-/** Reading processes from /proc for the private instance: its daemon, its shims and wrappers, its owner. */
+/**
+ * Reading processes from /proc for the private instance: its daemon, its shims and wrappers, its owner,
+ * its supervisor. A recorded pid is trusted only with the start time recorded beside it: after the process
+ * exits, its pid may be given to another one.
+ */
 import { readdirSync, readFileSync } from 'node:fs';
+
+/** A process as a record names it: its pid, and its start time, which a reused pid does not share. */
+export interface RecordedProcess {
+  pid: number;
+  startTime: string;
+}
+
+/** The process `pid` is now, to be recorded; undefined when it has already gone. */
+export function recordProcess(pid: number): RecordedProcess | undefined {
+  const startTime = startTimeOf(pid);
+  return startTime === undefined ? undefined : { pid, startTime };
+}
+
+/** Whether the recorded process still runs: the same pid with the same start time, and not a zombie. */
+export function stillRunning(p: RecordedProcess): boolean {
+  return p.startTime !== '' && startTimeOf(p.pid) === p.startTime && alive(p.pid);
+}
 
 export function cmdlineOf(pid: number): string[] | undefined {
   try {

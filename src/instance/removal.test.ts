@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { expect } from 'chai';
+import { idOfCgroup } from './cgroups.js';
 import { alive } from './processes.js';
-import { idOfCgroup, instanceProcesses } from './removal.js';
+import { instanceProcesses } from './removal.js';
 
 const DIR = `/run/cc-unit-${process.pid}`;
 

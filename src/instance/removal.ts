@@ -2,50 +2,136 @@
  * Removing a private instance and everything it made on the host, found through its directory only:
  * its pods (through CRI while it answers, so CNI tears their networks down), its daemon, shims, wrappers
  * and runc containers, the network namespaces and mounts it made, its bridge, CNI cache entries, shim
- * sockets and container cgroups, its network claim and last the directory. Then it looks again and
- * reports whatever is still there: a removal that leaves something says so.
+ * sockets and container cgroups, its network claim and last the directory. Then it looks again: only
+ * when nothing of the instance is left does its record (instance.json, the index entry) go; what is left
+ * is returned, and written into the record for the next cleanup.
+ *
+ * The whole removal is bounded (REMOVAL_WITHIN_MS), so that a wedged daemon cannot hold its own removal,
+ * or the pod that runs it, past a known time: the Sonobuoy plugin's grace period is computed from it.
+ * One remover at a time: the run, its supervisor and `cleanup --isolated` may all try.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { CriClient } from '../cri/client.js';
+import { cgroupDirs, removeCgroups } from './cgroups.js';
+import { removeInstanceCniFiles } from './cni-files.js';
 import { crioPaths } from './crio-config.js';
-import { runningDaemon, signalAndWait, stopDaemon } from './daemon.js';
+import {
+  DAEMON_KILL_WAIT_MS,
+  DAEMON_STOP_GRACE_MS,
+  runningDaemon,
+  signalAndWait,
+  stopDaemon,
+} from './daemon.js';
+import { isDir, readdirSafe } from './dir-entries.js';
 import type { HostView } from './host-view.js';
-import { flavorOf, hostViewOf, type InstanceFile } from './instance-file.js';
+import {
+  flavorOf,
+  hostViewOf,
+  type InstanceFile,
+  unindexInstance,
+  writeInstanceFile,
+} from './instance-file.js';
 import { type Flavor, layoutPaths } from './layout.js';
 import { releaseNetwork } from './network.js';
 import { alive, pidsMentioning, pidsWithArgs } from './processes.js';
 import { readTextOrEmpty } from './read-text.js';
+import { releaseRemoval, takeRemoval } from './removal-lock.js';
 
 const exec = promisify(execFile);
-const CGROUP_ROOT = '/sys/fs/cgroup';
 const STATE_FILE = /^(?:address|meta\.db|.*\.json)$/;
+/** The instance's pods through its own CRI: every call of the phase shares this much. */
+export const CRI_PHASE_MS = 20_000;
+/** Each node command (runc delete, umount, ip), at most; less when the removal's time is nearly up. */
+const COMMAND_MS = 10_000;
+/** How often a removal that found another one at work looks whether that one is done. */
+const HOLDER_POLL_MS = 100;
+/** Its shims and wrappers, SIGKILLed together: how long their exit is waited for. */
+const PROCESSES_KILL_WAIT_MS = 5_000;
+/**
+ * The bound of a whole removal: the CRI phase, the daemon's stop (SIGTERM and its grace, then SIGKILL),
+ * the kill of its other processes, and 15 s for the node commands after them.
+ */
+export const REMOVAL_WITHIN_MS =
+  CRI_PHASE_MS + DAEMON_STOP_GRACE_MS + DAEMON_KILL_WAIT_MS + PROCESSES_KILL_WAIT_MS + 15_000;
 
-export async function removeInstance(dir: string, info: InstanceFile): Promise<string[]> {
+export async function removeInstance(
+  dir: string,
+  info: InstanceFile,
+  withinMs = REMOVAL_WITHIN_MS,
+): Promise<string[]> {
+  // Another remover at work (the supervisor of a run just killed, say): wait for it, then look again.
+  const waitUntil = Date.now() + withinMs;
+  let holder = takeRemoval(dir);
+  while (holder !== undefined && Date.now() < waitUntil) {
+    await sleep(HOLDER_POLL_MS);
+    if (!existsSync(dir)) return [];
+    holder = takeRemoval(dir);
+  }
+  if (holder !== undefined) return [`${dir} is still being removed by process ${holder}`];
+  try {
+    return await removeOnce(dir, info, new Budget(withinMs));
+  } finally {
+    releaseRemoval(dir);
+  }
+}
+
+async function removeOnce(dir: string, info: InstanceFile, budget: Budget): Promise<string[]> {
   const flavor = flavorOf(info);
   const p = layoutPaths(dir, flavor);
   const host = hostViewOf(info);
-  const quiet = quietOn(host);
-  if (runningDaemon(dir, flavor) !== undefined) await removePodsThroughCri(`unix://${p.socket}`);
+  const quiet = (cmd: string, args: string[]) => quietCommand(host.command(cmd, args), budget);
+  if (runningDaemon(dir, flavor) !== undefined)
+    await removePodsThroughCri(`unix://${p.socket}`, budget.left(CRI_PHASE_MS));
   const named = namedInState(dir, flavor);
-  await stopDaemon(dir, flavor);
-  for (const pid of instanceProcesses(dir, flavor)) await signalAndWait(pid, 'SIGKILL', 5_000);
+  await stopDaemon(dir, flavor, budget.left(DAEMON_STOP_GRACE_MS), budget.left(DAEMON_KILL_WAIT_MS));
+  const processes = instanceProcesses(dir, flavor);
+  await Promise.all(
+    processes.map((pid) => signalAndWait(pid, 'SIGKILL', budget.left(PROCESSES_KILL_WAIT_MS))),
+  );
   for (const root of subdirs(p.runcRoot)) {
     for (const id of readdirSafe(root))
       await quiet(info.runcBinary, ['--root', root, 'delete', '--force', id]);
   }
-  for (const ns of named.netns) await deleteNetns(ns, host);
-  await unmountUnder(dir, host);
-  await quiet('ip', ['link', 'delete', 'dev', info.network.bridge]);
-  removeCniCache(info.network.name, named.ids, host);
+  for (const ns of named.netns) await deleteNetns(ns, host, quiet);
+  await unmountUnder(dir, host, quiet);
+  if (info.network.bridge !== '') await quiet('ip', ['link', 'delete', 'dev', info.network.bridge]);
+  removeInstanceCniFiles(info.network.name, named.ids, host);
   for (const s of named.shimSockets) rmSync(host.path(s), { force: true });
   removeCgroups(named.ids, host);
-  releaseNetwork(dir, info.network.number);
   const problems = await remains(dir, info, named);
-  if (!problems.some((x) => x.startsWith('mount'))) await removeDir(dir, host);
+  if (budget.ranOut) problems.push(`its removal ran out of its ${budget.withinMs} ms`);
+  if (problems.length === 0) {
+    releaseNetwork(dir, info.network);
+    await removeDir(dir, host, quiet);
+    if (!existsSync(dir)) {
+      unindexInstance(info.id, dir);
+      return [];
+    }
+    problems.push(`its directory ${dir} could not be removed`);
+  }
+  // The record stays, with what is left, for the next `cleanup --isolated` (or the next run's sweep).
+  writeInstanceFile(dir, { ...info, leftovers: { at: new Date().toISOString(), what: problems } });
   return problems;
+}
+
+/** What is left of a removal's time, as a deadline for one step: never more than `capMs`. */
+class Budget {
+  private readonly endAt: number;
+  ranOut = false;
+
+  constructor(readonly withinMs: number) {
+    this.endAt = Date.now() + withinMs;
+  }
+
+  left(capMs: number): number {
+    const left = this.endAt - Date.now();
+    if (left <= 0) this.ranOut = true;
+    return Math.max(0, Math.min(capMs, left));
+  }
 }
 
 /**
@@ -53,12 +139,12 @@ export async function removeInstance(dir: string, info: InstanceFile): Promise<s
  * (its mount of the node's directory is recursive), and a directory that is a mountpoint in the remover's
  * own namespace cannot be removed; in another namespace the kernel detaches the copy instead.
  */
-async function removeDir(dir: string, host: HostView): Promise<void> {
+async function removeDir(dir: string, host: HostView, quiet: Quiet): Promise<void> {
   if (!host.inPod) {
     rmSync(dir, { recursive: true, force: true });
     return;
   }
-  await quietOn(host)('rm', ['-rf', '--one-file-system', dir]);
+  await quiet('rm', ['-rf', '--one-file-system', dir]);
 }
 
 /** What of the instance is still on the host; empty when nothing is. */
@@ -75,9 +161,10 @@ export async function remains(
   if (mounts.length > 0) problems.push(`mounts still under ${dir}: ${mounts.slice(0, 3).join(' ')}`);
   const netns = named.netns.filter((ns) => existsSync(host.path(ns)));
   if (netns.length > 0) problems.push(`network namespaces still there: ${netns.join(' ')}`);
-  if ((await quietOn(host)('ip', ['link', 'show', 'dev', info.network.bridge])) === 0)
-    problems.push(`bridge ${info.network.bridge} still there`);
-  const cgroups = named.ids.length > 0 ? cgroupDirs(named.ids, host) : [];
+  const bridge = info.network.bridge;
+  if (bridge !== '' && (await quietCommand(host.command('ip', ['link', 'show', 'dev', bridge]))) === 0)
+    problems.push(`bridge ${bridge} still there`);
+  const cgroups = cgroupDirs(named.ids, host);
   if (cgroups.length > 0) problems.push(`cgroups still there: ${cgroups.slice(0, 3).join(' ')}`);
   return problems;
 }
@@ -98,19 +185,21 @@ export function instanceProcesses(dir: string, flavor: Flavor = 'containerd'): n
   return pidsWithArgs((argv) => isShim(argv) || argv.some((a) => wrappers.has(a)));
 }
 
-async function removePodsThroughCri(endpoint: string): Promise<void> {
+/** Every pod of a private instance is cri-conform's: no kubelet talks to it. All within `withinMs`. */
+async function removePodsThroughCri(endpoint: string, withinMs: number): Promise<void> {
+  const endAt = Date.now() + withinMs;
+  const deadline = () => ({ deadlineMs: Math.max(1, endAt - Date.now()) });
   let client: CriClient | undefined;
   try {
     client = await CriClient.connect({
       runtimeEndpoint: endpoint,
-      connectTimeoutMs: 3_000,
-      defaultDeadlineMs: 20_000,
+      connectTimeoutMs: Math.min(3_000, withinMs),
     });
-    // Every pod of a private instance is cri-conform's: no kubelet talks to it.
-    const { items } = await client.call('ListPodSandbox', { filter: null });
+    const { items } = await client.call('ListPodSandbox', { filter: null }, deadline());
     for (const pod of items) {
-      await client.call('StopPodSandbox', { podSandboxId: pod.id }).catch(() => undefined);
-      await client.call('RemovePodSandbox', { podSandboxId: pod.id }).catch(() => undefined);
+      if (Date.now() >= endAt) return;
+      await client.call('StopPodSandbox', { podSandboxId: pod.id }, deadline()).catch(() => undefined);
+      await client.call('RemovePodSandbox', { podSandboxId: pod.id }, deadline()).catch(() => undefined);
     }
   } catch {
     // A daemon that does not answer: everything is removed by force below.
@@ -146,20 +235,19 @@ function namedInState(
   };
 }
 
-async function deleteNetns(path: string, host: HostView): Promise<void> {
+async function deleteNetns(path: string, host: HostView, quiet: Quiet): Promise<void> {
   if (!existsSync(host.path(path))) return;
-  const quiet = quietOn(host);
   if ((await quiet('ip', ['netns', 'delete', path.split('/').at(-1) ?? ''])) === 0) return;
   await quiet('umount', ['-l', path]);
   rmSync(host.path(path), { force: true });
 }
 
 /** The daemon mounted in the node's mount namespace: unmounted there. */
-async function unmountUnder(dir: string, host: HostView): Promise<void> {
+async function unmountUnder(dir: string, host: HostView, quiet: Quiet): Promise<void> {
   for (let round = 0; round < 3; round++) {
     const mounts = mountsUnder(dir, host).sort((a, b) => b.length - a.length);
     if (mounts.length === 0) return;
-    for (const m of mounts) await quietOn(host)('umount', ['-l', m]);
+    for (const m of mounts) await quiet('umount', ['-l', m]);
   }
 }
 
@@ -169,53 +257,6 @@ function mountsUnder(dir: string, host: HostView): string[] {
     .split('\n')
     .map((l) => (l.split(' ')[4] ?? '').replace(/\\040/g, ' '))
     .filter((m) => m.startsWith(`${dir}/`) || m === dir);
-}
-
-function removeCniCache(network: string, ids: readonly string[], host: HostView): void {
-  const cache = host.path('/var/lib/cni/results');
-  for (const f of readdirSafe(cache)) {
-    if (f.startsWith(`${network}-`) || ids.some((id) => f.startsWith(`cni-loopback-${id}-`)))
-      rmSync(join(cache, f), { force: true });
-  }
-}
-
-function removeCgroups(ids: readonly string[], host: HostView): void {
-  if (ids.length === 0) return;
-  for (const d of cgroupDirs(ids, host).sort((a, b) => b.length - a.length)) {
-    try {
-      // rmSync refuses a directory unless recursive, and recursive would unlink a cgroup's control files.
-      rmdirSync(d);
-    } catch {
-      // rmdir of a cgroup with processes fails; `remains` reports it
-    }
-  }
-}
-
-/**
- * The container id a cgroup's name carries: containerd's cgroupfs names it by the id alone, CRI-O by
- * `crio-<id>` and `crio-conmon-<id>`, the systemd drivers by `<prefix>-<id>.scope`.
- */
-export function idOfCgroup(name: string): string | undefined {
-  return /^(?:[a-z-]+-)?([0-9a-f]{64})(?:\.scope)?$/.exec(name)?.[1];
-}
-
-/** Cgroup directories named after one of the ids, up to six levels below each hierarchy. */
-function cgroupDirs(ids: readonly string[], host: HostView): string[] {
-  const wanted = new Set(ids);
-  const found: string[] = [];
-  const walk = (d: string, depth: number) => {
-    for (const name of readdirSafe(d)) {
-      const path = join(d, name);
-      if (!isDir(path)) continue;
-      if (wanted.has(idOfCgroup(name) ?? '')) {
-        found.push(path);
-        // CRI-O (conmon_cgroup = "pod", cgroupfs) nests crio-<id> inside crio-conmon-<id>.
-        walk(path, 6);
-      } else if (depth < 6) walk(path, depth + 1);
-    }
-  };
-  walk(host.path(CGROUP_ROOT), 0);
-  return found;
 }
 
 /** The state files that name namespaces and sockets (as scripts/containerd-down.sh reads them). */
@@ -239,34 +280,19 @@ function subdirs(dir: string): string[] {
     .filter(isDir);
 }
 
-function readdirSafe(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
-
-function isDir(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 function unique(matches: RegExpMatchArray | null): string[] {
   return [...new Set(matches ?? [])];
 }
 
 /** Runs a node command, ignoring its output; resolves with its exit code. */
-function quietOn(host: HostView): (cmd: string, args: string[]) => Promise<number> {
-  return (cmd, args) => quiet(host.command(cmd, args));
-}
+type Quiet = (cmd: string, args: string[]) => Promise<number>;
 
-async function quiet(cmd: { file: string; args: string[] }): Promise<number> {
+/** Within the budget's time: a command left no time at all is not run, and counts as failed. */
+async function quietCommand(cmd: { file: string; args: string[] }, budget?: Budget): Promise<number> {
+  const timeout = budget ? budget.left(COMMAND_MS) : COMMAND_MS;
+  if (timeout === 0) return 1;
   try {
-    await exec(cmd.file, cmd.args, { timeout: 10_000 });
+    await exec(cmd.file, cmd.args, { timeout });
     return 0;
   } catch (e) {
     return typeof (e as { code?: unknown }).code === 'number' ? (e as { code: number }).code : 1;

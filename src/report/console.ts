@@ -7,7 +7,9 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import {
   type CheckResult,
+  describeCgroup,
   describeCrash,
+  describeTracking,
   type RunOutcome,
   type RunProperties,
   type Verdict,
@@ -15,7 +17,7 @@ import {
 import { CONSOLE_LINE_MAX, capLine, collapseRetries, wrapAtSeparators } from './console-text.js';
 import { type RunningCheck, renderLiveLine, renderStartLine, StartOrder } from './progress.js';
 import { countVerdicts, groupBySuite, VERDICT_ORDER } from './tally.js';
-import { cleanText, countOf, formatMs, timelineTail } from './text.js';
+import { cleanText, countOf, describeNotRun, formatMs, notRunMark, timelineTail } from './text.js';
 
 export interface ConsoleIo {
   write(s: string): void;
@@ -85,6 +87,7 @@ export function createConsoleReporter(io: ConsoleIo, opts: { color: boolean }): 
             `${props.runtimeName} ${props.runtimeVersion} (CRI ${props.criApiVersion}, ${nri}) at ${props.endpoint}`,
         )}\n`,
       );
+      if (props.cgroup) write(`${c.dim(capLine(`  pods: ${describeCgroup(props.cgroup)}`))}\n`);
       if (io.isTTY) {
         ticker = setInterval(() => write(''), TICK_MS);
         ticker.unref();
@@ -115,8 +118,12 @@ export function createConsoleReporter(io: ConsoleIo, opts: { color: boolean }): 
 
 function checkLines(c: ChalkInstance, r: CheckResult): string[] {
   const mark = MARKS[r.verdict];
-  const head = `${mark.paint(c)(`${mark.symbol} ${mark.word.padEnd(WORD_WIDTH)}`)} ${c.bold(r.id)} ${r.title} [${r.level}] ${c.dim(`(${formatMs(r.durationMs)})`)}`;
+  const parts = notRunMark(r);
+  const head = `${mark.paint(c)(`${mark.symbol} ${mark.word.padEnd(WORD_WIDTH)}`)} ${c.bold(r.id)} ${parts ? `${c.yellow(parts)} ` : ''}${r.title} [${r.level}] ${c.dim(`(${formatMs(r.durationMs)})`)}`;
   const lines = [head];
+  const notRun = parts ? describeNotRun(r) : undefined;
+  if (notRun)
+    lines.push(...wrapAtSeparators(cleanText(notRun), CONSOLE_LINE_MAX - 6).map((l) => `    ${c.yellow(l)}`));
   const indent = (s: string, pad = '    ') =>
     collapseRetries(cleanText(s))
       .split('\n')
@@ -126,7 +133,8 @@ function checkLines(c: ChalkInstance, r: CheckResult): string[] {
     const text = indent(r.message);
     lines.push(...(r.verdict === 'failed' || r.verdict === 'error' ? text : text.map((l) => c.dim(l))));
   }
-  if (r.verdict === 'failed' && r.knownIssue) lines.push(`    ${knownIssueText(r.knownIssue)}`);
+  if (r.verdict === 'failed' && r.knownIssue)
+    lines.push(`    ${`known runtime issue: ${describeTracking(r.knownIssue)}`}`);
   if (r.trials)
     lines.push(c.dim(`    trials: ${r.trials.violated} of ${r.trials.run} violated the contract`));
   const obs = Object.entries(r.observations);
@@ -144,11 +152,6 @@ function checkLines(c: ChalkInstance, r: CheckResult): string[] {
     lines.push(...timelineTail(r.timeline, TIMELINE_TAIL_LINES).map((l) => c.dim(`      ${l}`)));
   }
   return lines;
-}
-
-/** A failure that matches a known runtime issue says so; it stays a failure. */
-function knownIssueText(k: NonNullable<CheckResult['knownIssue']>): string {
-  return `known runtime issue: ${k.links.join(' ')}`;
 }
 
 function summaryLines(c: ChalkInstance, outcome: RunOutcome): string[] {
@@ -181,7 +184,7 @@ function summaryLines(c: ChalkInstance, outcome: RunOutcome): string[] {
       const reason = collapseRetries(cleanText(r.message ?? '(no message)').split('\n')[0] ?? '');
       lines.push(`  ${mark.paint(c)(mark.symbol)} ${r.id} ${r.title}: ${reason}`);
       // On a line of its own, so that shortening a long reason never cuts the link off.
-      if (r.knownIssue) lines.push(`      ${knownIssueText(r.knownIssue)}`);
+      if (r.knownIssue) lines.push(`      ${`known runtime issue: ${describeTracking(r.knownIssue)}`}`);
     }
   }
   const crashes = outcome.runtimeCrashes ?? [];

@@ -7,6 +7,7 @@
  */
 import {
   type CheckResult,
+  describeCgroup,
   describeCrash,
   type RunOutcome,
   type RunProperties,
@@ -15,6 +16,7 @@ import {
 import { type RawSegment, splitTrials } from './html/sequence-model.js';
 import { anonymizer, privateRuntimeDir } from './machine-paths.js';
 import { type CheckNeeds, reproduce } from './reproduce-command.js';
+import { defaultSocketDir } from './runtime-names.js';
 import { describeNriTimeouts, formatMs } from './text.js';
 
 export type { CheckNeeds } from './reproduce-command.js';
@@ -45,16 +47,24 @@ export function issueReport(outcome: RunOutcome, id: string, catalogue?: CheckNe
     '',
     `Where it is written: ${r.contract}`,
     '',
-    ...whatHappened(r, hide),
+    ...whatHappened(r, hide, scenarioRunner(outcome, r)),
     ...crashes(outcome, r.id, hide),
     '',
     ...reproduce(outcome, r, catalogue, hide, violatingSegment(r.timeline).title),
   ];
-  if (r.knownIssue) {
-    lines.push('', '## Known upstream issue', '', hide(r.knownIssue.reason), '');
-    lines.push(...r.knownIssue.links.map((l) => `- ${l}`));
-  }
+  if (r.knownIssue) lines.push('', ...knownIssue(r.knownIssue, hide));
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A known issue's section: the upstream issue that tracks it; for a bug not reported upstream (this report
+ * is what to file), the cause as read in the runtime's source and any related issue.
+ */
+function knownIssue(k: NonNullable<CheckResult['knownIssue']>, hide: (s: string) => string): string[] {
+  if (k.draft === undefined)
+    return ['## Known upstream issue', '', hide(k.reason), '', ...k.links.map((l) => `- ${l}`)];
+  const related = k.links.length > 0 ? ['', 'Related:', '', ...k.links.map((l) => `- ${l}`)] : [];
+  return ['## Cause, as read in the source', '', hide(k.reason), ...related];
 }
 
 function environment(outcome: RunOutcome, hide: (s: string) => string): string[] {
@@ -65,6 +75,7 @@ function environment(outcome: RunOutcome, hide: (s: string) => string): string[]
     ...nriTimeoutsRow(p),
     ['OS', p.os ?? 'not recorded by this run'],
     ['kernel', p.kernel ?? 'not recorded by this run'],
+    ['cgroups', p.cgroup ? describeCgroup(p.cgroup) : 'not recorded by this run'],
     ['runtime endpoint', `\`${hide(p.endpoint)}\``],
     [
       'found by',
@@ -76,7 +87,7 @@ function environment(outcome: RunOutcome, hide: (s: string) => string): string[]
   if (dir)
     out.push(
       '',
-      `\`$RUNTIME_DIR\` is the directory of the runtime's socket: a private instance here, \`/run/${p.runtimeName}\` on a default install. Paths below are relative to it.`,
+      `\`$RUNTIME_DIR\` is the directory of the runtime's socket: a private instance here, \`${defaultSocketDir(p.runtimeName)}\` on a default install. Paths below are relative to it.`,
     );
   return out;
 }
@@ -88,8 +99,17 @@ function nriTimeoutsRow(p: RunProperties): [string, string][] {
   return [['NRI timeouts', text]];
 }
 
-function whatHappened(r: CheckResult, hide: (s: string) => string): string[] {
-  const segment = violatingSegment(r.timeline);
+/**
+ * The check that ran this check's shared scenario (observation "scenario": "<key>: run by <ID>"), whose
+ * timeline has the calls: a check that reads a shared outcome records only a pointer to them.
+ */
+function scenarioRunner(outcome: RunOutcome, r: CheckResult): CheckResult | undefined {
+  const by = /: run by ([A-Z]{3,5}-\d{2})$/.exec(r.observations.scenario ?? '')?.[1];
+  return by === undefined || by === r.id ? undefined : outcome.results.find((x) => x.id === by);
+}
+
+function whatHappened(r: CheckResult, hide: (s: string) => string, runner?: CheckResult): string[] {
+  const segment = violatingSegment((runner ?? r).timeline);
   const trials = segment.title ? ` in ${segment.title}` : '';
   const out = [
     '## What happened',
@@ -101,14 +121,17 @@ function whatHappened(r: CheckResult, hide: (s: string) => string): string[] {
   if (obs.length > 0) out.push('', ...obs.map(([k, v]) => `- ${hide(k)}: ${hide(v)}`));
   // The check's start, and a trial's start and verdict, are in the heading and the message already.
   const said = (e: TimelineEntry) =>
-    e.kind === 'note' && (e.text.startsWith(`start ${r.id} `) || /^trial \d+( of \d+$|: )/.test(e.text));
+    e.kind === 'note' &&
+    (e.text.startsWith(`start ${(runner ?? r).id} `) || /^trial \d+( of \d+$|: )/.test(e.text));
   const steps = segment.entries.filter((e) => !said(e)).sort((a, b) => a.atMs - b.atMs);
   if (steps.length === 0) return out;
   out.push(
     '',
     `### Steps${segment.title ? ` of ${segment.title}` : ''}`,
     '',
-    'Times are from the start of the check; a CRI call is listed when it was made, with its outcome and how long it took.',
+    runner
+      ? `The scenario is shared: ${runner.id} ran it in this run and ${r.id} judged what it recorded, so these are ${runner.id}'s steps. Times are from the start of ${runner.id}; a CRI call is listed when it was made, with its outcome and how long it took.`
+      : 'Times are from the start of the check; a CRI call is listed when it was made, with its outcome and how long it took.',
   );
   if (steps.some((e) => e.kind === 'nri'))
     out.push(

@@ -16,7 +16,7 @@ describe('renderJson', () => {
       'summary',
       'results',
     ]);
-    expect(report.schemaVersion).to.equal(5);
+    expect(report.schemaVersion).to.equal(6);
     expect(report.runtimeCrashes).to.equal(null);
     expect(report.interrupted).to.equal(null);
     expect(report.durationMs).to.equal(65_432);
@@ -51,6 +51,7 @@ describe('renderJson', () => {
       'floorMs',
       'knownIssue',
       'violations',
+      'notRun',
       'timeline',
     ]);
     expect(passed).to.include({
@@ -59,6 +60,7 @@ describe('renderJson', () => {
       message: null,
       detail: null,
       trials: null,
+      notRun: null,
     });
     expect(failed.timeline).to.have.length(3);
     expect(failed.timeline[1]).to.deep.include({

@@ -4,13 +4,15 @@
  * existence checks. results.schema.json beside this file is the published schema.
  * Version 2 added properties.node, notStarted, staleDeviations and each result's knownIssue; version 3
  * added runtimeCrashes; version 4 each result's violations (the clause each broke, in its own words);
- * version 5 each trial check's trials.atOnce and floorMs, and each timeline entry's trial.
+ * version 5 each result's notRun (the parts of its contract the check could not test here) and
+ * knownIssue.draft (a bug not reported upstream: its drafted report); version 6 each trial check's
+ * trials.atOnce and floorMs, and each timeline entry's trial.
  */
 import type { CheckResult, RunOutcome, TimelineEntry, ViolationRecord } from '../harness/result.js';
 import { countVerdicts } from './tally.js';
 import { cleanText } from './text.js';
 
-export const JSON_SCHEMA_VERSION = 5;
+export const JSON_SCHEMA_VERSION = 6;
 
 export function renderJson(outcome: RunOutcome): string {
   const report = {
@@ -49,8 +51,9 @@ function resultJson(r: CheckResult) {
       : null,
     requiredWaitMs: r.requiredWaitMs ?? null,
     floorMs: r.floorMs ?? null,
-    knownIssue: r.knownIssue ?? null,
+    knownIssue: r.knownIssue ? { ...r.knownIssue, draft: r.knownIssue.draft ?? null } : null,
     violations: r.violations?.map(violationJson) ?? null,
+    notRun: r.notRun ?? null,
     timeline: r.timeline.map(entryJson),
   };
 }

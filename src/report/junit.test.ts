@@ -99,6 +99,19 @@ describe('renderJUnit', () => {
     expect(out).to.contain('<error message="cannot reach unix:///nope.sock" type="not-started">');
   });
 
+  it("names the pods' cgroup driver, how it was learnt and their parent", () => {
+    const outcome = sampleOutcome();
+    outcome.properties.cgroup = {
+      driver: 'systemd',
+      driverSource: 'CRI RuntimeConfig',
+      parent: 'cri_conform.slice',
+      parentSource: 'default',
+    };
+    expect(renderJUnit(outcome)).to.contain(
+      '<property name="cgroup" value="cgroup driver systemd (CRI RuntimeConfig), parent cri_conform.slice"/>',
+    );
+  });
+
   it('marks an interrupted run on the suites', () => {
     const outcome = sampleOutcome();
     outcome.interrupted = 'SIGTERM';
@@ -142,7 +155,7 @@ describe('writeReports', () => {
     const files = await writeReports(sampleOutcome(), { dir: target, prefix: 'node1-' });
     expect(files).to.deep.equal([join(target, 'node1-junit.xml'), join(target, 'node1-results.json')]);
     expect(readFileSync(files[0]!, 'utf8')).to.match(/^<\?xml version="1.0" encoding="UTF-8"\?>/);
-    expect(JSON.parse(readFileSync(files[1]!, 'utf8')).schemaVersion).to.equal(5);
+    expect(JSON.parse(readFileSync(files[1]!, 'utf8')).schemaVersion).to.equal(6);
   });
 
   it('writes to explicit file names, creating their directories', async () => {

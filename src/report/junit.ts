@@ -7,14 +7,21 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import jrb, { type Builder, type TestCase, type TestSuite } from 'junit-report-builder';
-import { type CheckResult, describeCrash, type RunOutcome, type RunProperties } from '../harness/result.js';
+import {
+  type CheckResult,
+  describeCgroup,
+  describeCrash,
+  describeTracking,
+  type RunOutcome,
+  type RunProperties,
+} from '../harness/result.js';
 import type { RunDiff } from './diff.js';
 import { renderHtml } from './html/render-html.js';
 import { renderJson } from './json.js';
 import { groupBySuite } from './tally.js';
-import { cleanText, describeNriTimeouts, formatTimelineEntry } from './text.js';
+import { cleanText, describeNotRun, describeNriTimeouts, formatTimelineEntry } from './text.js';
 
-const PROPERTY_KEYS: readonly Exclude<keyof RunProperties, 'isolated' | 'nriTimeouts'>[] = [
+const PROPERTY_KEYS: readonly Exclude<keyof RunProperties, 'isolated' | 'nriTimeouts' | 'cgroup'>[] = [
   'runId',
   'toolVersion',
   'runtimeName',
@@ -73,6 +80,7 @@ function addRunProperties(ts: TestSuite, props: RunProperties): void {
     if (value !== undefined) ts.property(key, xmlText(value));
   }
   if (props.nriTimeouts !== undefined) ts.property('nriTimeouts', describeNriTimeouts(props.nriTimeouts));
+  if (props.cgroup) ts.property('cgroup', xmlText(describeCgroup(props.cgroup)));
   const isolated = props.isolated;
   if (isolated) {
     const { path, version, sha256 } = isolated.binary;
@@ -101,11 +109,13 @@ function addCase(tc: TestCase, r: CheckResult): void {
   if (r.trials)
     tc.property('trials.run', String(r.trials.run)).property('trials.violated', String(r.trials.violated));
   if (r.knownIssue)
-    tc.property('knownIssue', xmlText([r.knownIssue.reason, ...r.knownIssue.links].join(' ')));
+    tc.property('knownIssue', xmlText(`${r.knownIssue.reason} ${describeTracking(r.knownIssue)}`));
   // The clause of the contract the failure broke (the first violation decides a FAIL).
   const broke = r.verdict === 'failed' || r.verdict === 'deviation' ? r.violations?.[0] : undefined;
   if (broke?.clause) tc.property('clause', xmlText(broke.clause));
   for (const [key, value] of Object.entries(r.observations)) tc.property(xmlText(key), xmlText(value));
+  const notRun = describeNotRun(r);
+  if (notRun) tc.property('notRun', xmlText(notRun));
   const message = xmlText(r.message ?? '');
   const timeline = r.timeline.map(formatTimelineEntry);
   switch (r.verdict) {
@@ -135,6 +145,9 @@ function addCase(tc: TestCase, r: CheckResult): void {
 /** Observations, trial counts, then the timeline: what a reader needs to see how the check went. */
 function systemOut(r: CheckResult, timeline: string[]): string {
   const lines: string[] = [];
+  // A PASS with a part not run says so first: CI shows a passed case's output, never its properties.
+  const notRun = describeNotRun(r);
+  if (notRun && r.verdict === 'passed') lines.push(`PASS (${xmlText(notRun)})`, '');
   for (const [key, value] of Object.entries(r.observations)) lines.push(`${key}=${xmlText(value)}`);
   if (r.trials) lines.push(`trials=${r.trials.run} violated=${r.trials.violated}`);
   if (timeline.length > 0) lines.push(...(lines.length > 0 ? [''] : []), 'timeline:', ...timeline);

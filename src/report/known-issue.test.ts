@@ -31,6 +31,24 @@ describe('known runtime issues and stale deviations in the reports', () => {
     );
   });
 
+  it('say of a bug not reported upstream that it is not, and name its drafted report and the related issue', () => {
+    const outcome = sampleOutcome();
+    const draft = {
+      reason: 'the nested read lock deadlocks against a registering plugin',
+      links: ['https://github.com/containerd/containerd/issues/14083'],
+      draft: 'docs/upstream/containerd-TEAR-16.md',
+    };
+    outcome.results = [
+      result({ id: 'TEAR-16', verdict: 'failed', message: 'did not complete', knownIssue: draft }),
+    ];
+    expect(consoleOf(outcome)).to.include(
+      '    known runtime issue: not reported upstream, bug report draft docs/upstream/containerd-TEAR-16.md (related: https://github.com/containerd/containerd/issues/14083)\n',
+    );
+    expect(renderJUnit(outcome)).to.include(
+      'value="the nested read lock deadlocks against a registering plugin not reported upstream, bug report draft docs/upstream/containerd-TEAR-16.md',
+    );
+  });
+
   it('print nothing about known issues for failures without one', () => {
     const outcome = sampleOutcome();
     outcome.results = [result({ id: 'TEAR-05', verdict: 'failed', message: 'plugin 20 got []' })];

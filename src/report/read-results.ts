@@ -18,7 +18,7 @@ export class ResultsFileError extends Error {
   override readonly name = 'ResultsFileError';
 }
 
-const SUPPORTED_VERSIONS = new Set([1, 2, 3, 4, 5]);
+const SUPPORTED_VERSIONS = new Set([1, 2, 3, 4, 5, 6]);
 
 export async function readResultsFile(path: string): Promise<RunOutcome> {
   let text: string;
@@ -89,7 +89,18 @@ function optionalString<K extends string>(o: Json, key: K): Partial<Record<K, st
 }
 
 function resultOf(r: Json): CheckResult {
-  const { message, detail, trials, requiredWaitMs, floorMs, knownIssue, violations, timeline, ...rest } = r;
+  const {
+    message,
+    detail,
+    trials,
+    requiredWaitMs,
+    floorMs,
+    knownIssue,
+    violations,
+    notRun,
+    timeline,
+    ...rest
+  } = r;
   return {
     ...(rest as unknown as Omit<CheckResult, 'timeline'>),
     observations: isObject(r.observations) ? (r.observations as Record<string, string>) : {},
@@ -99,20 +110,30 @@ function resultOf(r: Json): CheckResult {
     ...(isObject(trials) ? { trials: trialsOf(trials) } : {}),
     ...(typeof requiredWaitMs === 'number' ? { requiredWaitMs } : {}),
     ...(isObject(floorMs) ? { floorMs: floorMs as unknown as NonNullable<CheckResult['floorMs']> } : {}),
-    ...(isObject(knownIssue)
-      ? { knownIssue: knownIssue as unknown as NonNullable<CheckResult['knownIssue']> }
-      : {}),
+    ...(isObject(knownIssue) ? { knownIssue: knownIssueOf(knownIssue) } : {}),
     ...(Array.isArray(violations) ? { violations: violations.map(violationOf) } : {}),
+    ...(Array.isArray(notRun) && notRun.length > 0
+      ? { notRun: notRun as unknown as NonNullable<CheckResult['notRun']> }
+      : {}),
     timeline: (timeline as Json[]).map(entryOf),
   };
 }
 
-/** The trials as the file has them (atOnce is null or absent before version 5). */
+/** The trials as the file has them (atOnce is null or absent before version 6). */
 function trialsOf(t: Json): NonNullable<CheckResult['trials']> {
   return {
     run: Number(t.run ?? 0),
     violated: Number(t.violated ?? 0),
     ...(typeof t.atOnce === 'number' ? { atOnce: t.atOnce } : {}),
+  };
+}
+
+/** A known issue as written; its draft is null (version 5) or absent (before) for a tracked issue. */
+function knownIssueOf(k: Json): NonNullable<CheckResult['knownIssue']> {
+  const { draft, ...rest } = k;
+  return {
+    ...(rest as unknown as NonNullable<CheckResult['knownIssue']>),
+    ...(typeof draft === 'string' ? { draft } : {}),
   };
 }
 

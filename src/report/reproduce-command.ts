@@ -4,13 +4,14 @@
  * check does, without the ones that only say where reports go or which checks run.
  */
 import type { CheckResult, RunOutcome } from '../harness/result.js';
+import { DEFAULT_TRIALS } from '../harness/settings.js';
+import { serviceName } from './runtime-names.js';
 
 /** What the catalogue says about the check, beyond its result: what it needs to run. */
 export interface CheckNeeds {
   needs: readonly string[];
 }
 
-const DEFAULT_TRIALS = '5';
 const DEFAULT_NRI_SOCKET = '/var/run/nri/nri.sock';
 /** Run flags that do not change what a check does, or that the command sets itself; it leaves them out. */
 const LEFT_OUT =
@@ -25,7 +26,9 @@ export function reproduce(
 ): string[] {
   const p = outcome.properties;
   const flags = splitFlags(p.flags);
-  const trials = flags.find((f) => f.startsWith('--trials='))?.slice('--trials='.length) ?? DEFAULT_TRIALS;
+  // A run without --trials ran the default's trials; the command repeats them, so the race gets as many chances.
+  const trials =
+    flags.find((f) => f.startsWith('--trials='))?.slice('--trials='.length) ?? String(DEFAULT_TRIALS);
   const level = r.level === 'MUST' ? [] : [`--level ${r.level === 'SHOULD' ? 'should' : 'all'}`];
   const needs = catalogue?.needs ?? [];
   const args = [
@@ -55,13 +58,13 @@ export function reproduce(
     );
   if (r.trials && violatingTrial)
     notes.push(
-      `It is a race: this run saw it in ${violatingTrial} (with \`--trials ${trials}\`); a larger \`--trials\` gives it more chances.`,
+      `The check repeats its scenario: this run saw the violation in ${violatingTrial} (with \`--trials ${trials}\`); where it is a race, a larger \`--trials\` gives it more chances.`,
     );
   return notes.length > 0 ? [...out, '', ...notes.map((n) => `- ${n}`)] : out;
 }
 
 function restartCommand(runtimeName: string): string {
-  return `systemctl restart ${runtimeName === 'cri-o' ? 'crio' : runtimeName}`;
+  return `systemctl restart ${serviceName(runtimeName)}`;
 }
 
 /** The recorded flags ("--a=1 --b=x y --c") one per flag: a value may hold spaces (a restart command). */

@@ -25,10 +25,16 @@ describe('results.json against results.schema.json', () => {
     expect(errorsOf(JSON.parse(renderJson(sampleOutcome())))).to.equal('');
   });
 
-  it('accepts the optional fields: a known issue, stale deviations, an interruption', () => {
+  it('accepts the optional fields: a known issue, stale deviations, an interruption, the cgroup placement', () => {
     const outcome = sampleOutcome();
     outcome.interrupted = 'SIGINT';
     outcome.properties.nriTimeouts = { requestMs: 2_000, registrationMs: 5_000 };
+    outcome.properties.cgroup = {
+      driver: 'systemd',
+      driverSource: 'CRI RuntimeConfig',
+      parent: 'cri_conform.slice',
+      parentSource: 'default',
+    };
     outcome.staleDeviations = ['HOOK-01 containerd 1.7: fixed upstream?'];
     outcome.results = [
       result({

@@ -3,7 +3,7 @@
  * clean-up of text that came from elsewhere (runtime messages, assertion diffs) before it is printed or
  * embedded in XML/JSON.
  */
-import type { RunProperties, TimelineEntry } from '../harness/result.js';
+import type { CheckResult, RunProperties, TimelineEntry } from '../harness/result.js';
 
 /** CSI sequences (colors, cursor moves) and OSC sequences (hyperlinks, titles). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding escape sequences is this regex's job
@@ -48,6 +48,21 @@ export function wrapText(text: string, width: number, indent = '', hang = indent
   }
   lines.push(line);
   return lines;
+}
+
+/** "host part not run: <why>; container variant not run: <why>": what a check could not test here. */
+export function describeNotRun(r: Pick<CheckResult, 'notRun'>): string | undefined {
+  if (!r.notRun || r.notRun.length === 0) return undefined;
+  return r.notRun.map((n) => `${n.part} not run: ${n.why}`).join('; ');
+}
+
+/**
+ * "(host part not run)": the mark a PASS carries in its verdict line when part of its contract could not
+ * be tested here, so that it never reads as a full pass. Empty for other verdicts, whose message leads.
+ */
+export function notRunMark(r: Pick<CheckResult, 'notRun' | 'verdict'>): string {
+  if (r.verdict !== 'passed' || !r.notRun || r.notRun.length === 0) return '';
+  return `(${r.notRun.map((n) => `${n.part} not run`).join(', ')})`;
 }
 
 /** The runtime's NRI plugin timeouts as a run recorded them: a hook slower than the request timeout fails. */

@@ -1,7 +1,7 @@
 /**
  * Every bound a hooks or teardown check waits for, derived from the run's settings: the runtime's plugin
- * request timeout (--nri-request-timeout) and the margin for scheduling noise. Nothing here is a guess
- * about one runtime.
+ * request timeout (as the runtime sent it in Configure; --nri-request-timeout only for a runtime that sends
+ * none) and the margin for scheduling noise. Nothing here is a guess about one runtime.
  */
 import type { CheckContext, NriEventRecord } from '../../src/harness/face.js';
 
@@ -40,6 +40,12 @@ export function probeWhileHeldMs(t: CheckContext, held: NriEventRecord): number 
 /** TEAR-04's bound: a teardown call with a hung or crashed plugin returns within this. */
 export function teardownBoundMs(t: CheckContext): number {
   return t.settings.nriRequestTimeoutMs + t.settings.marginMs;
+}
+
+/** How teardownBoundMs came about, for a message: "request timeout 6000 ms (sent by ...) + margin 3000 ms". */
+export function describeTeardownBound(t: CheckContext): string {
+  const { nriRequestTimeoutMs, nriRequestTimeoutFrom, marginMs } = t.settings;
+  return `request timeout ${nriRequestTimeoutMs} ms (${nriRequestTimeoutFrom}) + margin ${marginMs} ms`;
 }
 
 /** The client deadline for a call whose latency is being bounded: the bound plus one margin, so a blocked call fails fast. */

@@ -14,7 +14,10 @@ export const check = defineCheck({
   },
   async run(t: CheckContext) {
     const plugin = await t.nri.plugin({ index: '10', events: ['StopContainer', 'RemoveContainer'] });
-    const { containerId } = await t.cri.runPodWithContainer('hook-09', { command: ['sh', '-c', 'exit 3'] });
+    const { containerId } = await t.cri.runPodWithContainer('hook-09', {
+      command: ['sh', '-c', 'exit 3'],
+      exitsByItself: true,
+    });
     await t.poll(
       async () => {
         const { state } = await t.cri.containerStatus(containerId);

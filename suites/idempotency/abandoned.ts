@@ -52,7 +52,11 @@ export async function watchUntilLetGo(
   t.step(`${name} is ${state}`);
   if (state !== 'GONE') return state;
   if (!t.host.available) {
-    t.step(`no host probes: ${name} is watched to the end of --cache-ttl for coming back ${target.live}`);
+    const why = t.host.whyUnavailable ?? 'host probes unavailable';
+    t.notRun(
+      'host part',
+      `whether the runtime or the host still holds ${name} was not asked (${why}); it was watched to the end of --cache-ttl for coming back ${target.live} instead`,
+    );
     const stays = await t
       .holdsFor(
         async () => (await target.state()) !== target.live,

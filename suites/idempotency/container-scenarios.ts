@@ -169,8 +169,7 @@ export async function containerVariant<T>(
 
 /** Records that a container variant could not run, and why (the check's other variants still decide). */
 export function variantNotRun(t: CheckContext, why: string): void {
-  t.step(`container variant not run: ${why}`);
-  t.observe('container variant', `not run: ${why}`);
+  t.notRun('container variant', why);
 }
 
 /**

@@ -42,7 +42,11 @@ async function expectReclaimed(
     `${what} ${shortId(id)} is still ${await state()} after --cache-ttl ${ttlMs} ms`,
     'reclaimed',
   );
-  if (!t.host.available) return;
+  if (!t.host.available) {
+    const why = t.host.whyUnavailable ?? 'host probes unavailable';
+    t.notRun('host part', `whether the runtime or the host still holds ${what} was not asked: ${why}`);
+    return;
+  }
   let held = await t.host.stillHeld([id]);
   await t
     .poll(

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { evidence } from './scenarios.js';
+import { evidence, whyNothingLogged } from './scenarios.js';
 
 describe('IDEM evidence: one call, one outcome, the one the timeline shows', () => {
   it('names the code the runtime answered, and that it came past the deadline a kubelet gave up at', () => {
@@ -27,5 +27,27 @@ describe('IDEM evidence: one call, one outcome, the one the timeline shows', () 
     expect(evidence(timedOut)).to.equal('first DEADLINE_EXCEEDED 503ms');
     const cancelled = { ok: false as const, code: 'CANCELLED', codeNumber: 1, message: '', latencyMs: 650 };
     expect(evidence(cancelled)).to.equal('first CANCELLED 650ms');
+  });
+});
+
+describe('IDEM: why the slow runtime handler logged no build', () => {
+  it('blames the deadline, not the injector, when the first attempt failed before the runtime reached it', () => {
+    const timedOut = {
+      ok: false as const,
+      code: 'DEADLINE_EXCEEDED',
+      codeNumber: 4,
+      message: '',
+      latencyMs: 512,
+    };
+    expect(whyNothingLogged(timedOut)).to.match(
+      /^the request's 500 ms deadline ran out \(DEADLINE_EXCEEDED after 512 ms\) before it reached the injector: /,
+    );
+    expect(whyNothingLogged(timedOut)).not.to.contain('did not hold');
+  });
+
+  it('blames the injector when the runtime answered OK without the handler having logged a create', () => {
+    expect(whyNothingLogged({ ok: true, value: 'id', latencyMs: 640 })).to.equal(
+      'the injector did not hold the request',
+    );
   });
 });

@@ -266,7 +266,7 @@ export async function timeOutOnSlowHandler(
 ): Promise<TimedOutPod & { builtId: string }> {
   const slow = t.inject.slowRuntime();
   const timedOut = await timeOutRunPod(t, name, slowHandlerDelay(slow));
-  return { ...timedOut, builtId: await timedOutId(t, slow) };
+  return { ...timedOut, builtId: await timedOutId(t, slow, timedOut.first) };
 }
 
 /**
@@ -324,14 +324,24 @@ export async function kubeletBackoff(t: CheckContext, first: FirstAttempt<unknow
 }
 
 /** The id the slow runtime handler logged first since the check started: what the timed-out call built. */
-export function timedOutId(t: CheckContext, slow: SlowRuntime): Promise<string> {
-  // A handler that logged nothing did not hold the request: a setup failure (ERROR), not the runtime's.
-  // A busy runtime may reach the handler only after the client's deadline (its build goes on without the
-  // caller: CNI and the shim come first), so the log is awaited as long as the handler holds, plus the margin.
+export function timedOutId(t: CheckContext, slow: SlowRuntime, first: CallResult<unknown>): Promise<string> {
+  // A handler that logged nothing held no build: a setup failure (ERROR), not the runtime's. A busy runtime
+  // may reach the handler only after the client's deadline (its build goes on without the caller: CNI and
+  // the shim come first), so the log is awaited as long as the handler holds, plus the margin.
   return t.poll(async () => (await slow.createdIds())[0], {
     withinMs: DELAY_MS + t.settings.marginMs,
-    what: 'the slow runtime handler to log the id the timed-out request built (it logged nothing: the injector did not hold the request)',
+    what: `the slow runtime handler to log the id the timed-out request built (it logged nothing: ${whyNothingLogged(first)})`,
   });
+}
+
+/**
+ * Why a handler that logs every create before it sleeps (doctor and the run prove it) logged none. A first
+ * attempt that failed at its deadline ended in a step before the runtime's OCI create (containerd starts
+ * the sandbox's shim first, and gives up there when the deadline runs out), so nothing reached the handler.
+ */
+export function whyNothingLogged(first: CallResult<unknown>): string {
+  if (first.ok) return 'the injector did not hold the request';
+  return `the request's ${FIRST_DEADLINE_MS} ms deadline ran out (${first.code} after ${Math.round(first.latencyMs)} ms) before it reached the injector: the runtime gave the build up in an earlier step, such as starting the shim, so no build was held to check`;
 }
 
 /**

@@ -18,7 +18,7 @@ import type {
 } from '../../src/harness/face.js';
 import { CONTAINER_EVENTS, describeEvents, POD_EVENTS, receivedBy } from '../common/events.js';
 import { describeReply } from '../common/replies.js';
-import { boundedCallDeadlineMs, teardownBoundMs } from '../common/timing.js';
+import { boundedCallDeadlineMs, describeTeardownBound, teardownBoundMs } from '../common/timing.js';
 import { type NewPodProbe, probeWithNewPod, type Rejoin, rejoinOrReplace } from './rejoin.js';
 
 /** The teardown calls in the order the kubelet reaches them for a pod with one container. */
@@ -263,12 +263,15 @@ export async function witnessGap<T>(
   return `plugin 20 got ${describeEvents(witness.events({ podId: o.podId }))}; missing ${missing.join(', ')} (plugin 10 answered each with ${spec.action.kind})`;
 }
 
-/** Steps that took longer than TEAR-04's bound, as a failure message, or ''. */
+/**
+ * Steps with a reply, the first or its retry's, that took longer than TEAR-04's bound, as a failure
+ * message, or ''. A retry is the kubelet's next try at the same teardown: it must not hang either.
+ */
 export function overBound(t: CheckContext, spec: FaultyTeardownSpec, steps: readonly StepOutcome[]): string {
   const boundMs = teardownBoundMs(t);
-  const slow = steps.filter((s) => s.reply.latencyMs > boundMs);
+  const slow = steps.filter((s) => s.reply.latencyMs > boundMs || (s.retry?.latencyMs ?? 0) > boundMs);
   if (slow.length === 0) return '';
-  return `with plugin 10 answering with ${spec.action.kind}, ${slow.map(describeStep).join('; ')}: over the bound of ${boundMs} ms (request timeout ${t.settings.nriRequestTimeoutMs} ms + margin ${t.settings.marginMs} ms)`;
+  return `with plugin 10 answering with ${spec.action.kind}, ${slow.map(describeStep).join('; ')}: over the bound of ${boundMs} ms (${describeTeardownBound(t)})`;
 }
 
 /** The outcome of the step that made `event`'s call; ends the check in ERROR when the scenario made none. */

@@ -15,12 +15,13 @@ export const check = defineCheck({
   level: 'MUST',
   tags: ['Node'],
   title:
-    'A container that ignores SIGTERM, leaves an orphan that holds its output and a zombie child still stops within its grace period plus a margin and tears down completely: the host holds nothing of the pod',
+    'A container that ignores SIGTERM, leaves an orphan that holds its output and a zombie child still stops within its grace period plus a margin, is EXITED when StopContainer returns, and tears down completely: the host holds nothing of the pod',
   contract:
     'kubelet PodResourcesAreReclaimed (pkg/kubelet/kubelet_pods.go); cri-api v0.32.3 api.proto StopContainer "forcibly kill the container after the grace period", StopPodSandbox "stops any running process that is part of the sandbox"',
   clauses: {
     bounded:
       'StopContainer returns OK within the grace period plus a margin despite an orphan holding the output',
+    exited: 'when StopContainer has answered OK, the container is EXITED',
     reclaimed: 'after the stop and the pod teardown the host holds nothing of the pod',
   },
   async run(t: CheckContext) {
@@ -45,20 +46,28 @@ export const check = defineCheck({
     const stop = await t.cri.tryCall(
       'StopContainer',
       { containerId, timeout: String(GRACE_S) },
-      { deadlineMs: boundMs + t.settings.marginMs },
+      { deadlineMs: boundMs + t.settings.marginMs, ignoresTerm: true },
     );
     t.observe('stop-latency-ms', Math.round(stop.latencyMs));
     const stopProblem =
       stop.ok && stop.latencyMs <= boundMs
         ? ''
         : `StopContainer (grace period ${GRACE_S} s) with an orphan holding the container's output: ${describeReply(stop)}; bound ${boundMs} ms`;
+    // A stop that answers OK has stopped the container: one still running when the call returns would
+    // leave the kubelet believing a workload is gone that still runs (until its pod stops, if ever).
+    const after = stop.ok ? await t.cri.containerStateOrGone(containerId) : 'CONTAINER_EXITED';
     // The host is judged whatever StopContainer did: a leak is a finding of its own.
     await expectReclaimed(
       t,
       snapshot,
-      `after StopContainer${stopProblem ? ` (${describeReply(stop)})` : ''}, StopPodSandbox and RemovePodSandbox`,
+      `after StopContainer${stopProblem || after !== 'CONTAINER_EXITED' ? ` (${describeReply(stop)})` : ''}, StopPodSandbox and RemovePodSandbox`,
       'reclaimed',
     );
     t.expect(stopProblem === '', stopProblem, 'bounded');
+    t.expect(
+      after === 'CONTAINER_EXITED',
+      `StopContainer (grace period ${GRACE_S} s) answered ${describeReply(stop)}, but then the container is ${after}, not CONTAINER_EXITED`,
+      'exited',
+    );
   },
 });

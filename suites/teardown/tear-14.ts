@@ -95,9 +95,10 @@ async function refusedSandbox(t: CheckContext, trial: number, plugins: Plugins):
     return;
   }
   const listed = await t.cri.listPods({ name: podName });
+  // The reply says how the creation failed, so that a known cause (the plugin's refusal) can be named.
   t.expect(
     listed.length === 0,
-    `the failed sandbox is still listed: ${listed.map((p) => `${shortId(p.id)}/${p.state}`).join(', ')}`,
+    `the failed sandbox is still listed: ${listed.map((p) => `${shortId(p.id)}/${p.state}`).join(', ')} (RunPodSandbox: ${describeReply(ran)})`,
     'sandbox-plugin-error',
   );
   // Both looks wait out slow reaping before they call a process a leak: wait once, not twice.

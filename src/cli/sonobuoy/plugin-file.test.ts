@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { parse, parseAllDocuments } from 'yaml';
 import { POD_LOG_ROOT_AS_ROOT } from '../../harness/pod-logs.js';
 import { SHARED_WITH_NODE } from '../../instance/host-view.js';
-import { DEFAULT_BASE_DIR } from '../../instance/instance-file.js';
+import { INSTANCE_ROOTS } from '../../instance/instance-roots.js';
 import { NETWORK_CLAIMS } from '../../instance/network.js';
 import { ROOT } from '../e2e-env.test.helper.js';
 import { JUNIT_FILE } from './results-dir.js';
@@ -74,8 +74,9 @@ function pluginFileProblems(doc: Doc): string[] {
   }
   const pod = obj(doc.podSpec);
   if (obj(pod.nodeSelector)['kubernetes.io/os'] !== 'linux') problems.push('podSpec: no linux nodeSelector');
-  if (!((pod.tolerations as Doc[] | undefined) ?? []).some((t) => t.operator === 'Exists' && !t.key))
-    problems.push('podSpec: no toleration {operator: Exists}');
+  // A blanket toleration would put the pod on every node, the control plane's included: an opt-in.
+  if (((pod.tolerations as Doc[] | undefined) ?? []).some((t) => t.operator === 'Exists' && !t.key))
+    problems.push('podSpec: a toleration {operator: Exists} of every taint');
   problems.push(...hostNamespaceProblems('podSpec', pod));
   return problems;
 }
@@ -112,13 +113,24 @@ function containerProblems(spec: Doc): string[] {
 describe('the Sonobuoy plugin file', () => {
   const doc = parse(readFileSync(PLUGIN_FILE, 'utf8')) as Doc;
 
-  it('uses only keys Sonobuoy reads, asks for JUnit from a privileged DaemonSet on every Linux node', () => {
+  it('uses only keys Sonobuoy reads, asks for JUnit from a privileged DaemonSet on every untainted Linux node', () => {
     expect(pluginFileProblems(doc)).to.deep.equal([]);
   });
 
-  it("mounts the host's directory of the private instances, their network claims and the pod logs", () => {
-    for (const dir of [DEFAULT_BASE_DIR, NETWORK_CLAIMS, POD_LOG_ROOT_AS_ROOT])
-      expect(dir.startsWith(`${SHARED_WITH_NODE}/`), dir).to.equal(true);
+  it("mounts every folder of private instances, their network claims and the pod logs at the host's paths", () => {
+    const spec = obj(doc.spec);
+    const volumes = new Map(
+      ((doc['extra-volumes'] as Doc[] | undefined) ?? []).map((v) => [v.name, obj(v.hostPath).path]),
+    );
+    const sameOnBoth = ((spec.volumeMounts as Doc[] | undefined) ?? [])
+      .filter((m) => !m.readOnly && volumes.get(m.name) === m.mountPath)
+      .map((m) => String(m.mountPath));
+    for (const dir of [...INSTANCE_ROOTS, NETWORK_CLAIMS, POD_LOG_ROOT_AS_ROOT])
+      expect(
+        sameOnBoth.some((m) => dir === m || dir.startsWith(`${m}/`)),
+        `${dir} in ${sameOnBoth}`,
+      ).to.equal(true);
+    expect(NETWORK_CLAIMS.startsWith(`${SHARED_WITH_NODE}/`)).to.equal(true);
   });
 
   it('would catch the stale result-type key of the older docs', () => {

@@ -48,6 +48,7 @@ export const FLEET_FLAGS = [
   'flake-attempts',
   'node-probes',
   'isolated',
+  'isolated-subnet',
 ] as const;
 export type FleetFlag = (typeof FLEET_FLAGS)[number];
 

@@ -52,7 +52,10 @@ export async function ensureWorkerImage(cacheRoot: string): Promise<{ archive: s
   if (existsSync(base))
     for (const old of readdirSync(base)) rmSync(join(base, old), { recursive: true, force: true });
   mkdirSync(dirname(archive), { recursive: true });
-  await run('bash', [BUILDER, dirname(archive)], { cwd: ROOT, maxBuffer: 16 << 20 });
+  // This machine's architecture only: the pods here run that one, and the other's binaries come from the
+  // network (the published image has both: scripts/build-worker-image.sh without --platforms).
+  const platform = process.arch === 'arm64' ? 'arm64' : 'amd64';
+  await run('bash', [BUILDER, '--platforms', platform, dirname(archive)], { cwd: ROOT, maxBuffer: 16 << 20 });
   return { archive, built: true };
 }
 

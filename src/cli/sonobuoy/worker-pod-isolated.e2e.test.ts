@@ -15,17 +15,21 @@ import { expect } from 'chai';
 import { type RunningDouble, startDouble } from '../../../fixtures/kubelet-double/process.test.helper.js';
 import { CriClient } from '../../cri/client.js';
 import { POD_LOG_ROOT_AS_ROOT } from '../../harness/pod-logs.js';
-import { labelledLeft, runtimesUnderTest } from '../e2e-env.test.helper.js';
+import { labelledLeft, runCli, runtimesUnderTest } from '../e2e-env.test.helper.js';
+import { hostSnapshot, instanceMarks, madeSince } from '../host-snapshot.test.helper.js';
 import {
   hostTraces,
   instanceNames,
+  NODE_ONLY_IMAGES,
   newInstanceDir,
+  tagNodeOnlyImages,
   untilCopyHasPod,
   watchInstance,
 } from '../instance-traces.test.helper.js';
 import { progressServer, waitUntil } from './progress-server.test.helper.js';
 import { ensureWorkerImage, importImage } from './worker-image.test.helper.js';
 import {
+  peakMemoryMiB,
   podLog,
   readPluginSpec,
   removeWorkerPod,
@@ -41,7 +45,9 @@ const DONE_WITHIN_MS = 240_000;
 const POD_ENDPOINT = 'unix:///host/run/containerd/containerd.sock';
 
 interface Results {
-  properties: { isolated: { dir: string; network: { bridge: string }; leftovers: string[] } | null };
+  properties: {
+    isolated: { dir: string; network: { bridge: string }; images: string; leftovers: string[] } | null;
+  };
   results: Array<{ id: string; verdict: string; message: string | null }>;
 }
 
@@ -55,6 +61,7 @@ for (const runtime of runtimesUnderTest()) {
     let client: CriClient;
     let double: RunningDouble;
     let hostDir: string;
+    let untag: (() => void) | undefined;
     const pods: WorkerPod[] = [];
     const progressServers: Array<{ close(): Promise<void> }> = [];
 
@@ -62,6 +69,7 @@ for (const runtime of runtimesUnderTest()) {
       const image = await ensureWorkerImage(containerdDir);
       await importImage(containerdDir, image.archive);
       client = await CriClient.connect({ runtimeEndpoint: endpoint });
+      untag = tagNodeOnlyImages(endpoint, runtime.env);
       double = await startDouble(runtime.env, [
         '--period-ms',
         '500',
@@ -82,12 +90,15 @@ for (const runtime of runtimesUnderTest()) {
       rmSync(hostDir, { recursive: true, force: true });
     });
     after(async () => {
+      untag?.();
       await double?.stop();
       client?.close();
     });
 
+    // Images only the node holds (tagNodeOnlyImages): the private instance must copy them from the node.
     const pluginEnv = {
-      CRI_CONFORM_TEST_IMAGE: runtime.env.CRI_CONFORM_TEST_IMAGE ?? '',
+      CRI_CONFORM_TEST_IMAGE: NODE_ONLY_IMAGES.testImage,
+      CRI_CONFORM_PAUSE_IMAGE: NODE_ONLY_IMAGES.pauseImage,
       CRI_CONFORM_PULL: 'never',
       CRI_CONFORM_FOCUS: FOCUS,
       CRI_CONFORM_LEVEL: 'all',
@@ -116,10 +127,12 @@ for (const runtime of runtimesUnderTest()) {
       const dir = await newInstanceDir(POD_ENDPOINT, before, 60_000);
       const watch = watchInstance(dir);
       const { network } = JSON.parse(readFileSync(join(dir, 'instance.json'), 'utf8')) as {
-        network: { bridge: string };
+        network: { number: number; bridge: string };
       };
       await untilCopyHasPod(dir, 60_000);
-      return { pod, dir, watch, bridge: network.bridge };
+      // The run's id, which names its log folder, once the watch has seen one of its pods.
+      await waitUntil(() => watch.seen.runIds.size > 0, { withinMs: 10_000, what: 'a pod of the run seen' });
+      return { pod, dir, watch, network, bridge: network.bridge };
     }
 
     /** Stops the pod's container with the grace a kubelet gives, then its sandbox, and removes it. */
@@ -158,13 +171,19 @@ for (const runtime of runtimesUnderTest()) {
       ]);
       const isolated = report.properties.isolated;
       expect(isolated?.dir).to.equal(dir);
+      expect(isolated?.images).to.equal(
+        `test image ${NODE_ONLY_IMAGES.testImage} copied from the node's runtime; sandbox image ${NODE_ONLY_IMAGES.pauseImage} copied from the node's runtime`,
+      );
       expect(isolated?.leftovers).to.deep.equal([]);
       expect(watch.seen.ids.size, 'objects of the instance seen while it ran').to.be.greaterThan(0);
       const log = podLog(pod.logFile);
       expect(log).to.match(/running on a private instance of the node's runtime/);
       expect(log).to.match(/private instance removed in \d+ ms; nothing of it is left on the host/);
 
-      await deletePod(pod, 30);
+      console.log(
+        `      the worker pod's memory peaked at ${await peakMemoryMiB(client, pod.containerId)} MiB`,
+      );
+      await deletePod(pod, spec.terminationGracePeriodSeconds);
       expect(hostTraces(dir, isolated?.network.bridge ?? '', watch.seen)).to.deep.equal([]);
       expect(await labelledLeft(endpoint), "cri-conform's objects on the node's runtime").to.deep.equal({
         pods: [],
@@ -174,9 +193,11 @@ for (const runtime of runtimesUnderTest()) {
       expect(kills, 'what the kubelet double stopped or removed').to.deep.equal([]);
     });
 
-    it('a pod deleted mid-run removes its instance within the grace period', async () => {
-      const { pod, dir, watch, bridge } = await podMidRun(podUids[3] ?? '');
-      await client.call('StopContainer', { containerId: pod.containerId, timeout: '30' });
+    it('a pod deleted mid-run removes its instance within the grace period, and after cleanup the host is as before', async () => {
+      const before = hostSnapshot();
+      const { pod, dir, watch, network, bridge } = await podMidRun(podUids[3] ?? '');
+      const grace = String(spec.terminationGracePeriodSeconds);
+      await client.call('StopContainer', { containerId: pod.containerId, timeout: grace });
       const { status } = await client.call('ContainerStatus', {
         containerId: pod.containerId,
         verbose: false,
@@ -186,9 +207,15 @@ for (const runtime of runtimesUnderTest()) {
       expect(podLog(pod.logFile)).to.match(
         /private instance removed in \d+ ms; nothing of it is left on the host/,
       );
-      await deletePod(pod, 30);
+      await deletePod(pod, spec.terminationGracePeriodSeconds);
       await watch.stop();
       expect(hostTraces(dir, bridge, watch.seen)).to.deep.equal([]);
+      for (const flags of [['--isolated'], []]) {
+        const cleanup = await runCli(['cleanup', ...flags, '-r', endpoint], runtime.env);
+        expect(cleanup.code, cleanup.stdout + cleanup.stderr).to.equal(0);
+      }
+      const marks = instanceMarks(dir, network, watch.seen);
+      expect(madeSince(before, hostSnapshot(), marks)).to.deep.equal([]);
     });
 
     it('a pod killed mid-run leaves its instance and logs behind; the next worker pod removes them first', async () => {
@@ -200,7 +227,10 @@ for (const runtime of runtimesUnderTest()) {
       const left = hostTraces(dir, bridge, watch.seen);
       console.log(`      a killed worker pod left: ${left.join('; ')}`);
       expect(left, 'a killed pod leaves its instance').to.not.deep.equal([]);
-      const killedLogs = runLogFolders().filter((name) => !logsBefore.includes(name));
+      // Others' runs on this host make folders there too: the killed run's is the one named by its run id.
+      const killedLogs = runLogFolders().filter(
+        (name) => !logsBefore.includes(name) && watch.seen.runIds.has(name),
+      );
       expect(killedLogs, 'a killed pod leaves its run log folder').to.have.length(1);
 
       const next = await startPod(podUids[2] ?? '', { CRI_CONFORM_FOCUS: '^IDEM-11 ' });

@@ -4,15 +4,19 @@
  * config-map dir as Sonobuoy adds them, the host's PID namespace, privileged (and the host network, for the
  * test's stand-in of the sidecar).
  */
+
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { CriClient } from '../../cri/client.js';
-import type { ContainerState, KeyValue, Mount } from '../../cri/types.js';
+import type { ContainerState, KeyValue, LinuxContainerResources, Mount } from '../../cri/types.js';
 import { SHARED_WITH_NODE } from '../../instance/host-view.js';
+import { INSTANCE_ROOTS } from '../../instance/instance-roots.js';
 import { ROOT } from '../e2e-env.test.helper.js';
 
+/** The folder of private instances for a node whose /run cannot hold them (instance-roots.ts). */
+const VAR_ISOLATED = INSTANCE_ROOTS[1] ?? '';
 /** Sonobuoy's defaults for the dirs it mounts into every plugin container (pkg/client/gen.go). */
 export const SONOBUOY_RESULTS_DIR = '/tmp/sonobuoy/results';
 export const SONOBUOY_CONFIG_DIR = '/tmp/sonobuoy/config';
@@ -28,12 +32,20 @@ export interface PluginSpec {
   hostVarRun: string;
   /** Where the container sees the host's cri-conform dir: instances and pod logs (the same path). */
   sharedRun: string;
+  /** Where the pod sees the second folder of private instances (instance-roots.ts). */
+  varIsolated: string;
   configMap: Record<string, string>;
+  /** The container's resources as the kubelet hands them to the runtime (cgroup shares, quota, limit). */
+  resources: LinuxContainerResources;
+  /** How long the kubelet waits after SIGTERM before it kills the pod. */
+  terminationGracePeriodSeconds: number;
 }
 
 /** The parts of the plugin file a pod is made from. */
 interface PluginDoc {
+  podSpec: { terminationGracePeriodSeconds?: number };
   spec: {
+    resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
     image: string;
     command: string[];
     args: string[];
@@ -62,8 +74,49 @@ export function readPluginSpec(): PluginSpec {
     hostRun: mountOf('/run'),
     hostVarRun: mountOf('/var/run'),
     sharedRun: mountOf(SHARED_WITH_NODE),
+    varIsolated: mountOf(VAR_ISOLATED),
     configMap: doc['config-map'],
+    resources: kubeletResources(doc.spec.resources ?? {}),
+    terminationGracePeriodSeconds: doc.podSpec.terminationGracePeriodSeconds ?? 30,
   };
+}
+
+/**
+ * Requests and limits as the kubelet turns them into a container's cgroup settings (kuberuntime
+ * generateLinuxContainerResources): CPU shares from the request (1024 per core), a CFS quota from the
+ * limit over a 100 ms period, and the memory limit in bytes.
+ */
+function kubeletResources(r: { requests?: Record<string, string>; limits?: Record<string, string> }) {
+  const cores = (q: string | undefined) =>
+    q === undefined ? undefined : q.endsWith('m') ? Number(q.slice(0, -1)) / 1000 : Number(q);
+  const units: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30 };
+  const bytes = (q: string | undefined) => {
+    const m = /^(\d+)(Ki|Mi|Gi)?$/.exec(q ?? '');
+    return m ? Number(m[1]) * (units[m[2] ?? ''] ?? 1) : undefined;
+  };
+  const request = cores(r.requests?.cpu);
+  const limit = cores(r.limits?.cpu);
+  const memory = bytes(r.limits?.memory);
+  return {
+    ...(request === undefined ? {} : { cpuShares: String(Math.round(request * 1024)) }),
+    ...(limit === undefined ? {} : { cpuPeriod: '100000', cpuQuota: String(Math.round(limit * 100_000)) }),
+    ...(memory === undefined ? {} : { memoryLimitInBytes: String(memory) }),
+  };
+}
+
+/** The highest memory use of the container's cgroup so far, in MiB (cgroup v1 max_usage, v2 peak). */
+export async function peakMemoryMiB(client: CriClient, containerId: string): Promise<number | undefined> {
+  const { info } = await client.call('ContainerStatus', { containerId, verbose: true });
+  const pid = (JSON.parse(info?.info ?? '{}') as { pid?: number }).pid;
+  if (!pid) return undefined;
+  const lines = readFileSync(`/proc/${pid}/cgroup`, 'utf8').split('\n');
+  const v1 = lines.find((l) => /^\d+:([^:]*,)?memory(,[^:]*)?:/.test(l))?.split(':')[2];
+  const v2 = lines.find((l) => l.startsWith('0::'))?.slice(3);
+  const file =
+    v1 !== undefined
+      ? `/sys/fs/cgroup/memory${v1}/memory.max_usage_in_bytes`
+      : `/sys/fs/cgroup${v2}/memory.peak`;
+  return existsSync(file) ? Math.round(Number(readFileSync(file, 'utf8')) / 2 ** 20) : undefined;
 }
 
 export interface WorkerPodOptions {
@@ -96,8 +149,10 @@ export async function startWorkerPod(client: CriClient, o: WorkerPodOptions): Pr
     writeFileSync(join(configDir, file), content);
 
   mkdirSync(SHARED_WITH_NODE, { recursive: true });
+  mkdirSync(VAR_ISOLATED, { recursive: true, mode: 0o700 });
   const mounts: Mount[] = [
     { hostPath: SHARED_WITH_NODE, containerPath: o.spec.sharedRun },
+    { hostPath: VAR_ISOLATED, containerPath: o.spec.varIsolated },
     { hostPath: resultsDir, containerPath: SONOBUOY_RESULTS_DIR },
     { hostPath: configDir, containerPath: SONOBUOY_CONFIG_DIR, readonly: true },
   ];
@@ -143,7 +198,10 @@ export async function startWorkerPod(client: CriClient, o: WorkerPodOptions): Pr
       labels: { [E2E_LABEL]: 'sonobuoy-worker', ...kubeletLabels },
       annotations: {},
       logPath: 'cri-conform.log',
-      linux: { securityContext: { namespaceOptions: namespaces, privileged: true } },
+      linux: {
+        resources: o.spec.resources,
+        securityContext: { namespaceOptions: namespaces, privileged: true },
+      },
     },
     sandboxConfig,
   });

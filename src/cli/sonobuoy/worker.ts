@@ -138,7 +138,7 @@ async function runFleetChecks(
   const progress = new ProgressState();
   const signals = [io.signal, ...(config.runTimeoutMs ? [AbortSignal.timeout(config.runTimeoutMs)] : [])];
   await sweepDeadRunLogs(log);
-  if (config.isolated) await sweepKilledInstances(config.runtimeEndpoint, log);
+  // With a private instance, what killed worker pods left of theirs goes first (isolated.ts).
   const { maybeIsolated } = await import('../isolated.js');
   const run = await maybeIsolated(config, io, (runConfig) =>
     runConformance(
@@ -177,28 +177,6 @@ async function sweepDeadRunLogs(log: (text: string) => void): Promise<void> {
   const { removed, problems } = removeDeadRunLogs();
   for (const dir of removed) log(`removed the pod logs ${dir} a killed run left`);
   for (const problem of problems) log(`could not remove ${problem}`);
-}
-
-/**
- * A worker pod killed mid-run (SIGKILL after its grace period) left its private instance behind: the
- * instance's daemon and shims died with the pod's cgroup, its containers, mounts and state did not.
- */
-async function sweepKilledInstances(endpoint: string, log: (text: string) => void): Promise<void> {
-  const { removeOrphanedInstances } = await import('../../instance/index.js');
-  const removed = await removeOrphanedInstances(endpoint).catch((e: unknown) => {
-    // What is left must not keep this run from running: its own instance is a fresh one.
-    log(
-      `removing the private instances killed runs left failed: ${e instanceof Error ? e.message : String(e)}`,
-    );
-    return [];
-  });
-  for (const { dir, leftovers } of removed) {
-    log(
-      leftovers.length === 0
-        ? `removed the private instance ${dir} a killed run left`
-        : `removing the private instance ${dir} a killed run left did not remove: ${leftovers.join('; ')}`,
-    );
-  }
 }
 
 function whatToFix(e: unknown): string {

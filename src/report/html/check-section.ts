@@ -4,7 +4,7 @@
  * trial and the full text timeline. Closed unless it is the first failure.
  */
 import type { CheckResult } from '../../harness/result.js';
-import { formatMs, formatTimelineEntry } from '../text.js';
+import { describeNotRun, formatMs, formatTimelineEntry, notRunMark } from '../text.js';
 import { esc } from './escape.js';
 import { buildSequence } from './sequence-model.js';
 import { renderSegmentSvg } from './sequence-svg.js';
@@ -12,9 +12,10 @@ import { renderSegmentSvg } from './sequence-svg.js';
 /** `anchor` is the element id; the matrix gives each run's copy of a check its own. */
 export function renderCheck(r: CheckResult, open: boolean, anchor = `check-${r.id}`): string {
   const trials = r.trials ? `${r.trials.violated}/${r.trials.run}` : '';
+  const mark = notRunMark(r);
   const summary =
     `<summary><span class="id">${esc(r.id)}</span><span>${esc(r.level)}</span>` +
-    `<span class="v-${r.verdict}">${r.verdict}</span><span>${esc(r.title)}</span>` +
+    `<span class="v-${r.verdict}">${r.verdict}${mark ? ` ${esc(mark)}` : ''}</span><span>${esc(r.title)}</span>` +
     `<span class="num">${esc(formatMs(r.durationMs))}</span>` +
     `<span class="num" title="violated/run trials">${trials}</span></summary>`;
   return (
@@ -29,9 +30,15 @@ function body(r: CheckResult): string {
     const bad = r.verdict === 'failed' || r.verdict === 'error';
     out.push(`<pre class="${bad ? 'message' : ''}">${esc(r.message)}</pre>`);
   }
+  const notRun = describeNotRun(r);
+  if (notRun) out.push(`<p class="known"><b>Not tested here:</b> ${esc(notRun)}</p>`);
   if (r.knownIssue) {
     const links = r.knownIssue.links.map((l) => `<a href="${esc(l)}">${esc(l)}</a>`).join(' ');
-    out.push(`<p class="known"><b>Known issue:</b> ${esc(r.knownIssue.reason)} ${links}</p>`);
+    const { draft } = r.knownIssue;
+    const tracked = draft
+      ? `not reported upstream, bug report draft <code>${esc(draft)}</code>${links ? ` (related: ${links})` : ''}`
+      : links;
+    out.push(`<p class="known"><b>Known issue:</b> ${esc(r.knownIssue.reason)} ${tracked}</p>`);
   }
   out.push(`<p><b>Contract:</b> ${esc(r.contract)}</p>`);
   const obs = Object.entries(r.observations);

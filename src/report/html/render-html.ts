@@ -3,7 +3,7 @@
  * exit verdict, a suite-by-verdict matrix, filters, an optional diff against a baseline, and one collapsible
  * row per check with its sequence diagram. Failures and errors come first; the first of them is open.
  */
-import { type CheckResult, describeCrash, type RunOutcome } from '../../harness/result.js';
+import { type CheckResult, describeCgroup, describeCrash, type RunOutcome } from '../../harness/result.js';
 import type { RunDiff } from '../diff.js';
 import { countVerdicts, groupBySuite, outcomeExitCode, VERDICT_ORDER } from '../tally.js';
 import { formatMs } from '../text.js';
@@ -45,6 +45,7 @@ export function runPropertyRows(outcome: RunOutcome): [string, string][] {
     ['NRI', p.nriVersion],
     ['node', p.node ?? 'unknown'],
     ['kubelet', p.kubelet ?? 'not looked for'],
+    ['cgroups', p.cgroup ? describeCgroup(p.cgroup) : 'not recorded by this run'],
     ['endpoint', p.endpoint],
     ['started', p.startedAt],
     ['duration', formatMs(outcome.durationMs)],
