@@ -2,7 +2,8 @@
 // Benchmarks, written as JSON (never asserted in tests): start-up time of `--help` and `list`, and per
 // containerd (or other runtime) three runs: the default one, `--level all`, and hooks plus teardown at
 // `--level all`. For each: the wall time, the waits the contracts require and their ratio, per-suite sums
-// and the five slowest checks with where their time went (script./lib/bench-breakdown.js); and what the
+// and the five slowest checks with where their time went (script./lib/bench-breakdown.js); each race
+// check's wall time beside its floors (side by side and serial) and the strength it reached; and what the
 // private instance of --isolated costs (start, image import, removal; scenario "isolated", needs root). The 1-minute
 // load average before and after each run is recorded: on a shared machine, compare runs made back to back.
 // Usage: node scripts/bench.mjs [--out reports/bench.json] [--runs 10] [--env-file F]... [--only all,...]
@@ -57,7 +58,17 @@ const result = {
   node: process.version,
   machine: { cpus: cpus().length, loadAverage: loadavg().map((l) => Number(l.toFixed(2))) },
   startup: { help: timeCommand(['--help']), list: timeCommand(['list']) },
-  goals: { startupMs: 300, overheadRatio: 1.3, hooksTeardownMs: 30_000, isolatedMs: ISOLATED_GOAL_MS },
+  // Issue 35: the default run at most 0.4 of its required waits (under 75 s on an idle machine), --level
+  // all under 150 s, hooks+teardown under 30 s, each with the strength unchanged.
+  goals: {
+    startupMs: 300,
+    overheadRatio: 1.3,
+    defaultOverheadRatio: 0.4,
+    defaultIdleMs: 75_000,
+    allMs: 150_000,
+    hooksTeardownMs: 30_000,
+    isolatedMs: ISOLATED_GOAL_MS,
+  },
   howMeasured:
     'wall time of each `cri-conform run` from spawn to exit; required waits = the harness-declared requiredWaitMs of every check (absence and census windows, pauses, calls meant to time out, retries that spent their budget unconverged) plus hooks hung until the runtime plugin request timeout, summed over checks, so checks that overlap can bring the wall time below it; ratio = wall / required',
   runtimes: [],
@@ -87,8 +98,16 @@ for (const target of targets(own)) {
     lines.push(
       `${summary.runtime} ${name}: wall ${(summary.wallMs / 1000).toFixed(1)} s, required ${(summary.requiredWaitMs / 1000).toFixed(1)} s, ratio ${summary.overheadRatio} (${summary.overheadRatioWithoutUnconvergedRetries} without unconverged retries), load ${run.loadAverage1m.before}..${run.loadAverage1m.after}`,
     );
+    for (const f of summary.floors) lines.push(`  ${floorLine(f)}`);
   }
   result.runtimes.push(entry);
+}
+
+/** "IDEM-14 passed: 41.2 s (floor 12.0 s side by side, 48.0 s serial), 60 trials, 4 at once" */
+function floorLine(f) {
+  const s = (ms) => (ms === null ? '-' : `${(ms / 1000).toFixed(1)} s`);
+  const trials = f.trials ? `, ${f.trials.run} trials, ${f.trials.atOnce ?? 1} at once` : '';
+  return `${f.id} ${f.verdict}: ${s(f.wallMs)} (floor ${s(f.floorSideBySideMs)} side by side, ${s(f.floorSerialMs)} serial)${trials}`;
 }
 
 mkdirSync(dirname(out), { recursive: true });

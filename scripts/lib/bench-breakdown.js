@@ -107,6 +107,28 @@ export function breakdownOf(result, nriRequestTimeoutMs) {
   return { ...rounded, otherMs: Math.max(0, Math.round(result.durationMs - explained)) };
 }
 
+/**
+ * Each check's wall time beside the floors its required waits allow (results.json floorMs: the trials
+ * packed as the run ran them, and one after another), and for a race check the strength it reached: its
+ * trials and, when it passed, the statement of what the PASS is worth.
+ */
+export function floorsOf(report) {
+  return report.results
+    .filter((r) => r.floorMs || r.trials)
+    .map((r) => ({
+      id: r.id,
+      verdict: r.verdict,
+      wallMs: r.durationMs,
+      floorSideBySideMs: r.floorMs?.sideBySide ?? null,
+      floorSerialMs: r.floorMs?.serial ?? null,
+      trials: r.trials
+        ? { run: r.trials.run, violated: r.trials.violated, atOnce: r.trials.atOnce ?? null }
+        : null,
+      strength:
+        r.verdict === 'passed' ? (/not seen in [\s\S]*?confidence/.exec(r.message ?? '')?.[0] ?? null) : null,
+    }));
+}
+
 /** A run's summary: wall time against required waits, per-suite sums and the slowest checks. */
 export function summarize(report, wallMs, nriRequestTimeoutMs) {
   const checks = report.results.map((r) => ({
@@ -143,5 +165,6 @@ export function summarize(report, wallMs, nriRequestTimeoutMs) {
     verdicts: Object.fromEntries(checks.map((c) => [c.id, c.verdict])),
     suites,
     slowest: [...checks].sort((a, b) => b.durationMs - a.durationMs).slice(0, 5),
+    floors: floorsOf(report),
   };
 }

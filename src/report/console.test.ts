@@ -54,7 +54,9 @@ describe('console reporter', () => {
     );
     expect(lines).to.include('    needs NRI: pass --nri-socket');
     expect(lines).to.include('    reservation.code=UNKNOWN');
-    expect(lines).to.include('    trials: 0 of 5 violated the contract');
+    expect(lines).to.include(
+      '    0 of 5 trials violated the contract, 4 at once; floor 2.4 s side by side, 6.0 s serial',
+    );
   });
 
   it('prints a failure with its message and timeline, indented under the check', () => {

@@ -17,7 +17,15 @@ import {
 import { CONSOLE_LINE_MAX, capLine, collapseRetries, wrapAtSeparators } from './console-text.js';
 import { type RunningCheck, renderLiveLine, renderStartLine, StartOrder } from './progress.js';
 import { countVerdicts, groupBySuite, VERDICT_ORDER } from './tally.js';
-import { cleanText, countOf, describeNotRun, formatMs, notRunMark, timelineTail } from './text.js';
+import {
+  cleanText,
+  countOf,
+  describeNotRun,
+  describeTrials,
+  formatMs,
+  notRunMark,
+  timelineTail,
+} from './text.js';
 
 export interface ConsoleIo {
   write(s: string): void;
@@ -135,8 +143,8 @@ function checkLines(c: ChalkInstance, r: CheckResult): string[] {
   }
   if (r.verdict === 'failed' && r.knownIssue)
     lines.push(`    ${`known runtime issue: ${describeTracking(r.knownIssue)}`}`);
-  if (r.trials)
-    lines.push(c.dim(`    trials: ${r.trials.violated} of ${r.trials.run} violated the contract`));
+  const trials = describeTrials(r);
+  if (trials) lines.push(c.dim(`    ${trials}`));
   const obs = Object.entries(r.observations);
   // One observation per line once they no longer fit on one: long runtime messages are common here.
   const flat = obs.map(([k, v]) => `${k}=${cleanText(v).replace(/\s*\n\s*/g, ' ')}`);

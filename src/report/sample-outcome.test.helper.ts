@@ -85,7 +85,8 @@ export function sampleOutcome(): RunOutcome {
         level: 'OBSERVE',
         verdict: 'observed',
         observations: { 'reservation.code': 'UNKNOWN' },
-        trials: { run: 5, violated: 0 },
+        trials: { run: 5, violated: 0, atOnce: 4 },
+        floorMs: { sideBySide: 2_400, serial: 6_000 },
       }),
     ],
   };

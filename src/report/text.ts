@@ -80,6 +80,21 @@ export function formatMs(ms: number): string {
 }
 
 /**
+ * A race check's trials and what its time was worth: "0 of 40 trials violated the contract, 4 at once;
+ * floor 9.8 s side by side, 31.2 s serial" (the floors are its required waits, packed as the run ran the
+ * trials and one after another: how near the check came to the least time its contract allows).
+ */
+export function describeTrials(r: CheckResult): string | undefined {
+  if (!r.trials) return undefined;
+  const { violated, run, atOnce } = r.trials;
+  const together = atOnce !== undefined && atOnce > 1 ? `, ${atOnce} at once` : '';
+  const floor = r.floorMs
+    ? `; floor ${formatMs(r.floorMs.sideBySide)} side by side, ${formatMs(r.floorMs.serial)} serial`
+    : '';
+  return `${violated} of ${run} trials violated the contract${together}${floor}`;
+}
+
+/**
  * One timeline entry as one line: `#<seq> +<ms>ms`, then for CRI calls the method, ids, deadline, latency
  * and status; for NRI events the plugin, event, pod and container; for notes the text.
  */

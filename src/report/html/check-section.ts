@@ -4,7 +4,7 @@
  * trial and the full text timeline. Closed unless it is the first failure.
  */
 import type { CheckResult } from '../../harness/result.js';
-import { describeNotRun, formatMs, formatTimelineEntry, notRunMark } from '../text.js';
+import { describeNotRun, describeTrials, formatMs, formatTimelineEntry, notRunMark } from '../text.js';
 import { esc } from './escape.js';
 import { buildSequence } from './sequence-model.js';
 import { renderSegmentSvg } from './sequence-svg.js';
@@ -41,6 +41,8 @@ function body(r: CheckResult): string {
     out.push(`<p class="known"><b>Known issue:</b> ${esc(r.knownIssue.reason)} ${tracked}</p>`);
   }
   out.push(`<p><b>Contract:</b> ${esc(r.contract)}</p>`);
+  const trials = describeTrials(r);
+  if (trials) out.push(`<p><b>Trials:</b> ${esc(trials)}</p>`);
   const obs = Object.entries(r.observations);
   if (obs.length > 0) {
     out.push(`<pre>${obs.map(([k, v]) => `${esc(k)} = ${esc(v)}`).join('\n')}</pre>`);

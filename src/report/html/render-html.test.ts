@@ -30,6 +30,12 @@ describe('renderHtml', () => {
       expect(html).to.contain(`value="${v}" checked`);
   });
 
+  it('shows a race check’s trials beside the floors its required waits allow', () => {
+    expect(html).to.contain(
+      'Trials:</b> 0 of 5 trials violated the contract, 4 at once; floor 2.4 s side by side, 6.0 s serial',
+    );
+  });
+
   it('shows a known issue with its reason and links', () => {
     const outcome = sampleOutcome();
     outcome.results = [
