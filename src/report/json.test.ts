@@ -70,7 +70,9 @@ describe('renderJson', () => {
       note: 'fault: hang',
       trial: null,
     });
-    expect(report.results[5].trials).to.deep.equal({ run: 5, violated: 0, atOnce: null });
+    expect(report.results[5].trials).to.deep.equal({ run: 5, violated: 0, atOnce: 4 });
+    expect(report.results[5].floorMs).to.deep.equal({ sideBySide: 2_400, serial: 6_000 });
+    expect(failed.floorMs).to.equal(null);
   });
 
   it('keeps the interruption reason and strips ANSI codes from messages', () => {
