@@ -98,10 +98,10 @@ async function removeIdleCgroupParent(io: Io): Promise<void> {
     import('../harness/node-view.js'),
     import('../harness/pod-logs.js'),
   ]);
-  const { removed, stoppedUnit } = removeIdleDefaultParent(ON_NODE, otherLiveRuns(''));
-  if (removed.length > 0)
-    io.out(`removed the empty cgroup parent /cri-conform from ${removed.length} hierarchies\n`);
-  if (stoppedUnit) io.out(`stopped the empty systemd slice ${stoppedUnit}\n`);
+  const { cgroupfs, systemd } = removeIdleDefaultParent(ON_NODE, otherLiveRuns(''));
+  if (cgroupfs.removed.length > 0)
+    io.out(`removed the empty cgroup parent /cri-conform from ${cgroupfs.removed.length} hierarchies\n`);
+  if (systemd.stoppedUnit) io.out(`stopped the empty systemd slice ${systemd.stoppedUnit}\n`);
 }
 
 /** Removes what killed --isolated runs left of their private instances; returns how many kept something. */

@@ -81,11 +81,20 @@ describe('the cgroup parent a run leaves', () => {
       stopped = [];
     });
 
-    it('is stopped through systemd once its cgroup holds nothing, never removed by hand', () => {
+    it('is stopped through systemd once its cgroup holds nothing, and what systemd left of it removed', () => {
       const lease = CgroupParentLease.take(placement('systemd', 'cri_conform.slice'), tree, stop);
       tree.makeEverywhere('/cri_conform.slice');
-      expect(lease.release([])).to.deep.equal({ removed: [], stoppedUnit: 'cri_conform.slice' });
+      const released = lease.release([]);
+      expect(released.stoppedUnit).to.equal('cri_conform.slice');
+      expect(released.removed).to.have.lengthOf(HIERARCHIES.length);
       expect(stopped).to.deep.equal(['cri_conform.slice']);
+      expect(has('/cri_conform.slice')).to.deep.equal([]);
+    });
+
+    it('is not removed by hand when systemd could not stop it', () => {
+      const lease = CgroupParentLease.take(placement('systemd', 'cri_conform.slice'), tree, () => false);
+      tree.makeEverywhere('/cri_conform.slice');
+      expect(lease.release([])).to.deep.equal({ removed: [] });
       expect(has('/cri_conform.slice')).to.deep.equal(HIERARCHIES);
     });
 
@@ -119,15 +128,18 @@ describe('the cgroup parent a run leaves', () => {
 
     it('cleanup stops it too, once no run is alive', () => {
       tree.makeEverywhere('/cri_conform.slice');
-      expect(removeIdleDefaultParent(tree, ['202611271200-abcdef'], stop).stoppedUnit).to.equal(undefined);
-      expect(removeIdleDefaultParent(tree, [], stop).stoppedUnit).to.equal('cri_conform.slice');
+      expect(removeIdleDefaultParent(tree, ['202611271200-abcdef'], stop).systemd.stoppedUnit).to.equal(
+        undefined,
+      );
+      expect(removeIdleDefaultParent(tree, [], stop).systemd.stoppedUnit).to.equal('cri_conform.slice');
+      expect(has('/cri_conform.slice')).to.deep.equal([]);
     });
   });
 
   it('cleanup removes an empty /cri-conform a killed run left, and nothing while another run is alive', () => {
     tree.makeEverywhere('/cri-conform');
-    expect(removeIdleDefaultParent(tree, ['202611271200-abcdef']).removed).to.deep.equal([]);
-    expect(removeIdleDefaultParent(tree, []).removed).to.have.lengthOf(HIERARCHIES.length);
+    expect(removeIdleDefaultParent(tree, ['202611271200-abcdef']).cgroupfs.removed).to.deep.equal([]);
+    expect(removeIdleDefaultParent(tree, []).cgroupfs.removed).to.have.lengthOf(HIERARCHIES.length);
     expect(has('/cri-conform')).to.deep.equal([]);
   });
 });

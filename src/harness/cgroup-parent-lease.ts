@@ -101,14 +101,9 @@ export class CgroupParentLease {
       return { removed: [], keptBecause: `${otherRuns.length} other run(s) of cri-conform are alive` };
     if (this.slice) return stopIfIdle(this.slice, view);
     const removed: string[] = [];
-    for (const dir of [...this.removable].sort((a, b) => b.length - a.length)) {
-      try {
-        rmdirSync(view.path(dir));
-        removed.push(dir);
-      } catch {
-        // Gone already, or holds a cgroup or a task: not ours to empty.
-      }
-    }
+    // A directory gone already, or holding a cgroup or a task, is not ours to empty.
+    for (const dir of [...this.removable].sort((a, b) => b.length - a.length))
+      if (removeEmpty(view.path(dir))) removed.push(dir);
     return { removed };
   }
 }
@@ -121,7 +116,18 @@ function stopIfIdle(slice: OwnSlice, view: NodeView): LeaseRelease {
     readdirSync(view.path(dir), { withFileTypes: true }).some((entry) => entry.isDirectory()),
   );
   if (inUse || !slice.stop(slice.unit)) return { removed: [] };
-  return { removed: [], stoppedUnit: slice.unit };
+  // systemd removes the slice's cgroup only in the hierarchies it manages; runc made it in the others
+  // (cpuset and freezer on a hybrid node) too.
+  return { removed: present.filter((dir) => removeEmpty(view.path(dir))), stoppedUnit: slice.unit };
+}
+
+function removeEmpty(dir: string): boolean {
+  try {
+    rmdirSync(dir);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -133,14 +139,15 @@ export function removeIdleDefaultParent(
   view: NodeView,
   otherRuns: readonly string[],
   stop = stopWithSystemctl,
-): LeaseRelease {
+): { cgroupfs: LeaseRelease; systemd: LeaseRelease } {
   const own = (driver: CgroupPlacement['driver'], parent: string): CgroupPlacement => ({
     driver,
     driverSource: 'cleanup',
     parent,
     parentSource: 'default',
   });
-  const cgroupfs = CgroupParentLease.take(own('cgroupfs', CGROUPFS_PARENT), view).release(otherRuns);
-  const systemd = CgroupParentLease.take(own('systemd', SYSTEMD_PARENT), view, stop).release(otherRuns);
-  return { ...cgroupfs, ...(systemd.stoppedUnit ? { stoppedUnit: systemd.stoppedUnit } : {}) };
+  return {
+    cgroupfs: CgroupParentLease.take(own('cgroupfs', CGROUPFS_PARENT), view).release(otherRuns),
+    systemd: CgroupParentLease.take(own('systemd', SYSTEMD_PARENT), view, stop).release(otherRuns),
+  };
 }
