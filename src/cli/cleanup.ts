@@ -24,7 +24,7 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
   const cmd = program
     .command('cleanup')
     .description(
-      "stop and remove every pod and container of cri-conform runs (of one run with --run-id), the delay injectors' per-check settings a killed run left, the pod logs of runs no longer running and the empty cgroup parent /cri-conform once no run is alive",
+      "stop and remove every pod and container of cri-conform runs (of one run with --run-id), the delay injectors' per-check settings a killed run left, the pod logs of runs no longer running and the empty cgroup parent (/cri-conform, or the slice cri_conform.slice) once no run is alive",
     );
   addEndpointOptions(cmd)
     .option('--run-id <id>', 'only the objects of this run (the id is in every report)')
@@ -98,9 +98,10 @@ async function removeIdleCgroupParent(io: Io): Promise<void> {
     import('../harness/node-view.js'),
     import('../harness/pod-logs.js'),
   ]);
-  const { removed } = removeIdleDefaultParent(ON_NODE, otherLiveRuns(''));
-  if (removed.length > 0)
-    io.out(`removed the empty cgroup parent /cri-conform from ${removed.length} hierarchies\n`);
+  const { cgroupfs, systemd } = removeIdleDefaultParent(ON_NODE, otherLiveRuns(''));
+  if (cgroupfs.removed.length > 0)
+    io.out(`removed the empty cgroup parent /cri-conform from ${cgroupfs.removed.length} hierarchies\n`);
+  if (systemd.stoppedUnit) io.out(`stopped the empty systemd slice ${systemd.stoppedUnit}\n`);
 }
 
 /** Removes what killed --isolated runs left of their private instances; returns how many kept something. */

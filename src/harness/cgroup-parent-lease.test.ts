@@ -1,6 +1,7 @@
 /**
  * The cgroupfs parent a run's pods made is removed at its end when empty and no other run is alive; a
- * parent that was there before stays unless it is the tool's own, and the systemd driver's slice stays.
+ * parent that was there before stays unless it is the tool's own; the tool's systemd slice is stopped
+ * through systemd under the same rules.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { expect } from 'chai';
@@ -70,17 +71,75 @@ describe('the cgroup parent a run leaves', () => {
     expect(has('/mine')).to.deep.equal(HIERARCHIES);
   });
 
-  it('never removes a systemd slice: systemd keeps the empty transient unit, and its cgroup is its own', () => {
-    const lease = CgroupParentLease.take(placement('systemd', 'cri_conform.slice'), tree);
-    tree.makeEverywhere('/cri_conform.slice');
-    expect(lease.release([]).removed).to.deep.equal([]);
-    expect(has('/cri_conform.slice')).to.deep.equal(HIERARCHIES);
+  describe("on the systemd driver, the tool's slice", () => {
+    let stopped: string[];
+    const stop = (unit: string) => {
+      stopped.push(unit);
+      return true;
+    };
+    beforeEach(() => {
+      stopped = [];
+    });
+
+    it('is stopped through systemd once its cgroup holds nothing, and what systemd left of it removed', () => {
+      const lease = CgroupParentLease.take(placement('systemd', 'cri_conform.slice'), tree, stop);
+      tree.makeEverywhere('/cri_conform.slice');
+      const released = lease.release([]);
+      expect(released.stoppedUnit).to.equal('cri_conform.slice');
+      expect(released.removed).to.have.lengthOf(HIERARCHIES.length);
+      expect(stopped).to.deep.equal(['cri_conform.slice']);
+      expect(has('/cri_conform.slice')).to.deep.equal([]);
+    });
+
+    it('is not removed by hand when systemd could not stop it', () => {
+      const lease = CgroupParentLease.take(placement('systemd', 'cri_conform.slice'), tree, () => false);
+      tree.makeEverywhere('/cri_conform.slice');
+      expect(lease.release([])).to.deep.equal({ removed: [] });
+      expect(has('/cri_conform.slice')).to.deep.equal(HIERARCHIES);
+    });
+
+    it('stays while a scope is left below it in any hierarchy: stopping it would stop that scope', () => {
+      const lease = CgroupParentLease.take(placement('systemd', 'cri_conform.slice'), tree, stop);
+      tree.makeEverywhere('/cri_conform.slice');
+      mkdirSync(tree.path('/sys/fs/cgroup/pids/cri_conform.slice/cri-containerd-0123.scope'));
+      expect(lease.release([])).to.deep.equal({ removed: [] });
+      expect(stopped).to.deep.equal([]);
+    });
+
+    it('stays while another run is alive, and is not asked about when it does not exist', () => {
+      const lease = CgroupParentLease.take(placement('systemd', 'cri_conform.slice'), tree, stop);
+      expect(lease.release([])).to.deep.equal({ removed: [] });
+      tree.makeEverywhere('/cri_conform.slice');
+      expect(lease.release(['202611271200-abcdef']).keptBecause).to.equal(
+        '1 other run(s) of cri-conform are alive',
+      );
+      expect(stopped).to.deep.equal([]);
+    });
+
+    it("another slice (a --cgroup-parent) is not the tool's to stop", () => {
+      const given: CgroupPlacement = {
+        ...placement('systemd', 'team.slice'),
+        parentSource: '--cgroup-parent',
+      };
+      tree.makeEverywhere('/team.slice');
+      expect(CgroupParentLease.take(given, tree, stop).release([])).to.deep.equal({ removed: [] });
+      expect(stopped).to.deep.equal([]);
+    });
+
+    it('cleanup stops it too, once no run is alive', () => {
+      tree.makeEverywhere('/cri_conform.slice');
+      expect(removeIdleDefaultParent(tree, ['202611271200-abcdef'], stop).systemd.stoppedUnit).to.equal(
+        undefined,
+      );
+      expect(removeIdleDefaultParent(tree, [], stop).systemd.stoppedUnit).to.equal('cri_conform.slice');
+      expect(has('/cri_conform.slice')).to.deep.equal([]);
+    });
   });
 
   it('cleanup removes an empty /cri-conform a killed run left, and nothing while another run is alive', () => {
     tree.makeEverywhere('/cri-conform');
-    expect(removeIdleDefaultParent(tree, ['202611271200-abcdef']).removed).to.deep.equal([]);
-    expect(removeIdleDefaultParent(tree, []).removed).to.have.lengthOf(HIERARCHIES.length);
+    expect(removeIdleDefaultParent(tree, ['202611271200-abcdef']).cgroupfs.removed).to.deep.equal([]);
+    expect(removeIdleDefaultParent(tree, []).cgroupfs.removed).to.have.lengthOf(HIERARCHIES.length);
     expect(has('/cri-conform')).to.deep.equal([]);
   });
 });

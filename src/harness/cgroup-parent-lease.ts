@@ -6,18 +6,44 @@
  * before the run. Only when empty (rmdir refuses a cgroup with tasks or children) and only when no other
  * run of the tool on this node is alive: its runtime may be making a pod's cgroup below the parent right
  * then, and would fail if the parent vanished between its mkdir of the parent and of the pod's cgroup.
- * On the systemd driver the parent is a slice unit, systemd's to keep: an empty transient slice stays
- * after its last pod, and nothing is removed.
+ * On the systemd driver the parent is a slice unit that runc has systemd start with the first pod, and
+ * systemd keeps an empty slice active until someone stops it: the tool's own slice is stopped under the
+ * same two rules, through the node's systemctl. Stopping a slice stops every unit in it, which is why
+ * "empty" is read from its cgroup in every hierarchy first. Another slice (a --cgroup-parent) is left.
  */
-import { rmdirSync } from 'node:fs';
-import { CGROUPFS_PARENT, type CgroupPlacement } from './cgroup-parent.js';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, rmdirSync } from 'node:fs';
+import { CGROUPFS_PARENT, type CgroupPlacement, parentCgroupPath, SYSTEMD_PARENT } from './cgroup-parent.js';
 import type { NodeView } from './node-view.js';
 import { exists, hostCgroupMounts, parseCgroupMounts } from './proc.js';
 
 export interface LeaseRelease {
   removed: string[];
+  /** The tool's systemd slice, when it was stopped. */
+  stoppedUnit?: string;
   /** Why nothing was removed, when that was decided before looking (another run is alive). */
   keptBecause?: string;
+}
+
+/** Asks the node's systemd to stop a unit; false when that could not be done. */
+export type UnitStopper = (unit: string) => boolean;
+
+const SYSTEMCTL_WITHIN_MS = 10_000;
+
+export const stopWithSystemctl: UnitStopper = (unit) => {
+  try {
+    execFileSync('systemctl', ['stop', unit], { stdio: 'ignore', timeout: SYSTEMCTL_WITHIN_MS });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+interface OwnSlice {
+  unit: string;
+  /** The slice's cgroup directory in every hierarchy (node paths). */
+  dirs: readonly string[];
+  stop: UnitStopper;
 }
 
 export class CgroupParentLease {
@@ -25,19 +51,30 @@ export class CgroupParentLease {
     private readonly view: NodeView | undefined,
     /** Node paths of parent directories this lease may remove, in every hierarchy. */
     private readonly removable: readonly string[],
+    private readonly slice?: OwnSlice,
   ) {}
 
-  /** Nothing to remove: the systemd driver, or a node whose cgroups this process cannot see. */
+  /** Nothing to remove: a node whose cgroups this process cannot see, or doctor once done. */
   static none(): CgroupParentLease {
     return new CgroupParentLease(undefined, []);
   }
 
-  /** Notes, before the run's first pod, which of the parent's directories already exist. */
-  static take(placement: CgroupPlacement, view: NodeView): CgroupParentLease {
-    if (placement.driver === 'systemd' || !placement.parent.startsWith('/')) return CgroupParentLease.none();
+  /**
+   * Notes, before the run's first pod, which of the parent's directories already exist. The tool's slice
+   * is stopped only from the node itself: from a pod, systemctl would reach no systemd or the wrong one.
+   */
+  static take(placement: CgroupPlacement, view: NodeView, stop = stopWithSystemctl): CgroupParentLease {
+    const mounts = hostCgroupMounts(parseCgroupMounts(view.mountinfo()));
+    if (placement.driver === 'systemd') {
+      if (placement.parent !== SYSTEMD_PARENT || view.inPod) return CgroupParentLease.none();
+      const relative = parentCgroupPath(placement);
+      const dirs = mounts.map((m) => `${m.mountPoint}${relative}`);
+      return new CgroupParentLease(view, [], { unit: SYSTEMD_PARENT, dirs, stop });
+    }
+    if (!placement.parent.startsWith('/')) return CgroupParentLease.none();
     const owned = placement.parent === CGROUPFS_PARENT;
     const removable: string[] = [];
-    for (const mount of hostCgroupMounts(parseCgroupMounts(view.mountinfo()))) {
+    for (const mount of mounts) {
       // The parent and each ancestor up to the first that exists: what runc's MkdirAll would make.
       let relative = placement.parent;
       let first = true;
@@ -59,32 +96,58 @@ export class CgroupParentLease {
    */
   release(otherRuns: readonly string[]): LeaseRelease {
     const view = this.view;
-    if (!view || this.removable.length === 0) return { removed: [] };
+    if (!view || (this.removable.length === 0 && !this.slice)) return { removed: [] };
     if (otherRuns.length > 0)
       return { removed: [], keptBecause: `${otherRuns.length} other run(s) of cri-conform are alive` };
+    if (this.slice) return stopIfIdle(this.slice, view);
     const removed: string[] = [];
-    for (const dir of [...this.removable].sort((a, b) => b.length - a.length)) {
-      try {
-        rmdirSync(view.path(dir));
-        removed.push(dir);
-      } catch {
-        // Gone already, or holds a cgroup or a task: not ours to empty.
-      }
-    }
+    // A directory gone already, or holding a cgroup or a task, is not ours to empty.
+    for (const dir of [...this.removable].sort((a, b) => b.length - a.length))
+      if (removeEmpty(view.path(dir))) removed.push(dir);
     return { removed };
   }
 }
 
+/** Stops the slice when its cgroup exists and holds no cgroup below it in any hierarchy. */
+function stopIfIdle(slice: OwnSlice, view: NodeView): LeaseRelease {
+  const present = slice.dirs.filter((dir) => exists(view.path(dir)));
+  if (present.length === 0) return { removed: [] };
+  const inUse = present.some((dir) =>
+    readdirSync(view.path(dir), { withFileTypes: true }).some((entry) => entry.isDirectory()),
+  );
+  if (inUse || !slice.stop(slice.unit)) return { removed: [] };
+  // systemd removes the slice's cgroup only in the hierarchies it manages; runc made it in the others
+  // (cpuset and freezer on a hybrid node) too.
+  return { removed: present.filter((dir) => removeEmpty(view.path(dir))), stoppedUnit: slice.unit };
+}
+
+function removeEmpty(dir: string): boolean {
+  try {
+    rmdirSync(dir);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * For `cleanup`: the default cgroupfs parent a killed run left, in every hierarchy, once empty and no run
- * of the tool is alive. Nothing else: a --cgroup-parent of a killed run is not known here.
+ * For `cleanup`: the default cgroupfs parent a killed run left, in every hierarchy, and the tool's systemd
+ * slice, once empty and no run of the tool is alive. Nothing else: a --cgroup-parent of a killed run is
+ * not known here.
  */
-export function removeIdleDefaultParent(view: NodeView, otherRuns: readonly string[]): LeaseRelease {
-  const placement: CgroupPlacement = {
-    driver: 'cgroupfs',
+export function removeIdleDefaultParent(
+  view: NodeView,
+  otherRuns: readonly string[],
+  stop = stopWithSystemctl,
+): { cgroupfs: LeaseRelease; systemd: LeaseRelease } {
+  const own = (driver: CgroupPlacement['driver'], parent: string): CgroupPlacement => ({
+    driver,
     driverSource: 'cleanup',
-    parent: CGROUPFS_PARENT,
+    parent,
     parentSource: 'default',
+  });
+  return {
+    cgroupfs: CgroupParentLease.take(own('cgroupfs', CGROUPFS_PARENT), view).release(otherRuns),
+    systemd: CgroupParentLease.take(own('systemd', SYSTEMD_PARENT), view, stop).release(otherRuns),
   };
-  return CgroupParentLease.take(placement, view).release(otherRuns);
 }
