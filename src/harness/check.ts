@@ -46,6 +46,11 @@ export interface CheckSpec<C extends string = string> {
    * one hold, which none of its deadlines or windows is that close to).
    */
   besideHeldHooks?: string;
+  /**
+   * Why this check of the hook lane would test something else with the besideHeldHooks injector checks
+   * beside it: it then shares the runtime with the rest of the lane only.
+   */
+  apartFromInjectorChecks?: string;
   run(t: CheckContext<NoInfer<C>>): Promise<void>;
 }
 
@@ -62,7 +67,8 @@ export interface TrialsSpec {
   atOnce?: { max: number; why: string };
 }
 
-export interface Check extends Required<Omit<CheckSpec, 'trials' | 'longWait' | 'besideHeldHooks'>> {
+export interface Check
+  extends Required<Omit<CheckSpec, 'trials' | 'longWait' | 'besideHeldHooks' | 'apartFromInjectorChecks'>> {
   suite: SuiteName;
   trials: boolean;
   /** Trials per --trials (1 unless the check declares a scale). */
@@ -75,6 +81,8 @@ export interface Check extends Required<Omit<CheckSpec, 'trials' | 'longWait' | 
   longWait: string;
   /** Why it may share the runtime with the hook lane's checks ('' when it may not). */
   besideHeldHooks: string;
+  /** Why it keeps the hook lane's injector checks away ('' when it need not). */
+  apartFromInjectorChecks: string;
 }
 
 const ID_PATTERN = /^[A-Z]{3,5}-\d{2}$/;
@@ -106,6 +114,7 @@ export function inSuite(suite: SuiteName, specs: readonly CheckSpec[]): Check[] 
     ...(typeof s.trials === 'object' && s.trials.atOnce ? { trialsAtOnce: s.trials.atOnce } : {}),
     longWait: s.longWait ?? '',
     besideHeldHooks: s.besideHeldHooks ?? '',
+    apartFromInjectorChecks: s.apartFromInjectorChecks ?? '',
     run: s.run,
   }));
 }

@@ -20,6 +20,7 @@ function check(id: string, needs: Need[] = [], longWait = ''): Check {
     trialScaleWhy: '',
     longWait,
     besideHeldHooks: '',
+    apartFromInjectorChecks: '',
     run: async () => {},
   };
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mayShare, sharingGroup, undeclaredStall } from './sharing.js';
+import { mayShare, mayShareChecks, sharingGroup, undeclaredStall } from './sharing.js';
 
 describe('sharing the runtime between checks', () => {
   it('runs checks that stall hooks or are exclusive alone, and groups injector and CRI-only checks apart from NRI watchers', () => {
@@ -28,6 +28,19 @@ describe('sharing the runtime between checks', () => {
     expect(mayShare('hook-lane', 'cri-only')).to.equal(false);
     expect(mayShare('hook-lane', 'nri')).to.equal(false);
     expect(mayShare('hook-lane', 'alone')).to.equal(false);
+  });
+
+  it('lets an injector check that says why held hooks change nothing it asserts beside the lane, unless the lane check keeps it away', () => {
+    const lane = { needs: ['nri', 'stalls-hooks', 'holds-in-lane'], besideHeldHooks: '' } as const;
+    const saysWhy = { needs: ['slow-cni'], besideHeldHooks: 'its timeouts land before the hook' } as const;
+    const silent = { needs: ['slow-cni'], besideHeldHooks: '' } as const;
+    expect(mayShareChecks(lane, saysWhy)).to.equal(true);
+    expect(mayShareChecks(saysWhy, lane)).to.equal(true);
+    expect(mayShareChecks(lane, silent)).to.equal(false);
+    const apart = { ...lane, apartFromInjectorChecks: 'its first attempts must reach the hook in time' };
+    expect(mayShareChecks(apart, saysWhy)).to.equal(false);
+    expect(mayShareChecks(saysWhy, apart)).to.equal(false);
+    expect(mayShareChecks(apart, lane)).to.equal(true);
   });
 
   it('refuses a hang or delay fault to a check that does not declare it stalls hooks', () => {

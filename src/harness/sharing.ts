@@ -40,18 +40,18 @@ export function sharingGroup(c: Pick<Check, 'needs'>): SharingGroup {
 
 /**
  * Whether these two checks may run at once: their groups may share, or one is of the hook lane and the
- * other an injector check that its held hooks do not disturb (CheckSpec.besideHeldHooks).
+ * other an injector check that its held hooks do not disturb (CheckSpec.besideHeldHooks), unless the lane's
+ * check keeps such checks away (CheckSpec.apartFromInjectorChecks).
  */
-export function mayShareChecks(
-  a: Pick<Check, 'needs' | 'besideHeldHooks'>,
-  b: Pick<Check, 'needs' | 'besideHeldHooks'>,
-): boolean {
+export function mayShareChecks(a: SharingSpec, b: SharingSpec): boolean {
   const [ga, gb] = [sharingGroup(a), sharingGroup(b)];
   if (mayShare(ga, gb)) return true;
-  const undisturbed = (c: Pick<Check, 'besideHeldHooks'>, g: SharingGroup) =>
-    g === 'injectors' && c.besideHeldHooks !== '';
-  return (ga === 'hook-lane' && undisturbed(b, gb)) || (gb === 'hook-lane' && undisturbed(a, ga));
+  const undisturbed = (c: SharingSpec, g: SharingGroup) => g === 'injectors' && c.besideHeldHooks !== '';
+  const welcomes = (c: SharingSpec, g: SharingGroup) => g === 'hook-lane' && !c.apartFromInjectorChecks;
+  return (welcomes(a, ga) && undisturbed(b, gb)) || (welcomes(b, gb) && undisturbed(a, ga));
 }
+
+type SharingSpec = Pick<Check, 'needs' | 'besideHeldHooks'> & Partial<Pick<Check, 'apartFromInjectorChecks'>>;
 
 /** Whether checks of these two groups may run at once. */
 export function mayShare(a: SharingGroup, b: SharingGroup): boolean {
