@@ -8,7 +8,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { readSample, recordRun, samplePath, writeSample } from '../src/harness/deviation-replay.js';
+import {
+  readSample,
+  recordRun,
+  samplePath,
+  writeSample,
+} from '../src/harness/deviations/deviation-replay.js';
 import { parseResults } from '../src/report/read-results.js';
 
 const files = process.argv.slice(2);

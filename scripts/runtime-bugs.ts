@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadBundledDeviations } from '../src/harness/deviation-file.js';
+import { loadBundledDeviations } from '../src/harness/deviations/deviation-file.js';
 import { parseResults } from '../src/report/read-results.js';
 import { renderRuntimeBugs } from './lib/runtime-bugs.js';
 

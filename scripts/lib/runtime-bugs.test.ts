@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { parseDeviations } from '../../src/harness/deviation-file.js';
-import type { CheckResult, RunOutcome } from '../../src/harness/result.js';
+import type { CheckResult, RunOutcome } from '../../src/harness/check/result.js';
+import { parseDeviations } from '../../src/harness/deviations/deviation-file.js';
 import { findPackageRoot } from '../../src/nri/package-root.js';
 import { PAGE, runtimeBugsPage } from '../runtime-bugs.js';
 import { renderRuntimeBugs } from './runtime-bugs.js';

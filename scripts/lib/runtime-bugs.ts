@@ -4,10 +4,11 @@
  * issue the bundled deviations give it today (its upstream link, or the bug report drafted for a bug no
  * upstream issue tracks), so a page regenerated after a new entry links what the run itself could not.
  */
-import type { Deviation } from '../../src/harness/deviation-file.js';
-import { withCurrentKnownIssues } from '../../src/harness/deviations.js';
-import type { CheckResult, RunOutcome } from '../../src/harness/result.js';
-import { leadingVersion } from '../../src/harness/version-range.js';
+
+import type { CheckResult, RunOutcome } from '../../src/harness/check/result.js';
+import { leadingVersion } from '../../src/harness/core/version-range.js';
+import type { Deviation } from '../../src/harness/deviations/deviation-file.js';
+import { withCurrentKnownIssues } from '../../src/harness/deviations/deviations.js';
 
 /**
  * One column: a runtime version and its newest recorded run. An older run of the version is what the

@@ -2,9 +2,9 @@
  * The catalogue as text, rendered from the checks' own definitions: the long listing of `list --long` and
  * the Markdown of `list --markdown`, which is committed as docs/checks.md (a test keeps that file current).
  */
-import type { Check } from '../harness/check.js';
-import { sharingGroup } from '../harness/sharing.js';
-import { SUITES } from '../harness/vocabulary.js';
+import type { Check } from '../harness/check/check.js';
+import { sharingGroup } from '../harness/check/sharing.js';
+import { SUITES } from '../harness/core/vocabulary.js';
 import { wrapText } from '../report/text.js';
 
 /** The command that regenerates docs/checks.md; quoted in the file and in the test that guards it. */

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { CriClient } from '../cri/client.js';
-import { RUN_LABEL } from '../harness/labels.js';
+import { RUN_LABEL } from '../harness/core/labels.js';
 import { describeSkipped } from '../skip-reason.test.helper.js';
 import { NO_RUNTIME_REASON, runCli, runtimesUnderTest } from './e2e-env.test.helper.js';
 

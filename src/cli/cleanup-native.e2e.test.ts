@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { listContainerdRecords } from '../cri/containerd-native.js';
-import { mountsMentioning } from '../harness/proc.js';
-import { runtimeLeftovers } from '../harness/runtime-leftovers.js';
+import { mountsMentioning } from '../harness/host/proc.js';
+import { runtimeLeftovers } from '../harness/runtime/runtime-leftovers.js';
 import { describeSkipped } from '../skip-reason.test.helper.js';
 import { NO_RUNTIME_REASON, runCli, runtimesUnderTest } from './e2e-env.test.helper.js';
 

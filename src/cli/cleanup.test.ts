@@ -3,10 +3,10 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { type FakeRuntime, startFakeRuntime } from '../harness/fake-runtime.test.helper.js';
-import { RUN_LABEL } from '../harness/labels.js';
-import { claimRunLogs, removeRunLogs, runLogDirectory } from '../harness/pod-logs.js';
-import { currentOwner } from '../harness/run-owner.js';
+import { type FakeRuntime, startFakeRuntime } from '../harness/check/fake-runtime.test.helper.js';
+import { RUN_LABEL } from '../harness/core/labels.js';
+import { claimRunLogs, removeRunLogs, runLogDirectory } from '../harness/host/pod-logs.js';
+import { currentOwner } from '../harness/host/run-owner.js';
 import { main } from './main.js';
 import { recordingIo } from './test-io.test.helper.js';
 

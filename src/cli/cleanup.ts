@@ -42,8 +42,8 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
       const config = configFromFlags(rest, io);
       const isolatedLeft = isolated ? await removePrivateInstances(config.runtimeEndpoint, io) : 0;
       const [{ removeLabelledUntilGone }, { connectRuntime }] = await Promise.all([
-        import('../harness/cleanup.js'),
-        import('../harness/environment.js'),
+        import('../harness/runtime/cleanup.js'),
+        import('../harness/runtime/environment.js'),
       ]);
       const client = await connectRuntime(config);
       try {
@@ -72,7 +72,7 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
 
 /** Removes the pod log directories of the runs whose objects are gone now. */
 async function removePodLogs(runIds: readonly string[], io: Io): Promise<void> {
-  const { removeRunLogs } = await import('../harness/pod-logs.js');
+  const { removeRunLogs } = await import('../harness/host/pod-logs.js');
   for (const id of new Set(runIds.filter((r) => r !== ''))) {
     const problem = removeRunLogs(id);
     if (problem) io.err(`cri-conform: could not remove ${problem}\n`);
@@ -81,7 +81,7 @@ async function removePodLogs(runIds: readonly string[], io: Io): Promise<void> {
 
 /** Removes the pod log directories of runs that no longer run, whatever of them the runtime still has. */
 async function removeDeadRunLogsOf(io: Io): Promise<void> {
-  const { removeDeadRunLogs } = await import('../harness/pod-logs.js');
+  const { removeDeadRunLogs } = await import('../harness/host/pod-logs.js');
   const { removed, unowned, problems } = removeDeadRunLogs();
   const runs = removed.length === 1 ? '1 run' : `${removed.length} runs`;
   if (removed.length > 0) io.out(`removed the pod logs of ${runs} no longer running\n`);
@@ -94,9 +94,9 @@ async function removeDeadRunLogsOf(io: Io): Promise<void> {
 async function removeIdleCgroupParent(io: Io): Promise<void> {
   if (process.getuid?.() !== 0) return;
   const [{ removeIdleDefaultParent }, { ON_NODE }, { otherLiveRuns }] = await Promise.all([
-    import('../harness/cgroup-parent-lease.js'),
-    import('../harness/node-view.js'),
-    import('../harness/pod-logs.js'),
+    import('../harness/host/cgroup-parent-lease.js'),
+    import('../harness/host/node-view.js'),
+    import('../harness/host/pod-logs.js'),
   ]);
   const { cgroupfs, systemd } = removeIdleDefaultParent(ON_NODE, otherLiveRuns(''));
   if (cgroupfs.removed.length > 0)
@@ -124,7 +124,7 @@ async function removePrivateInstances(endpoint: string, io: Io): Promise<number>
 
 /** Removes the per-check delay settings in the injectors' control dirs, which only a killed run leaves. */
 async function releaseInjectorClaims(dirs: readonly (string | undefined)[], io: Io): Promise<void> {
-  const { releaseAllClaims } = await import('../harness/injectors.js');
+  const { releaseAllClaims } = await import('../harness/injectors/injectors.js');
   for (const dir of dirs) {
     if (!dir) continue;
     const keys = await releaseAllClaims(dir);
@@ -141,7 +141,7 @@ async function criListed(client: CriClient): Promise<Set<string>> {
 
 /** Tells what the runtime still keeps; returns how many. */
 async function reportNative(client: CriClient, endpoint: string, runId: string | undefined, io: Io) {
-  const { describeLeftovers, runtimeLeftovers } = await import('../harness/runtime-leftovers.js');
+  const { describeLeftovers, runtimeLeftovers } = await import('../harness/runtime/runtime-leftovers.js');
   const leftovers = await runtimeLeftovers(endpoint, runId, await criListed(client));
   if (leftovers.length > 0) io.err(`cri-conform: ${describeLeftovers(endpoint, leftovers)}\n`);
   return leftovers.length;
@@ -149,7 +149,9 @@ async function reportNative(client: CriClient, endpoint: string, runId: string |
 
 /** Removes what the runtime still keeps through its own API; returns how many could not be removed. */
 async function removeNative(client: CriClient, endpoint: string, runId: string | undefined, io: Io) {
-  const { removeRuntimeLeftovers, runtimeLeftovers } = await import('../harness/runtime-leftovers.js');
+  const { removeRuntimeLeftovers, runtimeLeftovers } = await import(
+    '../harness/runtime/runtime-leftovers.js'
+  );
   const leftovers = await runtimeLeftovers(endpoint, runId, await criListed(client));
   const { removed, problems } = await removeRuntimeLeftovers(endpoint, leftovers, { withinMs: 10_000 });
   io.out(`removed ${removed.length} runtime records the CRI no longer listed\n`);
@@ -157,7 +159,7 @@ async function removeNative(client: CriClient, endpoint: string, runId: string |
     io.out(`  container ${r.id}${r.taskPid === undefined ? '' : ` (task pid ${r.taskPid} killed)`}\n`);
   for (const p of problems) io.err(`cri-conform: could not remove runtime record ${p}\n`);
   // containerd's CRI plugin mounts a sandbox's /dev/shm itself, and its own API cannot remove that mount.
-  const { unmountSandboxShm } = await import('../harness/sandbox-shm.js');
+  const { unmountSandboxShm } = await import('../harness/host/sandbox-shm.js');
   const shm = await unmountSandboxShm(removed.map((r) => r.id));
   for (const m of shm.unmounted) io.out(`  unmounted ${m}\n`);
   for (const m of shm.problems) io.err(`cri-conform: still mounted (umount it): ${m}\n`);

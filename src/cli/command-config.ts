@@ -1,7 +1,7 @@
 /** What `run` and `doctor` do first, alike: flags, environment and config file to a RunConfig; the selection. */
-import type { Check } from '../harness/check.js';
-import { selectChecks } from '../harness/selection.js';
-import type { RunConfig } from '../harness/settings.js';
+import type { Check } from '../harness/check/check.js';
+import { selectChecks } from '../harness/check/selection.js';
+import type { RunConfig } from '../harness/core/settings.js';
 import { CRICTL_CONFIG, readConfigFile } from './config-file.js';
 import { UsageError } from './errors.js';
 import type { Io } from './io.js';

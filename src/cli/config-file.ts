@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse, YAMLParseError } from 'yaml';
-import { errorMessage } from '../harness/errors.js';
+import { errorMessage } from '../harness/core/errors.js';
 import { UsageError } from './errors.js';
 import { CONFIG_FILE_KEYS } from './options.js';
 import { closestName } from './suggest.js';

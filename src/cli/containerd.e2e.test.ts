@@ -9,14 +9,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import type { CheckResult, ViolationRecord } from '../harness/check/result.js';
 import {
   readSample,
   recordRun,
   samplePath,
   scratchSamplePath,
   writeSample,
-} from '../harness/deviation-replay.js';
-import type { CheckResult, ViolationRecord } from '../harness/result.js';
+} from '../harness/deviations/deviation-replay.js';
 import { describeSkipped } from '../skip-reason.test.helper.js';
 import {
   labelledLeft,

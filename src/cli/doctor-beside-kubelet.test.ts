@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { type FakeRuntime, startFakeRuntime } from '../harness/fake-runtime.test.helper.js';
+import { type FakeRuntime, startFakeRuntime } from '../harness/check/fake-runtime.test.helper.js';
 import { main } from './main.js';
 import { recordingIo } from './test-io.test.helper.js';
 

@@ -3,7 +3,7 @@
  * every flag of `run` and asks the same readiness probes a run asks before it starts, so the two agree.
  */
 import type { Command } from 'commander';
-import type { Finding, SkipForecast } from '../harness/readiness-types.js';
+import type { Finding, SkipForecast } from '../harness/readiness/readiness-types.js';
 import { configFromFlags, selectedChecks } from './command-config.js';
 import type { Io } from './io.js';
 import { describeInstance, maybeIsolated } from './isolated.js';
@@ -42,8 +42,8 @@ async function doctor(flags: RunFlags & { config?: string; color?: boolean }, io
   const checks = await selectedChecks(config);
   // Loaded here, not at the top: grpc and protobuf would slow down --help.
   const [{ connectRuntime }, { assessReadiness }] = await Promise.all([
-    import('../harness/environment.js'),
-    import('../harness/readiness.js'),
+    import('../harness/runtime/environment.js'),
+    import('../harness/readiness/readiness.js'),
   ]);
   const { value: readiness, record } = await maybeIsolated(
     config,

@@ -8,11 +8,11 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ALL_CHECKS } from '../../suites/index.js';
 import { CriClient } from '../cri/client.js';
-import { RUN_LABEL } from '../harness/labels.js';
-import type { RunOutcome } from '../harness/result.js';
-import { runConformance } from '../harness/run.js';
-import type { RunEnv } from '../harness/run-env.js';
-import { selectChecks } from '../harness/selection.js';
+import type { RunOutcome } from '../harness/check/result.js';
+import { selectChecks } from '../harness/check/selection.js';
+import { RUN_LABEL } from '../harness/core/labels.js';
+import { runConformance } from '../harness/run/run.js';
+import type { RunEnv } from '../harness/run/run-env.js';
 import { type RunFlags, resolveRunConfig } from './resolve-config.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');

@@ -1,5 +1,5 @@
 /** The only mapping from outcomes to exit codes. The JUnit and the exit code always tell the same story. */
-import type { RunOutcome } from '../harness/result.js';
+import type { RunOutcome } from '../harness/check/result.js';
 import { outcomeExitCode } from '../report/tally.js';
 
 export const EXIT_OK = 0;

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CriClient } from '../cri/client.js';
-import { RUN_LABEL } from '../harness/labels.js';
+import { RUN_LABEL } from '../harness/core/labels.js';
 import { isDir } from '../instance/dir-entries.js';
 import { INSTANCE_ROOTS } from '../instance/instance-roots.js';
 import { labelledLeft } from './e2e-env.test.helper.js';

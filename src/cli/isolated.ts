@@ -3,14 +3,14 @@
  * runtime (src/instance), which is removed afterwards whatever happened. Without the flag the work runs
  * against the given endpoint as before.
  */
-import { EnvironmentError } from '../harness/errors.js';
+import { EnvironmentError } from '../harness/core/errors.js';
+import type { RunConfig } from '../harness/core/settings.js';
 import {
   type InstanceRecord,
   instanceRecordOf,
   type StartInstance,
   withInstanceRecord,
 } from '../harness/runtime-instance.js';
-import type { RunConfig } from '../harness/settings.js';
 import type { Io } from './io.js';
 
 export async function maybeIsolated<T>(

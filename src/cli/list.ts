@@ -1,6 +1,6 @@
 /** `cri-conform list`: the catalogue, for people and for machines. */
 import type { Command } from 'commander';
-import { selectChecks } from '../harness/selection.js';
+import { selectChecks } from '../harness/check/selection.js';
 import { countOf } from '../report/text.js';
 import { catalogueMarkdown, longListing } from './catalogue-text.js';
 import type { Io } from './io.js';

@@ -1,6 +1,6 @@
 /** The CLI entry: parse, run, and map every outcome to an exit code. Only bin/ touches the process. */
 import { CommanderError } from 'commander';
-import { EnvironmentError } from '../harness/errors.js';
+import { EnvironmentError } from '../harness/core/errors.js';
 import { UsageError } from './errors.js';
 import { EXIT_OK, EXIT_USAGE } from './exit.js';
 import type { Io } from './io.js';

@@ -1,6 +1,6 @@
 /** `cri-conform nri watch`: an observing plugin that prints every NRI event as it arrives. */
 import type { Command } from 'commander';
-import { EnvironmentError, errorMessage } from '../harness/errors.js';
+import { EnvironmentError, errorMessage } from '../harness/core/errors.js';
 import { UsageError } from './errors.js';
 import type { Io } from './io.js';
 import { addNriSocketOption } from './options.js';
@@ -21,7 +21,7 @@ export function addNri(program: Command, io: Io, setExit: (code: number) => void
   watch.action(async (flags: { name: string; index: string; json?: boolean; nriSocket?: string }) => {
     if (!/^\d{2}$/.test(flags.index))
       throw new UsageError(`--index "${flags.index}" must be exactly two digits, e.g. 99`);
-    const { watchEvents } = await import('../harness/nri-watch.js');
+    const { watchEvents } = await import('../harness/injectors/nri-watch.js');
     const socketPath = flags.nriSocket ?? io.env.CRI_CONFORM_NRI_SOCKET ?? DEFAULT_NRI_SOCKET;
     await watchEvents({
       socketPath,

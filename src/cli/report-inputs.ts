@@ -3,7 +3,7 @@
  * hold one. Every run becomes a MatrixRun; a tarball's runs are named after their node directories.
  */
 import { readFile } from 'node:fs/promises';
-import type { RunOutcome } from '../harness/result.js';
+import type { RunOutcome } from '../harness/check/result.js';
 import type { MatrixRun } from '../report/matrix.js';
 import { UsageError } from './errors.js';
 

@@ -6,7 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
-import type { RunOutcome } from '../harness/result.js';
+import type { RunOutcome } from '../harness/check/result.js';
 import type { MatrixRun } from '../report/matrix.js';
 import { UsageError } from './errors.js';
 import type { Io } from './io.js';
@@ -96,8 +96,8 @@ async function bugReport(runs: MatrixRun[], id: string, flags: ReportFlags): Pro
   ] = await Promise.all([
     import('../report/issue-report.js'),
     import('../../suites/index.js'),
-    import('../harness/deviations.js'),
-    import('../harness/deviation-file.js'),
+    import('../harness/deviations/deviations.js'),
+    import('../harness/deviations/deviation-file.js'),
   ]);
   const check = ALL_CHECKS.find((c) => c.id === id.toUpperCase());
   // The known issue as this cri-conform knows it: one filed or drafted after the run is named too.

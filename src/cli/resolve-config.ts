@@ -4,15 +4,15 @@
  */
 
 import { dirname } from 'node:path';
-import { cgroupParentSyntaxProblem } from '../harness/cgroup-parent.js';
 import {
   DEFAULT_PARALLEL_TRIALS,
   DEFAULT_TRIALS,
   type LevelFilter,
   type PullPolicy,
   type RunConfig,
-} from '../harness/settings.js';
-import { SUITES, type SuiteName } from '../harness/vocabulary.js';
+} from '../harness/core/settings.js';
+import { SUITES, type SuiteName } from '../harness/core/vocabulary.js';
+import { cgroupParentSyntaxProblem } from '../harness/host/cgroup-parent.js';
 import { subnetProblem } from '../instance/network.js';
 import type { ConfigValues } from './config-file.js';
 import { parseCount, parseDurationMs } from './durations.js';

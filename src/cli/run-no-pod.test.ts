@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { status as Status } from '@grpc/grpc-js';
 import { expect } from 'chai';
-import { type FakeRuntime, grpcError, startFakeRuntime } from '../harness/fake-runtime.test.helper.js';
+import { type FakeRuntime, grpcError, startFakeRuntime } from '../harness/check/fake-runtime.test.helper.js';
 import type { Io } from './io.js';
 import { main } from './main.js';
 

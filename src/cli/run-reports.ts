@@ -4,9 +4,9 @@
  * reports/ then never uploads an earlier run's success.
  */
 import { hostname } from 'node:os';
-import type { RunOutcome } from '../harness/result.js';
+import type { RunOutcome } from '../harness/check/result.js';
+import type { RunConfig } from '../harness/core/settings.js';
 import { instanceRecordOf } from '../harness/runtime-instance.js';
-import type { RunConfig } from '../harness/settings.js';
 import type { Io } from './io.js';
 import { readResults } from './report-inputs.js';
 import { TOOL_VERSION } from './version.js';

@@ -1,10 +1,10 @@
 /** `cri-conform run`: select, run, report. */
 import type { Command } from 'commander';
-import { displayName } from '../harness/check.js';
-import { EnvironmentError } from '../harness/errors.js';
-import type { RunOutcome } from '../harness/result.js';
+import { displayName } from '../harness/check/check.js';
+import type { RunOutcome } from '../harness/check/result.js';
+import { EnvironmentError } from '../harness/core/errors.js';
+import type { RunConfig } from '../harness/core/settings.js';
 import type { InstanceRecord } from '../harness/runtime-instance.js';
-import type { RunConfig } from '../harness/settings.js';
 import { capLines } from '../report/console-text.js';
 import { configFromFlags, selectedChecks } from './command-config.js';
 import { EXIT_USAGE, exitCodeFor } from './exit.js';
@@ -85,7 +85,7 @@ async function runSelected(config: RunConfig, color: boolean | undefined, io: Io
   const checks = await selectedChecks(config);
   // Loaded here, not at the top: grpc and protobuf would slow down --help and list.
   const [{ runConformance }, { createConsoleReporter }] = await Promise.all([
-    import('../harness/run.js'),
+    import('../harness/run/run.js'),
     import('../report/console.js'),
   ]);
   const reporter = createConsoleReporter({ write: io.out, isTTY: io.isTTY }, { color: useColor(color, io) });

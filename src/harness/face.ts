@@ -19,7 +19,7 @@ export type {
   NriEventRecord,
   NriPod,
 } from '../nri/types.js';
-export { type Check, type CheckSpec, defineCheck, inSuite } from './check.js';
+export { type Check, type CheckSpec, defineCheck, inSuite } from './check/check.js';
 export type {
   CallOpts,
   CallResult,
@@ -45,15 +45,15 @@ export type {
   TestPlugin,
   TrialSetup,
   WaitOpts,
-} from './context.js';
-export { ENDED_BY_RUNTIME_CLAUSE } from './disturbance.js';
-export { errorMessage, skipReason } from './errors.js';
-export type { HostBaseline } from './host-diff.js';
-export { describeLeaks, type HostLeak, type PodHostSnapshot } from './host-findings.js';
-export { shortId } from './ids.js';
-export { CREATE_NOT_HELD } from './injector-needs.js';
-export { CHECK_LABEL, RUN_LABEL, TRIAL_LABEL } from './labels.js';
-export { describeAttempts } from './retry.js';
-export type { CheckSettings } from './settings.js';
-export type { Level, Need, SuiteName, Tag } from './vocabulary.js';
-export { notYet } from './waits.js';
+} from './check/context.js';
+export { describeAttempts } from './check/retry.js';
+export { errorMessage, skipReason } from './core/errors.js';
+export { shortId } from './core/ids.js';
+export { CREATE_NOT_HELD } from './core/injector-needs.js';
+export { CHECK_LABEL, RUN_LABEL, TRIAL_LABEL } from './core/labels.js';
+export type { CheckSettings } from './core/settings.js';
+export type { Level, Need, SuiteName, Tag } from './core/vocabulary.js';
+export { notYet } from './core/waits.js';
+export type { HostBaseline } from './host/host-diff.js';
+export { describeLeaks, type HostLeak, type PodHostSnapshot } from './host/host-findings.js';
+export { ENDED_BY_RUNTIME_CLAUSE } from './neighbours/disturbance.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { resolveRunConfig } from '../cli/resolve-config.js';
 import { notStartedOutcome } from '../cli/run-reports.js';
-import { EnvironmentError } from './errors.js';
+import { EnvironmentError } from './core/errors.js';
 import {
   type InstanceRecord,
   type InstanceRequest,

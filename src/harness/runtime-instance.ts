@@ -3,14 +3,14 @@
  * node's runtime, src/instance). The run only sees the settings that point at it and the record the report
  * keeps; checks never see it. Starting it is the caller's (the CLI passes src/instance's starter in).
  */
-import type { RunConfig } from './settings.js';
+import type { RunConfig } from './core/settings.js';
 
 /** The marks of the run's pods, by which an instance's leftovers are known without its record. */
-export { NAME_PREFIX, POD_NAMESPACE } from './labels.js';
+export { NAME_PREFIX, POD_NAMESPACE } from './core/labels.js';
 /** Where the node's files and mounts are; an instance started from a pod reads the node through it. */
-export { NodeView } from './node-view.js';
+export { NodeView } from './host/node-view.js';
 /** An instance's owner is a run's process, judged as a run's pod log folder's owner is. */
-export { currentOwner, ownerGone, type RunOwner } from './run-owner.js';
+export { currentOwner, ownerGone, type RunOwner } from './host/run-owner.js';
 
 /** The run settings that name the instance instead of the node's runtime. */
 export type InstanceSettings = Pick<

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { NodeView } from '../harness/node-view.js';
+import { NodeView } from '../harness/host/node-view.js';
 import { instanceIdOf, removeInstanceCniFiles, sweepStaleCniFiles } from './cni-files.js';
 
 const CID = 'a'.repeat(64);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { TimelineEntry } from '../harness/result.js';
+import type { TimelineEntry } from '../harness/check/result.js';
 import { createConsoleReporter } from './console.js';
 import { result, sampleOutcome, TIMELINE } from './sample-outcome.test.helper.js';
 

@@ -13,7 +13,7 @@ import {
   type RunOutcome,
   type RunProperties,
   type Verdict,
-} from '../harness/result.js';
+} from '../harness/check/result.js';
 import { CONSOLE_LINE_MAX, capLine, collapseRetries, wrapAtSeparators } from './console-text.js';
 import { type RunningCheck, renderLiveLine, renderStartLine, StartOrder } from './progress.js';
 import { countVerdicts, groupBySuite, VERDICT_ORDER } from './tally.js';

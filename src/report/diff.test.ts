@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { RunOutcome } from '../harness/result.js';
+import type { RunOutcome } from '../harness/check/result.js';
 import { diffRuns } from './diff.js';
 import { diffLines } from './diff-text.js';
 import { result, sampleOutcome } from './sample-outcome.test.helper.js';

@@ -3,7 +3,7 @@
  * that got worse), new and removed checks, durations that moved past a threshold, and which runtime each
  * side ran against. Pure: two outcomes in, one RunDiff out.
  */
-import type { CheckResult, RunOutcome, Verdict } from '../harness/result.js';
+import type { CheckResult, RunOutcome, Verdict } from '../harness/check/result.js';
 
 export type ChangeKind = 'regression' | 'fix' | 'changed' | 'new' | 'removed';
 

@@ -12,7 +12,7 @@ import {
   type RunOutcome,
   type RunProperties,
   type TimelineEntry,
-} from '../harness/result.js';
+} from '../harness/check/result.js';
 import { type RawSegment, splitTrials } from './html/sequence-model.js';
 import { anonymizer, privateRuntimeDir } from './machine-paths.js';
 import { type CheckNeeds, reproduce } from './reproduce-command.js';

@@ -8,7 +8,7 @@
  * knownIssue.draft (a bug not reported upstream: its drafted report); version 6 each trial check's
  * trials.atOnce and floorMs, and each timeline entry's trial.
  */
-import type { CheckResult, RunOutcome, TimelineEntry, ViolationRecord } from '../harness/result.js';
+import type { CheckResult, RunOutcome, TimelineEntry, ViolationRecord } from '../harness/check/result.js';
 import { countVerdicts } from './tally.js';
 import { cleanText } from './text.js';
 

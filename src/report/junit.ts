@@ -14,7 +14,7 @@ import {
   describeTracking,
   type RunOutcome,
   type RunProperties,
-} from '../harness/result.js';
+} from '../harness/check/result.js';
 import type { RunDiff } from './diff.js';
 import { renderHtml } from './html/render-html.js';
 import { renderJson } from './json.js';

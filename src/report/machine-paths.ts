@@ -3,7 +3,7 @@
  * private directory of the runtime's socket, a cgroup filesystem seen through another mount, and the run id
  * after its one mention.
  */
-import type { RunOutcome } from '../harness/result.js';
+import type { RunOutcome } from '../harness/check/result.js';
 
 /** The cgroup filesystem seen through another mount of it (a chroot, an image build): the prefix is local. */
 const MOUNTED_CGROUP_FS = /(?<![\w.-])(?:\/[\w.-]+)+\/sys\/fs\/cgroup\//g;

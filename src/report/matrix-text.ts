@@ -3,7 +3,7 @@
  * check with a short verdict per column, a mark where runs differ, and a closing list of those checks.
  * Plain ASCII marks, so a log viewer without colour still shows them.
  */
-import type { Verdict } from '../harness/result.js';
+import type { Verdict } from '../harness/check/result.js';
 import type { Matrix, MatrixColumn, MatrixRow } from './matrix.js';
 
 const SHORT: Record<Verdict, string> = {

@@ -6,7 +6,7 @@
  * Verdicts of different cri-conform versions are never called a disagreement, and a check a run did not
  * select is "not run", never a verdict. Pure: outcomes in, one Matrix out.
  */
-import type { CheckResult, RunOutcome, Verdict } from '../harness/result.js';
+import type { CheckResult, RunOutcome, Verdict } from '../harness/check/result.js';
 
 export interface MatrixRun {
   outcome: RunOutcome;

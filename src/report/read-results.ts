@@ -11,7 +11,7 @@ import type {
   RuntimeCrash,
   TimelineEntry,
   ViolationRecord,
-} from '../harness/result.js';
+} from '../harness/check/result.js';
 
 export class ResultsFileError extends Error {
   readonly code = 'ERR_RESULTS_FILE';

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RunOutcome, Verdict } from '../harness/result.js';
+import type { RunOutcome, Verdict } from '../harness/check/result.js';
 import type { MatrixRun } from './matrix.js';
 import { packageRoot } from './package-root.test.helper.js';
 import { parseResults } from './read-results.js';

@@ -3,8 +3,8 @@
  * --trials, what the check needs (an NRI socket, a restart command) and the run's flags that change what a
  * check does, without the ones that only say where reports go or which checks run.
  */
-import type { CheckResult, RunOutcome } from '../harness/result.js';
-import { DEFAULT_TRIALS } from '../harness/settings.js';
+import type { CheckResult, RunOutcome } from '../harness/check/result.js';
+import { DEFAULT_TRIALS } from '../harness/core/settings.js';
 import { serviceName } from './runtime-names.js';
 
 /** What the catalogue says about the check, beyond its result: what it needs to run. */

@@ -2,7 +2,7 @@
  * A small RunOutcome with one check of every verdict, for the reporter tests. Named *.test.helper.ts so
  * mocha does not load it as a test and packaging leaves it out.
  */
-import type { CheckResult, RunOutcome, TimelineEntry } from '../harness/result.js';
+import type { CheckResult, RunOutcome, TimelineEntry } from '../harness/check/result.js';
 
 export const TIMELINE: TimelineEntry[] = [
   {

@@ -6,7 +6,7 @@
  * directory or inside an archive there; both are read. Nodes whose upload failed are under
  * `plugins/<plugin>/errors/<node>/` and are reported as such.
  */
-import type { RunOutcome } from '../harness/result.js';
+import type { RunOutcome } from '../harness/check/result.js';
 import { parseResults, ResultsFileError } from './read-results.js';
 import { readTar, type TarFile } from './tar.js';
 

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { RunOutcome } from '../harness/result.js';
+import type { RunOutcome } from '../harness/check/result.js';
 import { renderJson } from './json.js';
 
 export interface TarballNode {

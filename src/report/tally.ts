@@ -1,5 +1,5 @@
 /** Counting results by verdict, overall and per suite, in one fixed verdict order for every reporter. */
-import type { CheckResult, RunOutcome, Verdict } from '../harness/result.js';
+import type { CheckResult, RunOutcome, Verdict } from '../harness/check/result.js';
 
 export const VERDICT_ORDER: readonly Verdict[] = [
   'passed',

@@ -3,7 +3,7 @@
  * clean-up of text that came from elsewhere (runtime messages, assertion diffs) before it is printed or
  * embedded in XML/JSON.
  */
-import type { CheckResult, RunProperties, TimelineEntry } from '../harness/result.js';
+import type { CheckResult, RunProperties, TimelineEntry } from '../harness/check/result.js';
 
 /** CSI sequences (colors, cursor moves) and OSC sequences (hyperlinks, titles). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding escape sequences is this regex's job

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
-import { executeCheck } from '../../src/harness/execute-check.js';
-import type { CheckContext } from '../../src/harness/face.js';
 import {
   type FakeRuntime,
   fakeEnv,
   startFakeRuntime,
   testCheck,
-} from '../../src/harness/fake-runtime.test.helper.js';
+} from '../../src/harness/check/fake-runtime.test.helper.js';
+import type { CheckContext } from '../../src/harness/face.js';
+import { executeCheck } from '../../src/harness/run/execute-check.js';
 import { CENSUS_WINDOW_MS, expectOnePod } from './census.js';
 
 describe('census: "exactly one" must hold over time (fake CRI)', () => {

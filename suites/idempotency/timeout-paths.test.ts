@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { plannedTrials } from '../../src/harness/trials.js';
+import { plannedTrials } from '../../src/harness/check/trials.js';
 import { pathOfTrial, type TimeoutPath } from './timeout-paths.js';
 
 const PATHS: TimeoutPath[] = [

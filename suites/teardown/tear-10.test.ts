@@ -1,7 +1,11 @@
 import { expect } from 'chai';
-import { inSuite } from '../../src/harness/check.js';
-import { executeCheck } from '../../src/harness/execute-check.js';
-import { type FakeRuntime, fakeEnv, startFakeRuntime } from '../../src/harness/fake-runtime.test.helper.js';
+import { inSuite } from '../../src/harness/check/check.js';
+import {
+  type FakeRuntime,
+  fakeEnv,
+  startFakeRuntime,
+} from '../../src/harness/check/fake-runtime.test.helper.js';
+import { executeCheck } from '../../src/harness/run/execute-check.js';
 import { check as spec } from './tear-10.js';
 
 const check = inSuite('teardown', [spec])[0];

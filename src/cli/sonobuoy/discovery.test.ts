@@ -3,8 +3,8 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect } from 'chai';
-import { EnvironmentError } from '../../harness/errors.js';
-import { resolveUnderRoot } from '../../harness/host-path.js';
+import { EnvironmentError } from '../../harness/core/errors.js';
+import { resolveUnderRoot } from '../../harness/host/host-path.js';
 import { discoverEndpoints } from './discovery.js';
 
 describe('finding the host runtime under a mounted host root', () => {

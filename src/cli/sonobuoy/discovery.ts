@@ -3,8 +3,8 @@
  * the mounted host root. Several CRI sockets can exist (a Docker-owned containerd beside CRI-O); then the
  * first that answers CRI wins, and the note names the others.
  */
-import { EnvironmentError } from '../../harness/errors.js';
-import { isSocket, resolveUnderRoot } from '../../harness/host-path.js';
+import { EnvironmentError } from '../../harness/core/errors.js';
+import { isSocket, resolveUnderRoot } from '../../harness/host/host-path.js';
 
 export interface SocketCandidate {
   runtime: string;

@@ -1,5 +1,5 @@
 /** The test and pause images of a fleet run: what the plugin env says, else what a cluster can pull. */
-import type { RunConfig } from '../../harness/settings.js';
+import type { RunConfig } from '../../harness/core/settings.js';
 import { CLUSTER_TEST_IMAGE, pauseImageOf } from './cluster-images.js';
 
 /** Which of the two images the user named (flag, plugin env or config file). */
@@ -16,7 +16,7 @@ export async function fleetImages(
   const testImage = named.testImage ? config.testImage : CLUSTER_TEST_IMAGE;
   if (!named.testImage) log(`test image ${testImage} (CRI_CONFORM_TEST_IMAGE overrides it)`);
   if (named.pauseImage) return { testImage, pauseImage: config.pauseImage };
-  const { connectRuntime } = await import('../../harness/environment.js');
+  const { connectRuntime } = await import('../../harness/runtime/environment.js');
   const client = await connectRuntime(config);
   try {
     const pause = await pauseImageOf(client);

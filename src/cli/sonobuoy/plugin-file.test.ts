@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { parse, parseAllDocuments } from 'yaml';
-import { POD_LOG_ROOT_AS_ROOT } from '../../harness/pod-logs.js';
+import { POD_LOG_ROOT_AS_ROOT } from '../../harness/host/pod-logs.js';
 import { SHARED_WITH_NODE } from '../../instance/host-view.js';
 import { INSTANCE_ROOTS } from '../../instance/instance-roots.js';
 import { NETWORK_CLAIMS } from '../../instance/network.js';

@@ -1,5 +1,5 @@
 /** The run as Sonobuoy's progress updates describe it: counts, and the names of what failed so far. */
-import type { CheckResult } from '../../harness/result.js';
+import type { CheckResult } from '../../harness/check/result.js';
 import type { ProgressUpdate } from './progress.js';
 
 export class ProgressState {

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { type RunningDouble, startDouble } from '../../../fixtures/kubelet-double/process.test.helper.js';
 import { CriClient } from '../../cri/client.js';
-import { POD_LOG_ROOT_AS_ROOT } from '../../harness/pod-logs.js';
+import { POD_LOG_ROOT_AS_ROOT } from '../../harness/host/pod-logs.js';
 import { labelledLeft, runCli, runtimesUnderTest } from '../e2e-env.test.helper.js';
 import { hostSnapshot, instanceMarks, madeSince } from '../host-snapshot.test.helper.js';
 import {

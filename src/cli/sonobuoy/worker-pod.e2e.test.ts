@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect } from 'chai';
 import { CriClient } from '../../cri/client.js';
-import { runLogDirectory } from '../../harness/pod-logs.js';
+import { runLogDirectory } from '../../harness/host/pod-logs.js';
 import { sonobuoyTarballOfDir } from '../../report/sonobuoy-tarball.test.helper.js';
 import { labelledLeft, ROOT, runtimesUnderTest } from '../e2e-env.test.helper.js';
 import { main } from '../main.js';

@@ -6,11 +6,11 @@
  * Sonobuoy judges only the JUnit.
  */
 import { hostname } from 'node:os';
-import { displayName } from '../../harness/check.js';
-import { EnvironmentError } from '../../harness/errors.js';
-import type { RunOutcome } from '../../harness/result.js';
-import { selectChecks } from '../../harness/selection.js';
-import type { RunConfig } from '../../harness/settings.js';
+import { displayName } from '../../harness/check/check.js';
+import type { RunOutcome } from '../../harness/check/result.js';
+import { selectChecks } from '../../harness/check/selection.js';
+import { EnvironmentError } from '../../harness/core/errors.js';
+import type { RunConfig } from '../../harness/core/settings.js';
 import { CRICTL_CONFIG, readConfigFile } from '../config-file.js';
 import { UsageError } from '../errors.js';
 import { EXIT_USAGE, exitCodeFor } from '../exit.js';
@@ -131,7 +131,7 @@ async function runFleetChecks(
     );
   }
   const [{ runConformance }, { createConsoleReporter }] = await Promise.all([
-    import('../../harness/run.js'),
+    import('../../harness/run/run.js'),
     import('../../report/console.js'),
   ]);
   const reporter = createConsoleReporter({ write: io.out, isTTY: false }, { color: useColor(color, io) });
@@ -173,7 +173,7 @@ async function runFleetChecks(
  * mounts; with the host's PID namespace it can tell that the run that owns them is gone.
  */
 async function sweepDeadRunLogs(log: (text: string) => void): Promise<void> {
-  const { removeDeadRunLogs } = await import('../../harness/pod-logs.js');
+  const { removeDeadRunLogs } = await import('../../harness/host/pod-logs.js');
   const { removed, problems } = removeDeadRunLogs();
   for (const dir of removed) log(`removed the pod logs ${dir} a killed run left`);
   for (const problem of problems) log(`could not remove ${problem}`);

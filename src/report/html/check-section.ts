@@ -3,7 +3,7 @@
  * holds the failure message, the known issue, the contract, the observations, the sequence diagram of each
  * trial and the full text timeline. Closed unless it is the first failure.
  */
-import type { CheckResult } from '../../harness/result.js';
+import type { CheckResult } from '../../harness/check/result.js';
 import { describeNotRun, describeTrials, formatMs, formatTimelineEntry, notRunMark } from '../text.js';
 import { esc } from './escape.js';
 import { buildSequence } from './sequence-model.js';

@@ -3,7 +3,12 @@
  * exit verdict, a suite-by-verdict matrix, filters, an optional diff against a baseline, and one collapsible
  * row per check with its sequence diagram. Failures and errors come first; the first of them is open.
  */
-import { type CheckResult, describeCgroup, describeCrash, type RunOutcome } from '../../harness/result.js';
+import {
+  type CheckResult,
+  describeCgroup,
+  describeCrash,
+  type RunOutcome,
+} from '../../harness/check/result.js';
 import type { RunDiff } from '../diff.js';
 import { countVerdicts, groupBySuite, outcomeExitCode, VERDICT_ORDER } from '../tally.js';
 import { formatMs } from '../text.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { TimelineEntry } from '../../harness/result.js';
+import type { TimelineEntry } from '../../harness/check/result.js';
 import { buildSequence, GAP_MS } from './sequence-model.js';
 import { renderSegmentSvg } from './sequence-svg.js';
 

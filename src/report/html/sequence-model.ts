@@ -6,7 +6,7 @@
  * the harness writes at each trial's start ("trial 2 of 5") and end ("trial 2: held" or "trial 2:
  * violated: ..."). Pure: no markup here.
  */
-import type { TimelineEntry } from '../../harness/result.js';
+import type { TimelineEntry } from '../../harness/check/result.js';
 import { formatTimelineEntry } from '../text.js';
 
 export interface Lane {

@@ -1,0 +1,196 @@
+import { expect } from 'chai';
+import { TRIAL_LABEL } from '../core/labels.js';
+import { executeCheck } from '../run/execute-check.js';
+import type { CheckContext } from './context.js';
+import { type FakeRuntime, fakeEnv, startFakeRuntime, testCheck } from './fake-runtime.test.helper.js';
+import type { CheckResult } from './result.js';
+
+/** Resolves after `ms`; the tests below need trials that overlap in time. */
+const pauseFor = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('trials side by side (fake CRI)', () => {
+  let fake: FakeRuntime;
+  before(async () => {
+    fake = await startFakeRuntime();
+  });
+  after(() => fake.close());
+
+  const run = (
+    scenario: (t: CheckContext, trial: number) => Promise<void>,
+    opts: { trials: number; parallelTrials: number; atOnce?: { max: number; why: string } },
+  ): Promise<CheckResult> =>
+    executeCheck(
+      fakeEnv(fake.client, { trials: opts.trials, parallelTrials: opts.parallelTrials }),
+      testCheck(async (t: CheckContext) => t.trials((n) => scenario(t, n)), {
+        trials: opts.atOnce ? { atOnce: opts.atOnce } : true,
+      }),
+      20_000,
+    );
+
+  it('runs up to --parallel-trials trials at once, each seeing only its own pods', async () => {
+    let running = 0;
+    let most = 0;
+    const listed: number[] = [];
+    const r = await run(
+      async (t: CheckContext, n: number) => {
+        running++;
+        most = Math.max(most, running);
+        const config = t.make.pod(`side-${n}`);
+        expect(config.labels[TRIAL_LABEL]).to.equal(String(n));
+        expect(config.metadata.name).to.match(new RegExp(`^cc-unit-01t${n}-side-${n}-`));
+        await t.cri.runPod(config);
+        await pauseFor(60);
+        listed.push((await t.cri.listPods()).length);
+        running--;
+        t.expect(true, 'held', 'unit');
+      },
+      { trials: 6, parallelTrials: 3 },
+    );
+    expect(r.verdict, r.message).to.equal('passed');
+    expect(most).to.equal(3);
+    expect(listed).to.deep.equal([1, 1, 1, 1, 1, 1]);
+    expect(r.trials).to.deep.equal({ run: 6, violated: 0, atOnce: 3 });
+    expect(fake.pods.size).to.equal(0);
+  });
+
+  it('clears a trial as it ends without touching the pods of the trials still running', async () => {
+    const survived: boolean[] = [];
+    const r = await run(
+      async (t: CheckContext, n: number) => {
+        const podId = await t.cri.runPod(t.make.pod(`long-${n}`));
+        // Trial 1 ends at once and is cleared up while trial 2 still holds its pod.
+        if (n === 2) {
+          await pauseFor(150);
+          survived.push((await t.cri.podStateOrGone(podId)) === 'SANDBOX_READY');
+        }
+        t.expect(true, 'held', 'unit');
+      },
+      { trials: 2, parallelTrials: 2 },
+    );
+    expect(r.verdict, r.message).to.equal('passed');
+    expect(survived).to.deep.equal([true]);
+  });
+
+  it('names the violating trial, and starts no trial after it', async () => {
+    const started: number[] = [];
+    const r = await run(
+      async (t: CheckContext, n: number) => {
+        started.push(n);
+        await t.cri.runPod(t.make.pod(`v-${n}`));
+        await pauseFor(n === 2 ? 10 : 80);
+        t.expect(n !== 2, `a leak in trial ${n}`, 'unit');
+      },
+      { trials: 8, parallelTrials: 3 },
+    );
+    expect(r.verdict).to.equal('failed');
+    expect(r.message).to.match(
+      /^violated in trial 2 of 8 \(trials 4-8 not run: one violation decides\): a leak in trial 2$/,
+    );
+    expect(started.sort()).to.deep.equal([1, 2, 3]);
+    expect(r.violations?.[0]).to.include({ clause: 'unit', known: false });
+    expect(r.violations?.[0]?.trials).to.deep.equal([2]);
+  });
+
+  it('gives each trial its own timeline entries and counts each trial’s assertions apart', async () => {
+    const r = await run(
+      async (t: CheckContext, n: number) => {
+        await t.cri.runPod(t.make.pod(`tl-${n}`));
+        // Trial 2 asserts nothing while trial 1 asserts: trial 2 must still be caught.
+        if (n === 1) {
+          await pauseFor(40);
+          t.expect(true, 'held', 'unit');
+        }
+      },
+      { trials: 2, parallelTrials: 2 },
+    );
+    expect(r.verdict).to.equal('error');
+    expect(r.message).to.match(/trial 2: asserted nothing/);
+    const calls = r.timeline.filter((e) => e.kind === 'cri' && e.method === 'RunPodSandbox');
+    expect(calls.map((e) => e.trial).sort()).to.deep.equal([1, 2]);
+  });
+
+  it('takes no more trials at once than the check allows', async () => {
+    let running = 0;
+    let most = 0;
+    const r = await run(
+      async (t: CheckContext) => {
+        running++;
+        most = Math.max(most, running);
+        await pauseFor(20);
+        running--;
+        t.expect(true, 'held', 'unit');
+      },
+      { trials: 4, parallelTrials: 4, atOnce: { max: 1, why: 'a unit test' } },
+    );
+    expect(r.verdict, r.message).to.equal('passed');
+    expect(most).to.equal(1);
+    expect(
+      r.timeline.some((e) => e.kind === 'note' && e.text === 'at most 1 trials at once: a unit test'),
+    ).to.equal(true);
+  });
+
+  it('lets trials into oneAtATime one after another, in the order they ask', async () => {
+    let inside = 0;
+    let most = 0;
+    const order: number[] = [];
+    const r = await run(
+      async (t: CheckContext, n: number) => {
+        await t.oneAtATime('held hook', async () => {
+          inside++;
+          most = Math.max(most, inside);
+          order.push(n);
+          await pauseFor(15);
+          inside--;
+        });
+        t.expect(true, 'held', 'unit');
+      },
+      { trials: 5, parallelTrials: 5 },
+    );
+    expect(r.verdict, r.message).to.equal('passed');
+    expect(most).to.equal(1);
+    expect(order).to.deep.equal([1, 2, 3, 4, 5]);
+  });
+
+  it('runs a trial again from a clean start when its scenario did not come about, and counts it once', async () => {
+    const runs: number[] = [];
+    const r = await run(
+      async (t: CheckContext, n: number) => {
+        runs.push(n);
+        await t.cri.runPod(t.make.pod(`m-${n}`));
+        if (n === 2 && runs.filter((x) => x === 2).length < 3)
+          t.missed('the deadline expired before the hook');
+        t.expect((await t.cri.listPods()).length === 1, 'one pod of the trial', 'unit');
+      },
+      { trials: 3, parallelTrials: 1 },
+    );
+    expect(r.verdict, r.message).to.equal('passed');
+    expect(runs).to.deep.equal([1, 2, 2, 2, 3]);
+    expect(r.trials).to.deep.equal({ run: 3, violated: 0, atOnce: 1 });
+  });
+
+  it('ends in ERROR when a trial’s scenario keeps not coming about', async () => {
+    const r = await run(
+      async (t: CheckContext) => {
+        t.missed('the deadline expired before the hook');
+      },
+      { trials: 2, parallelTrials: 1 },
+    );
+    expect(r.verdict).to.equal('error');
+    expect(r.message).to.match(
+      /2 of 2 trials could not decide; first: trial 1: the deadline expired before the hook/,
+    );
+  });
+
+  it('reports the floors: the side-by-side one from each trial’s own waits, the serial one as their sum', async () => {
+    const r = await run(
+      async (t: CheckContext) => {
+        await t.pause(50, 'a unit-test wait');
+        t.expect(true, 'held', 'unit');
+      },
+      { trials: 4, parallelTrials: 2 },
+    );
+    expect(r.verdict, r.message).to.equal('passed');
+    expect(r.floorMs).to.deep.equal({ sideBySide: 100, serial: 200 });
+    expect(r.requiredWaitMs).to.equal(200);
+  });
+});

@@ -1,0 +1,152 @@
+/**
+ * Expected deviations applied to results. A failure becomes an "expected deviation" only when entries of
+ * the --expected-deviations file name its check, the runtime, a range holding the runtime's version, and
+ * patterns that every violation it rests on matches, each in its own words (CheckResult.violations); any
+ * other failure of that check stays a FAIL. Entries that matched no failure (the check passed, or failed
+ * differently) are stale, and the run reports them. Failures that match an entry of the bundled files keep
+ * their verdict but carry the known issue's reason and links.
+ */
+
+import { type CheckResult, describeTracking, type RunOutcome } from '../check/result.js';
+import type { Deviation } from './deviation-file.js';
+
+export interface DeviationSets {
+  /** From --expected-deviations: these turn a matching failure into a deviation. */
+  expected: readonly Deviation[];
+  /** Shipped with cri-conform: these only name the known issue next to a matching failure. */
+  bundled: readonly Deviation[];
+}
+
+export interface RuntimeIdentity {
+  name: string;
+  version: string;
+}
+
+/** The entry is about this check on this runtime at this version (whatever the failure says). */
+function concerns(d: Deviation, id: string, runtime: RuntimeIdentity): boolean {
+  return (
+    d.id === id && d.runtime.toLowerCase() === runtime.name.toLowerCase() && d.versions.test(runtime.version)
+  );
+}
+
+/**
+ * The violations a failure rests on, each in its own words: what entries are matched against, so that no
+ * pattern reaches into text the harness composed around them. A result without them (a report written by
+ * an older version) offers its message instead.
+ */
+export function violationTexts(
+  r: Pick<CheckResult, 'verdict' | 'message' | 'detail' | 'violations'>,
+): string[] {
+  if (r.violations && r.violations.length > 0) return r.violations.map((v) => v.message);
+  if (r.verdict === 'failed') return [r.message ?? ''];
+  if (r.verdict === 'deviation') return [r.detail ?? ''];
+  return [];
+}
+
+/** The entry that matches the violation the failure rests on (its first), if every violation has one. */
+function matching(
+  entries: readonly Deviation[],
+  r: CheckResult,
+  runtime: RuntimeIdentity,
+): Deviation | undefined {
+  const texts = r.verdict === 'failed' ? violationTexts(r) : [];
+  const entryOf = (text: string) => entries.find((d) => concerns(d, r.id, runtime) && d.message.test(text));
+  return texts.length > 0 && texts.every((text) => entryOf(text) !== undefined)
+    ? entryOf(texts[0] ?? '')
+    : undefined;
+}
+
+/**
+ * Whether an entry of either set names a violation of a check on this runtime, while the check runs: such
+ * a violation decides only the path it showed on (check-paths.ts).
+ */
+export function knownDeviationTest(
+  sets: DeviationSets,
+  runtime: RuntimeIdentity,
+): (checkId: string, message: string) => boolean {
+  const entries = [...sets.expected, ...sets.bundled];
+  return (id, message) => entries.some((d) => concerns(d, id, runtime) && d.message.test(message));
+}
+
+const knownIssueOf = (d: Deviation) => ({
+  reason: d.reason,
+  links: [...d.links],
+  ...(d.draft ? { draft: d.draft } : {}),
+});
+
+export function applyDeviations(
+  result: CheckResult,
+  sets: DeviationSets,
+  runtime: RuntimeIdentity,
+): CheckResult {
+  if (result.verdict === 'passed') {
+    const listed = sets.expected.find((d) => concerns(d, result.id, runtime));
+    if (!listed) return result;
+    const note = `listed as an expected deviation but passed: ${listed.draft ?? listed.links[0]}`;
+    return { ...result, observations: { ...result.observations, deviation: note } };
+  }
+  if (result.verdict !== 'failed') return result;
+  const expected = matching(sets.expected, result, runtime);
+  if (expected) {
+    return {
+      ...result,
+      verdict: 'deviation',
+      message: `expected deviation: ${expected.reason} ${describeTracking(expected)}`,
+      detail: result.message,
+      knownIssue: knownIssueOf(expected),
+    };
+  }
+  const bundled = matching(sets.bundled, result, runtime);
+  const listed = sets.expected.find((d) => concerns(d, result.id, runtime));
+  return {
+    ...result,
+    ...(bundled ? { knownIssue: knownIssueOf(bundled) } : {}),
+    ...(listed
+      ? {
+          observations: {
+            ...result.observations,
+            deviation: `listed as an expected deviation (${listed.where}), but the message does not match /${listed.message.source}/: a different failure`,
+          },
+        }
+      : {}),
+  };
+}
+
+/**
+ * Entries of the --expected-deviations file that concern this runtime and version but matched no failure
+ * of a check that ran to a verdict. A check that was skipped, errored or not selected proves nothing.
+ */
+export function staleDeviations(
+  expected: readonly Deviation[],
+  results: readonly CheckResult[],
+  runtime: RuntimeIdentity,
+): string[] {
+  const stale: string[] = [];
+  for (const d of expected) {
+    if (!concerns(d, d.id, runtime)) continue;
+    const ran = results.filter((r) => r.id === d.id && ['passed', 'failed', 'deviation'].includes(r.verdict));
+    if (ran.length === 0) continue;
+    // A known deviation beside another failure still showed: the entry is live, the check failed anew.
+    if (ran.some((r) => violationTexts(r).some((text) => d.message.test(text)))) continue;
+    const what = ran.some((r) => r.verdict === 'passed')
+      ? 'the check passed'
+      : `its failure does not match /${d.message.source}/`;
+    stale.push(`${d.id} (${d.runtime} ${d.versions.text}): ${what}; ${d.where}, ${d.draft ?? d.links[0]}`);
+  }
+  return stale;
+}
+
+/**
+ * A recorded run with each failure's known issue as these bundled deviations name it now: a report made
+ * later (a bug report, a page of runtime bugs) names the issue filed or drafted since the run, and no
+ * longer one an entry has since dropped. A failure the bundled entries do not match keeps what the run
+ * recorded (a deviation file of the user's own named it then).
+ */
+export function withCurrentKnownIssues(outcome: RunOutcome, bundled: readonly Deviation[]): RunOutcome {
+  const runtime = { name: outcome.properties.runtimeName, version: outcome.properties.runtimeVersion };
+  const results = outcome.results.map((r) => {
+    const entry = matching(bundled, r, runtime);
+    return entry ? { ...r, knownIssue: knownIssueOf(entry) } : r;
+  });
+  return { ...outcome, results };
+}

@@ -1,0 +1,198 @@
+/**
+ * Leftovers found without knowing ids in advance: a baseline of the host before a trial, and after it
+ * everything new that belongs to the trial. Other runtimes and other runs on the same host create and
+ * remove things all the time, so nothing is blamed unless it is new since the baseline *and* belongs to
+ * the trial: by an id the trial learnt (from the runtime's own records, the injectors' logs, NRI events,
+ * CRI), by a cgroup path or mount naming such an id, or, for a network namespace, by its owner (the
+ * sandbox the CNI set it up for, or a process of the trial seen in it).
+ */
+import { readdirSync } from 'node:fs';
+import { shortId } from '../core/ids.js';
+import type { HostLeak } from './host-findings.js';
+import { type NodeView, ON_NODE } from './node-view.js';
+import {
+  type CgroupMount,
+  cgroupName,
+  exists,
+  hostCgroupMounts,
+  inodeOf,
+  listPids,
+  parseCgroupMounts,
+  readProc,
+} from './proc.js';
+
+const NETNS_DIRS = ['/run/netns', '/var/run/netns'];
+/** containerd nests pod cgroups two or three levels down (k8s.io/<id>, kubepods/.../<id>). */
+const CGROUP_SCAN_DEPTH = 3;
+/** Below the run's cgroup parent: the pods' cgroups, and CRI-O's container cgroups in its conmon's. */
+const PARENT_SCAN_DEPTH = 2;
+
+export interface HostBaseline {
+  /** "pid:starttime" of every process alive at the baseline. */
+  processes: Set<string>;
+  /** Network namespace files (path -> inode). */
+  netns: Map<string, number>;
+  /** Mount points. */
+  mounts: Set<string>;
+  /** Cgroup directories a few levels down the host's hierarchies. */
+  cgroups: Set<string>;
+}
+
+export interface TrialClues {
+  /** Sandbox and container ids the trial learnt, from any source. */
+  ids: readonly string[];
+  /** Network namespaces and the sandbox ids they were set up for (the slow CNI's log, probes). */
+  netnsOwners?: ReadonlyMap<string, string>;
+  /** Ids that existed before the trial (an earlier trial's leak): neither blamed again nor followed. */
+  known?: ReadonlySet<string>;
+}
+
+/** @param parentPath the run's cgroup parent below each hierarchy's root (any depth), scanned too */
+export function takeBaseline(view: NodeView = ON_NODE, parentPath?: string): HostBaseline {
+  const processes = new Set<string>();
+  for (const pid of listPids()) {
+    const p = readProc(pid);
+    if (p) processes.add(`${pid}:${p.startTime}`);
+  }
+  const cgroups = new Set(walkCgroups(hostCgroups(view), () => false, true, view, parentPath));
+  return { processes, netns: listNetns(view), mounts: new Set(mountPoints(view)), cgroups };
+}
+
+/** Net namespaces of the trial's ids' processes that are alive now (path -> owner id), for later blame. */
+export function netnsOwnedBy(ids: readonly string[], view: NodeView = ON_NODE): Map<string, string> {
+  const owners = new Map<string, string>();
+  const byInode = new Map([...listNetns(view)].map(([path, inode]) => [inode, path]));
+  for (const pid of listPids()) {
+    const p = readProc(pid);
+    const owner = p && ids.find((id) => p.cmdline.includes(id) || p.cgroups.some((l) => l.includes(id)));
+    const path = owner && byInode.get(inodeOf(`/proc/${pid}/ns/net`) ?? -1);
+    if (owner && path) owners.set(path, owner);
+  }
+  return owners;
+}
+
+/** What is new since the baseline, still there, and belongs to the trial. */
+export function newSince(
+  baseline: HostBaseline,
+  evidence: TrialClues,
+  view: NodeView = ON_NODE,
+  parentPath?: string,
+): HostLeak[] {
+  const ids = evidence.ids.filter((id) => id.length >= 12 && !evidence.known?.has(id));
+  const mentions = (text: string) => ids.find((id) => text.includes(id));
+  const leaks: HostLeak[] = [];
+  for (const pid of listPids()) {
+    if (pid === process.pid) continue;
+    const p = readProc(pid);
+    if (!p || p.state === 'Z' || baseline.processes.has(`${pid}:${p.startTime}`)) continue;
+    const id = mentions(p.cmdline) ?? p.cgroups.map(mentions).find(Boolean);
+    if (id)
+      leaks.push({
+        kind: 'process',
+        what: `pid ${pid} (${p.cmdline.slice(0, 80)}) of ${shortId(id)} is alive`,
+        object: `pid ${pid}`,
+      });
+  }
+  const cgroupMounts = hostCgroups(view);
+  for (const dir of cgroupDirsNaming(ids, cgroupMounts, view, parentPath)) {
+    if (!baseline.cgroups.has(dir))
+      leaks.push({ kind: 'cgroup', what: dir, object: cgroupName(dir, cgroupMounts) });
+  }
+  for (const m of mountPoints(view)) {
+    const id = baseline.mounts.has(m) ? undefined : mentions(m);
+    if (id) leaks.push({ kind: 'mount', what: `${m} is mounted`, object: m });
+  }
+  const owners = evidence.netnsOwners ?? new Map<string, string>();
+  for (const [path, inode] of listNetns(view)) {
+    if (baseline.netns.get(path) === inode) continue;
+    const owner = owners.get(path);
+    if (owner)
+      leaks.push({ kind: 'netns', what: `${path} (of ${shortId(owner)}) still exists`, object: path });
+  }
+  return leaks;
+}
+
+/**
+ * Network namespace files under /run/netns (and /var/run/netns when it is not the same dir), and under the
+ * runtime's own netns folders (a CRI-O namespaces_dir, a private instance's): path -> inode.
+ */
+export function listNetns(view: NodeView = ON_NODE): Map<string, number> {
+  const found = new Map<string, number>();
+  const seen = new Set<number>();
+  for (const dir of [...NETNS_DIRS, ...view.netnsDirs]) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(view.path(dir));
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const inode = inodeOf(view.path(`${dir}/${name}`));
+      // /var/run is usually a link to /run: one entry per namespace file.
+      if (inode !== undefined && !seen.has(inode)) {
+        seen.add(inode);
+        found.set(`${dir}/${name}`, inode);
+      }
+    }
+  }
+  return found;
+}
+
+function mountPoints(view: NodeView): string[] {
+  return view
+    .mountinfo()
+    .split('\n')
+    .map((line) => line.split(' ')[4] ?? '')
+    .filter(Boolean);
+}
+
+/** The cgroup hierarchies as the host itself mounts them (one mount each). */
+function hostCgroups(view: NodeView): CgroupMount[] {
+  return hostCgroupMounts(parseCgroupMounts(view.mountinfo()));
+}
+
+/**
+ * Cgroup directories a few levels down every hierarchy, and below the run's cgroup parent there. The walk
+ * keeps a directory whose name `stops` it and does not go below it; with `all`, it keeps every directory
+ * it passes too.
+ */
+function walkCgroups(
+  mounts: readonly CgroupMount[],
+  stops: (name: string) => boolean,
+  all: boolean,
+  view: NodeView,
+  parentPath?: string,
+): string[] {
+  const found = new Set<string>();
+  const walk = (dir: string, depth: number) => {
+    let entries: import('node:fs').Dirent[] = [];
+    try {
+      entries = readdirSync(view.path(dir), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (!e.isDirectory()) continue;
+      const path = `${dir}/${e.name}`;
+      if (all || stops(e.name)) found.add(path);
+      if (!stops(e.name) && depth > 1) walk(path, depth - 1);
+    }
+  };
+  for (const root of new Set(mounts.map((m) => m.mountPoint))) {
+    walk(root, CGROUP_SCAN_DEPTH);
+    if (parentPath) walk(`${root}${parentPath}`, PARENT_SCAN_DEPTH);
+  }
+  return [...found];
+}
+
+/** Cgroup directories (any hierarchy, a few levels down) whose name contains one of the ids. */
+export function cgroupDirsNaming(
+  ids: readonly string[],
+  mounts: readonly CgroupMount[],
+  view: NodeView,
+  parentPath?: string,
+): string[] {
+  if (ids.length === 0) return [];
+  const naming = (name: string) => ids.some((id) => name.includes(id));
+  return walkCgroups(mounts, naming, false, view, parentPath).filter((d) => exists(view.path(d)));
+}

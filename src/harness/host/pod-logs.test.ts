@@ -1,0 +1,133 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { createConfigFactory, kubeletShaped } from '../check/config-factory.js';
+import {
+  claimRunLogs,
+  makeContainerLogDir,
+  missingLogPath,
+  POD_LOG_ROOT,
+  RUN_OWNER_FILE,
+  removeDeadRunLogs,
+  removeRunLogs,
+  runLogDirectory,
+} from './pod-logs.js';
+import { currentOwner, parseOwner } from './run-owner.js';
+
+describe('pod log paths: as the kubelet sends them, never empty', () => {
+  const make = createConfigFactory('202611260600-abcdef', 'IDEM-01', {
+    testImage: 'test:1',
+    cgroupParent: '/cri-conform',
+  });
+
+  it('gives every pod a log directory of its own under the run’s directory, in the kubelet’s layout', () => {
+    const pod = make.pod('p');
+    expect(pod.logDirectory).to.equal(
+      `${POD_LOG_ROOT}/202611260600-abcdef/cri-conform_${pod.metadata.name}_${pod.metadata.uid}`,
+    );
+    expect(missingLogPath('RunPodSandbox', { config: pod })).to.equal(undefined);
+  });
+
+  it('gives every container a log path, <name>/<attempt>.log, as the kubelet does', () => {
+    expect(make.container('workload').logPath).to.equal('workload/0.log');
+    expect(make.container('workload', { attempt: 2 }).logPath).to.equal('workload/2.log');
+  });
+
+  it('finds a request without a log directory or log path, which the tracked CRI then refuses to send', () => {
+    const pod = { ...make.pod('p'), logDirectory: '' };
+    expect(missingLogPath('RunPodSandbox', { config: pod })).to.match(/without a log directory/);
+    expect(missingLogPath('CreateContainer', { config: { ...make.container('c'), logPath: '' } })).to.match(
+      /without a log path/,
+    );
+    expect(missingLogPath('StopPodSandbox', { podSandboxId: 'x' })).to.equal(undefined);
+  });
+
+  it('makes the container’s log directory before CreateContainer, as the kubelet does (CRI-O does not)', () => {
+    const root = mkdtempSync(join(tmpdir(), 'cc-podlogs-'));
+    try {
+      const sandboxConfig = { ...make.pod('p'), logDirectory: join(root, 'pod') };
+      const request = { podSandboxId: 'id', config: make.container('workload'), sandboxConfig };
+      makeContainerLogDir('StartContainer', request);
+      expect(existsSync(join(root, 'pod'))).to.equal(false);
+      makeContainerLogDir('CreateContainer', request);
+      expect(existsSync(join(root, 'pod', 'workload'))).to.equal(true);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps a run id a user typed inside the log root', () => {
+    expect(runLogDirectory('../../etc')).to.equal(`${POD_LOG_ROOT}/______etc`);
+    expect(runLogDirectory('')).to.equal(`${POD_LOG_ROOT}/_`);
+  });
+
+  it('labels a container with its pod’s name, namespace and UID, as the kubelet does', () => {
+    const pod = make.pod('p');
+    const request = kubeletShaped('CreateContainer', {
+      podSandboxId: 'id',
+      config: make.container('c'),
+      sandboxConfig: pod,
+    });
+    expect(request.config.labels).to.include({
+      'io.kubernetes.pod.name': pod.metadata.name,
+      'io.kubernetes.pod.namespace': 'cri-conform',
+      'io.kubernetes.pod.uid': pod.metadata.uid,
+      'io.kubernetes.container.name': 'c',
+      'cri-conform.io/check': 'IDEM-01',
+    });
+  });
+});
+
+describe("pod log directories: a killed run's go, a running run's stay", () => {
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'cc-pod-logs-'));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  /** A run's log directory under the test root, with a pod's log in it and this owner file. */
+  function runDir(name: string, owner: object | undefined): string {
+    const dir = join(root, name);
+    mkdirSync(join(dir, 'cri-conform_p_uid', 'workload'), { recursive: true });
+    writeFileSync(join(dir, 'cri-conform_p_uid', 'workload', '0.log'), 'out\n');
+    if (owner) writeFileSync(join(dir, RUN_OWNER_FILE), JSON.stringify(owner));
+    return dir;
+  }
+
+  it('removes the directory of a run whose process is gone, and keeps a running one and one with no owner', () => {
+    const me = currentOwner();
+    const running = runDir('running', me);
+    const killed = runDir('killed', { ...me, startTime: `${me.startTime}0` });
+    const unowned = runDir('unowned', undefined);
+    const found = removeDeadRunLogs(root);
+    expect(found).to.deep.equal({ removed: [killed], unowned: [unowned], problems: [] });
+    expect(readdirSync(root).sort()).to.deep.equal(['running', 'unowned']);
+    expect(existsSync(join(running, RUN_OWNER_FILE))).to.equal(true);
+  });
+
+  it('finds nothing to do before any run made the root', () => {
+    expect(removeDeadRunLogs(join(root, 'none'))).to.deep.equal({ removed: [], unowned: [], problems: [] });
+  });
+
+  it('gives a run its directory with an owner file naming this process, which the run removes at its end', () => {
+    const runId = `test-claim-${process.pid}`;
+    try {
+      claimRunLogs(runId);
+      expect(readdirSync(runLogDirectory(runId))).to.deep.equal([RUN_OWNER_FILE]);
+      const owner = parseOwner(readFileSync(join(runLogDirectory(runId), RUN_OWNER_FILE), 'utf8'));
+      expect(owner).to.deep.equal(currentOwner());
+    } finally {
+      expect(removeRunLogs(runId)).to.equal(undefined);
+    }
+    expect(existsSync(runLogDirectory(runId))).to.equal(false);
+  });
+});

@@ -1,0 +1,301 @@
+/**
+ * Delay injectors that live outside NRI: a runc wrapper registered as an extra runtime handler, and a CNI
+ * wrapper. Both read their delay from a file in a control directory, so a check can set it; the runc
+ * wrapper also logs the ids it is asked to create, which is how a check learns what a timed-out call built,
+ * and the CNI wrapper logs the sandbox id of every DEL, which is how a check counts teardowns.
+ *
+ * Checks that use them run at once, so each check claims its own settings: the directory pods/<key>/ in
+ * each control directory, where the key starts the names of all of the check's pods. The wrappers apply
+ * that directory's delay and failure only to those pods and tag their log lines with the key, so a check
+ * sets and reads nothing of another's. A trial of a check claims a key of its own the same way (its pods'
+ * names start `cc-idem-14t3-`, which the check's `cc-idem-14-` does not start), so trials run side by side
+ * each set their own delay and read only their own pods' lines.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CreationDelay, Injectors, SlowCni, SlowRuntime } from '../check/context.js';
+import { trialNamePrefix } from '../check/trial-scope.js';
+import { SkipSignal } from '../core/errors.js';
+import {
+  type InjectorConfig,
+  type InjectorNeed,
+  injectorFor,
+  type OfferedInjector,
+} from '../core/injector-needs.js';
+import type { Need } from '../core/vocabulary.js';
+
+const DELAY_FILE = 'delay-ms';
+/** The slow CNI's: present means every ADD fails; each ADD appends "<container id> <netns>" to the log. */
+const FAIL_FILE = 'fail';
+const CONTAINER_ID = /\b[0-9a-f]{64}\b/g;
+/** Where a check's own settings live in a control dir, one subdirectory per key. */
+export const CLAIMS_DIR = 'pods';
+
+/**
+ * The wrappers' logs and the field of each line that holds the key of the pod it acted for:
+ * created.log "<time> <container id> <key>", added.log "<sandbox id> <netns> <key>" (one per ADD),
+ * del.log "<sandbox id> <key>" (one per DEL).
+ */
+export const WRAPPER_LOGS = { 'created.log': 2, 'added.log': 2, 'del.log': 1 } as const;
+export type WrapperLog = keyof typeof WRAPPER_LOGS;
+
+/** The log lines a wrapper wrote and which field of each holds the key of the pod it acted for. */
+interface KeyedLog {
+  file: string;
+  keyField: number;
+}
+
+function keyedLog(dir: string, log: WrapperLog): KeyedLog {
+  return { file: join(dir, log), keyField: WRAPPER_LOGS[log] };
+}
+
+export class CheckInjectors implements Injectors {
+  /** The settings directories claimed so far, with the key (check or trial) each was claimed for. */
+  private readonly claimed = new Map<string, string>();
+  /** Per log and key: the lines the log held when the key was first claimed (earlier runs' lines). */
+  private readonly linesAtClaim = new Map<string, number>();
+  /** Injectors the check uses only where the run offers them (see offers()). */
+  private readonly optional = new Set<InjectorNeed>();
+
+  /**
+   * `declared`: the check's needs; asking for an injector it did not declare is a bug in the check.
+   * `key`: the start of every pod name the check makes (config-factory's podNamePrefix).
+   * `uses`: the injectors it may take where the run offers them (CheckSpec.uses).
+   * `trialOf`: the trial the caller runs in; inside one, every setting and log is the trial's own.
+   */
+  constructor(
+    private readonly config: InjectorConfig,
+    private readonly declared: readonly Need[],
+    private readonly key: string,
+    private readonly uses: readonly OfferedInjector[] = [],
+    private readonly trialOf: () => number | undefined = () => undefined,
+  ) {}
+
+  slowRuntime(): SlowRuntime {
+    this.require('slow-runtime');
+    return this.runtime();
+  }
+
+  slowCni(): SlowCni {
+    this.require('slow-cni');
+    return this.cni();
+  }
+
+  creationDelay(): CreationDelay {
+    if (this.require('creation-delay') === 'runtime') return this.runtimeDelay();
+    return this.cniDelay();
+  }
+
+  creationDelays(): CreationDelay[] {
+    this.require('creation-delay');
+    const has = (need: InjectorNeed) => 'kind' in injectorFor(need, this.config);
+    return [
+      ...(has('slow-runtime') ? [this.runtimeDelay()] : []),
+      ...(has('slow-cni') ? [this.cniDelay()] : []),
+    ];
+  }
+
+  offers(need: OfferedInjector): string | undefined {
+    // A check that needs a creation delay may take either injector (readiness counts it a user of both).
+    const declared = this.declared.includes(need) || this.declared.includes('creation-delay');
+    if (!this.uses.includes(need) && !declared) {
+      throw new Error(
+        `the check asks t.inject.offers('${need}') without declaring it: add '${need}' to its uses, so doctor knows it`,
+      );
+    }
+    const found = injectorFor(need, this.config);
+    if ('missing' in found) return found.missing;
+    this.optional.add(need);
+    return undefined;
+  }
+
+  /**
+   * Puts every delay this check set back to zero and lifts every CNI failure it asked for; with `trial`,
+   * gives up that trial's settings instead (its pods are gone: nothing of the trial is delayed any more).
+   */
+  async reset(trial?: number): Promise<void> {
+    if (trial !== undefined) {
+      const key = trialNamePrefix(this.key, trial);
+      const own = [...this.claimed].filter(([, k]) => k === key).map(([dir]) => dir);
+      for (const dir of own) this.claimed.delete(dir);
+      await Promise.all(own.map((dir) => rm(dir, { recursive: true, force: true })));
+      return;
+    }
+    await Promise.all(
+      [...this.claimed.keys()].map(async (dir) => {
+        await writeDelay(dir, 0);
+        await rm(join(dir, FAIL_FILE), { force: true });
+      }),
+    );
+  }
+
+  /** Gives up the check's settings directories: its pods, if any were left, are then delayed by no one. */
+  async release(): Promise<void> {
+    await Promise.all([...this.claimed.keys()].map((dir) => rm(dir, { recursive: true, force: true })));
+    this.claimed.clear();
+  }
+
+  /**
+   * The injector for a declared need. The run skips a check whose need is unmet before it starts, so the
+   * skip here is only reached when a check is executed on its own.
+   */
+  private require(need: InjectorNeed): 'runtime' | 'cni' {
+    if (!this.declared.includes(need) && !this.optional.has(need)) {
+      throw new Error(
+        `the check asks for t.inject (${need}) without declaring it: add '${need}' to its needs, so the run and doctor know it`,
+      );
+    }
+    const found = injectorFor(need, this.config);
+    if ('missing' in found) throw new SkipSignal(found.missing);
+    return found.kind;
+  }
+
+  private runtimeDelay(): CreationDelay {
+    const slow = this.runtime();
+    return {
+      name: `slow runtime handler "${slow.handler}"`,
+      runtimeHandler: slow.handler,
+      setDelay: slow.setDelay,
+      createdIds: slow.createdIds,
+    };
+  }
+
+  private cniDelay(): CreationDelay {
+    return { name: 'slow CNI wrapper', runtimeHandler: '', setDelay: this.cni().setDelay };
+  }
+
+  private runtime(): SlowRuntime {
+    const { slowRuntimeHandler: handler, slowRuntimeDir: dir } = this.config;
+    if (!handler || !dir) throw new Error('unreachable: require() checked the slow runtime handler');
+    this.claim(dir);
+    return {
+      handler,
+      setDelay: (ms) => writeDelay(this.claim(dir), ms),
+      createdIds: this.idsLoggedSince(dir, keyedLog(dir, 'created.log')),
+    };
+  }
+
+  private cni(): SlowCni {
+    const dir = this.config.slowCniDir;
+    if (!dir) throw new Error('unreachable: require() checked the slow CNI dir');
+    this.claim(dir);
+    const added = this.linesLoggedSince(dir, keyedLog(dir, 'added.log'));
+    return {
+      setDelay: (ms) => writeDelay(this.claim(dir), ms),
+      deletedIds: this.idsLoggedSince(dir, keyedLog(dir, 'del.log')),
+      setFail: (fail) => {
+        const own = this.claim(dir);
+        return fail
+          ? writeFile(join(own, FAIL_FILE), 'cri-conform\n')
+          : rm(join(own, FAIL_FILE), { force: true });
+      },
+      added: async () => {
+        const owners = new Map<string, string>();
+        for (const [id, netns] of (await added()).map((l) => l.split(' ')))
+          if (id && netns) owners.set(netns, id);
+        return owners;
+      },
+    };
+  }
+
+  /** The key of the caller: its trial's inside a trial, else the check's. */
+  private currentKey(): string {
+    const trial = this.trialOf();
+    return trial === undefined ? this.key : trialNamePrefix(this.key, trial);
+  }
+
+  /**
+   * The caller's settings directory in a control dir, made at once: from here on the wrapper tags the pods
+   * of the caller's key with it, so the caller reads them in the shared logs.
+   */
+  private claim(dir: string): string {
+    const key = this.currentKey();
+    const own = join(dir, CLAIMS_DIR, key);
+    if (!this.claimed.has(own)) {
+      for (const log of Object.keys(WRAPPER_LOGS) as WrapperLog[]) {
+        const file = join(dir, log);
+        const count = ownLines(splitLines(readOrEmpty(file)), WRAPPER_LOGS[log], key).length;
+        this.linesAtClaim.set(`${file} ${key}`, count);
+      }
+      mkdirSync(own, { recursive: true });
+      this.claimed.set(own, key);
+    }
+    return own;
+  }
+
+  /**
+   * A reader of the lines the caller's pods gained in `log` since this call (a key first seen later: since
+   * it was claimed). The count at the start is read at once, so nothing logged after the call can count as
+   * "before".
+   */
+  private linesLoggedSince(dir: string, log: KeyedLog): () => Promise<string[]> {
+    const keyNow = this.currentKey();
+    const before = ownLines(splitLines(readOrEmpty(log.file)), log.keyField, keyNow).length;
+    return async () => {
+      this.claim(dir);
+      const key = this.currentKey();
+      const from = key === keyNow ? before : (this.linesAtClaim.get(`${log.file} ${key}`) ?? 0);
+      return ownLines(await readLines(log.file), log.keyField, key).slice(from);
+    };
+  }
+
+  /** As linesLoggedSince, for the ids those lines name. */
+  private idsLoggedSince(dir: string, log: KeyedLog): () => Promise<string[]> {
+    const lines = this.linesLoggedSince(dir, log);
+    return async () => idsIn(await lines());
+  }
+}
+
+function ownLines(lines: readonly string[], keyField: number, key: string): string[] {
+  return lines.filter((line) => line.trim().split(/\s+/)[keyField] === key);
+}
+
+function splitLines(text: string): string[] {
+  return text.split('\n').filter(Boolean);
+}
+
+/** Sets the delay an injector's wrapper sleeps on its next create or ADD. */
+export async function writeDelay(dir: string, ms: number): Promise<void> {
+  await writeFile(join(dir, DELAY_FILE), `${Math.max(0, Math.round(ms))}\n`);
+}
+
+async function readLines(path: string): Promise<string[]> {
+  return splitLines(await readFile(path, 'utf8').catch(() => ''));
+}
+
+/**
+ * How a wrapper logged `id` in `log` (its newest line naming it): not at all, without `key` in the key
+ * column (a wrapper that knows nothing of claims), or with it.
+ */
+export async function howLogged(
+  dir: string,
+  log: WrapperLog,
+  id: string,
+  key: string,
+): Promise<'absent' | 'unkeyed' | 'keyed'> {
+  const line = (await readLines(join(dir, log))).findLast((l) => l.includes(id));
+  if (line === undefined) return 'absent';
+  return ownLines([line], WRAPPER_LOGS[log], key).length > 0 ? 'keyed' : 'unkeyed';
+}
+
+/** Removes the settings every check claimed (a killed run leaves its claims behind); returns their keys. */
+export async function releaseAllClaims(dir: string): Promise<string[]> {
+  const claims = join(dir, CLAIMS_DIR);
+  const keys = await readdir(claims).catch(() => [] as string[]);
+  await rm(claims, { recursive: true, force: true });
+  return keys;
+}
+
+function readOrEmpty(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function idsIn(text: string | readonly string[]): string[] {
+  const all = typeof text === 'string' ? text : text.join('\n');
+  return [...all.matchAll(CONTAINER_ID)].map((m) => m[0]);
+}

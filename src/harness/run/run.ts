@@ -1,0 +1,301 @@
+/**
+ * A whole run in three stages: prepare (readiness, the environment every check shares), run the selected
+ * checks, and sweep what they left. Exceptions are for environment problems only; check verdicts are data.
+ */
+import { hostname } from 'node:os';
+import type { CriClient } from '../../cri/client.js';
+import { CriCallError } from '../../cri/errors.js';
+import { type Check, displayName } from '../check/check.js';
+import { type CheckResult, describeCrash, type RunOutcome, type RunProperties } from '../check/result.js';
+import { type Availability, staticSkipReason } from '../check/selection.js';
+import { SharedOutcomes } from '../check/shared-outcomes.js';
+import { Sequence } from '../check/timeline.js';
+import { newRunId } from '../core/labels.js';
+import { checkSettingsOf, type RunConfig } from '../core/settings.js';
+import { loadBundledDeviations, loadDeviations } from '../deviations/deviation-file.js';
+import {
+  applyDeviations,
+  type DeviationSets,
+  knownDeviationTest,
+  staleDeviations,
+} from '../deviations/deviations.js';
+import type { CgroupParentLease } from '../host/cgroup-parent-lease.js';
+import { hostPlatform } from '../host/host-platform.js';
+import { claimRunLogs, otherLiveRuns, removeRunLogs } from '../host/pod-logs.js';
+import { HookLane } from '../injectors/hook-lane.js';
+import { RegistrationGate } from '../injectors/registration-gate.js';
+import { besideKubeletMonitor } from '../neighbours/disturbance-monitor.js';
+import { assessReadiness, requireReady } from '../readiness/readiness.js';
+import { besideDetectedKubelet } from '../readiness/readiness-probes.js';
+import { type CleanupReport, removeLabelledUntilGone } from '../runtime/cleanup.js';
+import { connectRuntime } from '../runtime/environment.js';
+import { describeLeftovers, runtimeLeftovers } from '../runtime/runtime-leftovers.js';
+import { RuntimeWatch } from '../runtime/runtime-watch.js';
+import { executeCheck, identityOf } from './execute-check.js';
+import type { RunEnv } from './run-env.js';
+import { runScheduled } from './scheduler.js';
+
+export interface RunListener {
+  onStart(total: number, props: RunProperties): void;
+  onCheckStart(check: Check): void;
+  onCheckEnd(result: CheckResult): void;
+  onNote(text: string): void;
+}
+
+const SWEEP_MS = 60_000;
+
+export async function runConformance(
+  config: RunConfig,
+  checks: readonly Check[],
+  listener: RunListener,
+  signal: AbortSignal,
+  toolVersion: string,
+  hooks: Pick<RunEnv, 'beforeCall'> = {},
+): Promise<RunOutcome> {
+  const started = performance.now();
+  const deviations: DeviationSets = {
+    expected: config.expectedDeviations ? loadDeviations(config.expectedDeviations) : [],
+    bundled: loadBundledDeviations(),
+  };
+  const client = await connectRuntime(config);
+  let runId: string | undefined;
+  let cgroupLease: CgroupParentLease | undefined;
+  try {
+    const prepared = await prepare(config, checks, client, signal, toolVersion, hooks);
+    runId = prepared.env.runId;
+    cgroupLease = prepared.cgroupLease;
+    prepared.env.knownDeviation = knownDeviationTest(deviations, prepared.runtime);
+    listener.onStart(checks.length, prepared.properties);
+    const { kubelet } = prepared.properties;
+    const { disturbance } = prepared.env;
+    if (disturbance)
+      listener.onNote(
+        `running beside a kubelet (--beside-kubelet), ${kubelet}; another client's doing is seen by ${disturbance.hears}`,
+      );
+    const { results, stop } = await runChecks(config, checks, prepared, deviations, listener, signal).finally(
+      () => prepared.env.disturbance?.stop(),
+    );
+    const crashes = prepared.watch.crashes;
+    await sweep(config, client, prepared.env.runId, listener);
+    const stale = staleDeviations(deviations.expected, results, prepared.runtime);
+    for (const s of stale) listener.onNote(`warning: stale expected deviation ${s}`);
+    return {
+      properties: prepared.properties,
+      results,
+      durationMs: Math.round(performance.now() - started),
+      ...(stop ? { interrupted: stop } : {}),
+      ...(stale.length > 0 ? { staleDeviations: stale } : {}),
+      ...(crashes.length > 0 ? { runtimeCrashes: crashes } : {}),
+    };
+  } finally {
+    // The sweep removed the run's pod logs; this is for a run that threw before it got there.
+    if (runId !== undefined) removeRunLogs(runId);
+    cgroupLease?.release(otherLiveRuns(runId ?? ''));
+    client.close();
+  }
+}
+
+/** What the preparing stage hands to the running stage. */
+interface Prepared {
+  env: RunEnv;
+  properties: RunProperties;
+  availability: Availability;
+  runtime: { name: string; version: string };
+  watch: RuntimeWatch;
+  cgroupLease: CgroupParentLease;
+}
+
+/** Stage 1: the runtime is ready for the selected checks, and the environment they share is built. */
+async function prepare(
+  config: RunConfig,
+  checks: readonly Check[],
+  client: CriClient,
+  signal: AbortSignal,
+  toolVersion: string,
+  hooks: Pick<RunEnv, 'beforeCall'>,
+): Promise<Prepared> {
+  const readiness = await assessReadiness(client, config, checks, 'run');
+  try {
+    requireReady(readiness);
+  } catch (e) {
+    // The proof pods may have made the cgroupfs parent before readiness said no.
+    readiness.cgroupLease.release(otherLiveRuns(''));
+    throw e;
+  }
+  const { nri, host, availability } = readiness;
+  const runtime = { name: client.version.runtimeName, version: client.version.runtimeVersion };
+  const watch = new RuntimeWatch(client, config.runtimeEndpoint);
+  await watch.start();
+  const runId = newRunId();
+  const env: RunEnv = {
+    registrations: new RegistrationGate(),
+    hookLane: new HookLane(),
+    runId,
+    client,
+    sequence: new Sequence(),
+    settings: checkSettingsOf(config, { cgroupParent: readiness.cgroup.parent, nriTimeouts: nri.timeouts }),
+    injectors: config,
+    nri: nri.socketPath
+      ? { socketPath: nri.socketPath }
+      : { unavailable: nri.unavailable ?? 'NRI unavailable' },
+    host,
+    shared: new SharedOutcomes(),
+    ...(besideDetectedKubelet(readiness.kubelet, config)
+      ? { disturbance: await besideKubeletMonitor(client, runId, nri.socketPath) }
+      : {}),
+    ...(config.restartCmd
+      ? {
+          restart: {
+            command: config.restartCmd,
+            timeoutMs: config.restartTimeoutMs,
+            endpoint: config.runtimeEndpoint,
+            onRestarted: () => watch.restarted(),
+          },
+        }
+      : {}),
+    signal,
+    ...hooks,
+  };
+  const properties: RunProperties = {
+    runId,
+    toolVersion,
+    runtimeName: runtime.name,
+    runtimeVersion: runtime.version,
+    criApiVersion: client.version.runtimeApiVersion,
+    nriVersion: nri.version ?? 'absent',
+    endpoint: config.runtimeEndpoint,
+    startedAt: new Date().toISOString(),
+    flags: config.flagsText,
+    node: hostname(),
+    kubelet: readiness.kubelet.signs.length > 0 ? `seen: ${readiness.kubelet.signs.join('; ')}` : 'none seen',
+    cgroup: readiness.cgroup,
+    ...hostPlatform(),
+    ...(nri.socketPath ? { nriSocket: nri.socketPath } : {}),
+    ...(nri.socketPath ? { nriTimeouts: nri.timeouts ?? 'not sent' } : {}),
+  };
+  claimRunLogs(runId);
+  return { env, properties, availability, runtime, watch, cgroupLease: readiness.cgroupLease };
+}
+
+/** Stage 2: every selected check to a verdict, in the scheduler's order, until done or stopped. */
+async function runChecks(
+  config: RunConfig,
+  checks: readonly Check[],
+  { env, availability, runtime, watch }: Prepared,
+  deviations: DeviationSets,
+  listener: RunListener,
+  signal: AbortSignal,
+): Promise<{ results: CheckResult[]; stop: string | undefined }> {
+  const reasonOf = () => (signal.reason instanceof Error ? signal.reason.message : 'interrupted');
+  // A signal that came during readiness (the proof pods) has fired already: no 'abort' event follows.
+  let stop: string | undefined = signal.aborted ? reasonOf() : undefined;
+  signal.addEventListener('abort', () => {
+    stop ??= reasonOf();
+  });
+  const results = await runScheduled(checks, config.parallel, {
+    stopReason: () => stop,
+    notRun: (check, why) => skipped(check, `not run: ${why}`),
+    run: async (check) => {
+      listener.onCheckStart(check);
+      const why = staticSkipReason(check, availability);
+      const result = why
+        ? skipped(check, why)
+        : await watched(watch, check, listener, () => runWithFlakeAttempts(env, check, config));
+      const final = applyDeviations(result, deviations, runtime);
+      listener.onCheckEnd(final);
+      if (config.failFast && (final.verdict === 'failed' || final.verdict === 'error')) {
+        stop ??= `--fail-fast after ${check.id} ${final.verdict}`;
+      }
+      return final;
+    },
+  });
+  return { results, stop };
+}
+
+/** Runs a check under the crash watch; a crash it saw is announced at once and reported with the run. */
+async function watched(
+  watch: RuntimeWatch,
+  check: Check,
+  listener: RunListener,
+  run: () => Promise<CheckResult>,
+): Promise<CheckResult> {
+  watch.checkStarted(check.id);
+  const result = await run();
+  const crash = await watch.checkEnded(check.id);
+  if (crash) listener.onNote(describeCrash(crash));
+  return result;
+}
+
+/** Stage 3: remove whatever of the run is still labelled, and report runtime records CRI no longer lists. */
+async function sweep(
+  config: RunConfig,
+  client: CriClient,
+  runId: string,
+  listener: RunListener,
+): Promise<void> {
+  let swept: CleanupReport | undefined;
+  try {
+    swept = await removeLabelledUntilGone(client, { runId }, SWEEP_MS);
+  } catch (e) {
+    // A runtime that crashed or restarted mid-run: the verdicts stand, only the sweep is left to the user.
+    if (!(e instanceof CriCallError)) throw e;
+    // The command comes first: a long gRPC message may be cut on the console, and notes are in no report.
+    listener.onNote(
+      `final sweep skipped, the runtime does not answer; once it does, run: cri-conform cleanup --run-id ${runId} -r ${config.runtimeEndpoint}\n  (${e.message})`,
+    );
+  }
+  if (swept && swept.pods.length + swept.containers.length > 0) {
+    listener.onNote(
+      `final sweep removed ${swept.pods.length} pods and ${swept.containers.length} containers (left by ${countedOwners(swept.owners)})`,
+    );
+  }
+  for (const p of swept?.problems ?? []) listener.onNote(`final sweep: ${p}`);
+  for (const s of swept?.spared ?? [])
+    listener.onNote(
+      `final sweep left alone ${s}: it carries the run label but not every mark of the run's own`,
+    );
+  // After the sweep, whatever it left or could not reach: a container still running writes on into unlinked
+  // files, and the directory is the run's alone.
+  const logs = removeRunLogs(runId);
+  if (logs) listener.onNote(`final sweep: ${logs}`);
+  if (!swept) return;
+  const leftovers = await runtimeLeftovers(config.runtimeEndpoint, runId);
+  if (leftovers.length > 0) listener.onNote(describeLeftovers(config.runtimeEndpoint, leftovers));
+}
+
+/** "TEAR-14 x2, IDEM-13": whose objects a sweep found, most first. */
+function countedOwners(owners: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const o of owners) counts.set(o, (counts.get(o) ?? 0) + 1);
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .map(([id, n]) => (n > 1 ? `${id} x${n}` : id))
+    .join(', ');
+}
+
+async function runWithFlakeAttempts(env: RunEnv, check: Check, config: RunConfig): Promise<CheckResult> {
+  let result = await executeCheck(env, check, config.checkTimeoutMs);
+  // Trial checks already repeat their race; re-running them until one passes would hide a violation.
+  for (
+    let attempt = 1;
+    attempt <= config.flakeAttempts && !check.trials && result.verdict === 'failed';
+    attempt++
+  ) {
+    const first = result.message ?? '';
+    // A re-attempt runs its scenarios anew: a recorded outcome would only repeat the failure.
+    result = await executeCheck({ ...env, shared: new SharedOutcomes() }, check, config.checkTimeoutMs);
+    result.observations.flake = `attempt ${attempt + 1}; earlier failure: ${first}`;
+  }
+  return result;
+}
+
+function skipped(check: Check, message: string): CheckResult {
+  return {
+    ...identityOf(check),
+    verdict: 'skipped',
+    durationMs: 0,
+    message,
+    observations: {},
+    timeline: [{ kind: 'note', seq: 0, atMs: 0, text: `${displayName(check)}: ${message}` }],
+  };
+}

@@ -1,0 +1,146 @@
+import { expect } from 'chai';
+import type { Check } from '../check/check.js';
+import type { CheckResult } from '../check/result.js';
+import type { Need } from '../core/vocabulary.js';
+import { runScheduled, type ScheduleHooks } from './scheduler.js';
+
+function check(id: string, needs: Need[] = [], longWait = ''): Check {
+  return {
+    id,
+    suite: 'names',
+    level: 'MUST',
+    tags: [],
+    needs,
+    uses: [],
+    title: id,
+    clauses: {},
+    contract: '',
+    trials: false,
+    trialScale: 1,
+    trialScaleWhy: '',
+    longWait,
+    besideHeldHooks: '',
+    apartFromInjectorChecks: '',
+    run: async () => {},
+  };
+}
+
+function result(c: Check): CheckResult {
+  return {
+    id: c.id,
+    suite: c.suite,
+    title: c.title,
+    level: c.level,
+    tags: [],
+    contract: '',
+    verdict: 'passed',
+    durationMs: 0,
+    observations: {},
+    timeline: [],
+  };
+}
+
+/** Runs the checks with fake bodies that take `ms(id)` and records, for each check, who ran beside it. */
+async function schedule(checks: readonly Check[], parallel: number, ms: (id: string) => number) {
+  const running = new Set<string>();
+  const beside: Record<string, Set<string>> = {};
+  const startOrder: string[] = [];
+  let peak = 0;
+  const hooks: ScheduleHooks = {
+    stopReason: () => undefined,
+    notRun: (c) => result(c),
+    run: async (c) => {
+      startOrder.push(c.id);
+      const mine = new Set(running);
+      beside[c.id] = mine;
+      for (const other of running) beside[other]?.add(c.id);
+      running.add(c.id);
+      peak = Math.max(peak, running.size);
+      await new Promise((r) => setTimeout(r, ms(c.id)));
+      running.delete(c.id);
+      return result(c);
+    },
+  };
+  const results = await runScheduled(checks, parallel, hooks);
+  return { results, beside, startOrder, peak };
+}
+
+describe('runScheduled', () => {
+  it('runs CRI-only checks side by side and beside NRI watchers, and keeps catalogue order', async () => {
+    const checks = [check('A-01'), check('N-01', ['nri']), check('A-02'), check('A-03')];
+    const { results, beside } = await schedule(checks, 2, (id) => (id === 'A-01' ? 30 : 10));
+    expect(results.map((r) => r.id)).to.deep.equal(['A-01', 'N-01', 'A-02', 'A-03']);
+    expect([...(beside['A-01'] ?? [])]).to.include.members(['N-01', 'A-02']);
+  });
+
+  it('runs NRI watchers beside each other, and injector checks beside each other, never the two at once', async () => {
+    const checks = [
+      check('I-01', ['creation-delay']),
+      check('N-01', ['nri']),
+      check('A-01'),
+      check('N-02', ['nri']),
+      check('I-02', ['slow-cni']),
+      check('N-03', ['nri']),
+    ];
+    const { beside } = await schedule(checks, 3, (id) => (id === 'I-01' ? 30 : 10));
+    for (const n of ['N-01', 'N-02', 'N-03']) {
+      const injectorNeighbours = [...(beside[n] ?? [])].filter((other) => other.startsWith('I-'));
+      expect(injectorNeighbours, `injector checks beside ${n}`).to.deep.equal([]);
+    }
+    expect([...(beside['I-01'] ?? [])]).to.include.members(['A-01', 'I-02']);
+    expect([...(beside['N-01'] ?? [])]).to.include.members(['N-02', 'N-03']);
+  });
+
+  it('runs a check that stalls NRI hooks, or is exclusive, with nothing beside it', async () => {
+    const checks = [
+      check('A-01'),
+      check('N-01', ['nri']),
+      check('S-01', ['nri', 'stalls-hooks']),
+      check('A-02'),
+      check('X-01', ['exclusive']),
+      check('N-02', ['nri']),
+    ];
+    const { results, beside } = await schedule(checks, 3, () => 10);
+    expect(results.map((r) => r.id)).to.deep.equal(checks.map((c) => c.id));
+    expect([...(beside['S-01'] ?? [])]).to.deep.equal([]);
+    expect([...(beside['X-01'] ?? [])]).to.deep.equal([]);
+  });
+
+  it('starts later checks that can share while a check that runs alone waits for the runtime', async () => {
+    const checks = [check('A-01'), check('S-01', ['stalls-hooks']), check('A-02'), check('A-03')];
+    const { startOrder, beside } = await schedule(checks, 3, (id) => (id === 'A-01' ? 30 : 5));
+    expect(startOrder).to.deep.equal(['A-01', 'A-02', 'A-03', 'S-01']);
+    expect([...(beside['S-01'] ?? [])]).to.deep.equal([]);
+  });
+
+  it('starts a check that declares a long wait before the rest of its group, and reports in catalogue order', async () => {
+    const checks = [
+      check('N-01', ['nri']),
+      check('N-02', ['nri']),
+      check('N-03', ['nri'], 'waits out a window'),
+      check('N-04', ['nri']),
+    ];
+    const { results, startOrder } = await schedule(checks, 2, (id) => (id === 'N-03' ? 30 : 10));
+    expect(startOrder).to.deep.equal(['N-03', 'N-01', 'N-02', 'N-04']);
+    expect(results.map((r) => r.id)).to.deep.equal(['N-01', 'N-02', 'N-03', 'N-04']);
+  });
+
+  it('never runs more than --parallel checks at once', async () => {
+    const checks = ['A-01', 'A-02', 'A-03', 'A-04', 'A-05'].map((id) => check(id));
+    const { peak } = await schedule(checks, 2, () => 5);
+    expect(peak).to.equal(2);
+  });
+
+  it('marks checks not run once a stop reason appears', async () => {
+    let stop: string | undefined;
+    const results = await runScheduled([check('A-01', ['exclusive']), check('A-02')], 1, {
+      stopReason: () => stop,
+      notRun: (c, why) => ({ ...result(c), verdict: 'skipped', message: why }),
+      run: async (c) => {
+        stop = 'interrupted';
+        return result(c);
+      },
+    });
+    expect(results.map((r) => r.verdict)).to.deep.equal(['passed', 'skipped']);
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * Runs the selected checks: up to --parallel at once among checks whose sharing groups may share, and each
+ * check that runs alone (sharing.ts) with nothing beside it. A check that waits its turn does not hold up the
+ * checks after it that could start now. Checks that declare a long wait start first (check.ts longWait),
+ * then the race checks (their trials are the longest work of a run, and overlap best when started
+ * together), the rest in catalogue order. Results keep catalogue order whatever order they run in.
+ */
+import type { Check } from '../check/check.js';
+import type { CheckResult } from '../check/result.js';
+import { mayShareChecks } from '../check/sharing.js';
+
+export interface ScheduleHooks {
+  run(check: Check): Promise<CheckResult>;
+  /** Called instead of run when the run was stopped before the check started. */
+  notRun(check: Check, why: string): CheckResult;
+  stopReason(): string | undefined;
+}
+
+interface Pending {
+  check: Check;
+  index: number;
+}
+
+/** Which checks start first: those with a long wait, then race checks, then the rest (a stable sort). */
+function startRank(c: Check): number {
+  if (c.longWait !== '') return 0;
+  return c.trials ? 1 : 2;
+}
+
+export async function runScheduled(
+  checks: readonly Check[],
+  parallel: number,
+  hooks: ScheduleHooks,
+): Promise<CheckResult[]> {
+  const results: CheckResult[] = new Array(checks.length);
+  const pending: Pending[] = checks
+    .map((check, index) => ({ check, index }))
+    .sort((a, b) => startRank(a.check) - startRank(b.check));
+  const running = new Map<Promise<void>, Check>();
+  const limit = Math.max(1, parallel);
+  const fits = (c: Check): boolean => {
+    if (running.size === 0) return true;
+    if (running.size >= limit) return false;
+    return [...running.values()].every((r) => mayShareChecks(c, r));
+  };
+  for (;;) {
+    const stop = hooks.stopReason();
+    if (stop) for (const p of pending.splice(0)) results[p.index] = hooks.notRun(p.check, stop);
+    const next = pending.findIndex((p) => fits(p.check));
+    if (next >= 0) {
+      const [{ check, index }] = pending.splice(next, 1) as [Pending];
+      const tracked: Promise<void> = hooks
+        .run(check)
+        .then((r) => {
+          results[index] = r;
+        })
+        .finally(() => running.delete(tracked));
+      running.set(tracked, check);
+      continue;
+    }
+    if (running.size === 0) return results;
+    await Promise.race(running.keys());
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * Connecting to the runtime and finding out what the node offers: the shared setup of `run` and `doctor`.
+ * Anything that makes a run untrustworthy is an EnvironmentError (exit 2) with what to fix.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { CriClient } from '../../cri/client.js';
+import { CriConnectError } from '../../cri/errors.js';
+import type { VersionResponse } from '../../cri/types.js';
+import { NriPlugin } from '../../nri/plugin.js';
+import type { NriTimeouts } from '../check/result.js';
+import { EnvironmentError, errorMessage } from '../core/errors.js';
+import type { RunConfig } from '../core/settings.js';
+import { NodeView } from '../host/node-view.js';
+import { NodeHostProbe } from './host-probe.js';
+
+export const CONNECT_TIMEOUT_MS = 5_000;
+const PROBE_PLUGIN = { name: 'cri-conform-probe', index: '99' };
+
+export async function connectRuntime(
+  config: Pick<RunConfig, 'runtimeEndpoint' | 'imageEndpoint' | 'callTimeoutMs'>,
+) {
+  try {
+    return await CriClient.connect({
+      runtimeEndpoint: config.runtimeEndpoint,
+      imageEndpoint: config.imageEndpoint,
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      defaultDeadlineMs: config.callTimeoutMs,
+    });
+  } catch (e) {
+    if (e instanceof CriConnectError) throw new EnvironmentError(e.message);
+    throw e;
+  }
+}
+
+export interface NriFinding {
+  socketPath?: string;
+  unavailable?: string;
+  version?: string;
+  runtime?: string;
+  /** What the runtime sent in Configure (NRI v0.7+); absent when it sent none. */
+  timeouts?: NriTimeouts;
+}
+
+/** Registers a short-lived probe plugin to learn whether NRI answers and which version it speaks. */
+export async function probeNri(socketPath: string, registrationTimeoutMs = 6_000): Promise<NriFinding> {
+  if (!existsSync(socketPath)) {
+    return {
+      unavailable: `no NRI socket at ${socketPath}: enable NRI in the runtime (containerd: [plugins."io.containerd.nri.v1.nri"] disable = false; CRI-O: [crio.nri] enable_nri = true) or pass --nri-socket`,
+    };
+  }
+  if (!statSync(socketPath).isSocket())
+    return { unavailable: `--nri-socket ${socketPath} is not a unix socket` };
+  try {
+    const probe = await NriPlugin.start({
+      socketPath,
+      ...PROBE_PLUGIN,
+      events: ['RunPodSandbox'],
+      acceptsPod: () => false,
+      registrationTimeoutMs,
+    });
+    const sent = probe.runtime;
+    const finding: NriFinding = {
+      socketPath,
+      version: sent.nriVersion,
+      runtime: `${sent.name} ${sent.version}`,
+      ...(sent.sentTimeouts
+        ? { timeouts: { requestMs: sent.requestTimeoutMs, registrationMs: sent.registrationTimeoutMs } }
+        : {}),
+    };
+    await probe.close();
+    return finding;
+  } catch (e) {
+    return { unavailable: `NRI at ${socketPath} did not accept a plugin: ${errorMessage(e)}` };
+  }
+}
+
+/**
+ * Host probes work when cri-conform runs as root on the runtime's node (a unix socket is a local runtime).
+ * @param parentPath the pods' cgroup parent below each hierarchy's root (cgroup-parent.ts)
+ */
+export function nodeProbeAvailability(
+  config: Pick<RunConfig, 'nodeProbes' | 'runtimeEndpoint' | 'nodeAnchorPid' | 'netnsDirs'>,
+  parentPath?: string,
+): NodeHostProbe | { unavailable: string } {
+  const view = new NodeView(config.nodeAnchorPid, config.netnsDirs);
+  if (config.nodeProbes === 'off') return { unavailable: 'host probes are off (--node-probes off)' };
+  if (config.nodeProbes === 'on') return new NodeHostProbe(config.runtimeEndpoint, view, parentPath);
+  if (process.platform !== 'linux') return { unavailable: 'host probes need Linux' };
+  if (process.getuid?.() !== 0)
+    return { unavailable: 'host probes read /proc and cgroups of the runtime: run as root on the node' };
+  if (/^(tcp|https?):/.test(config.runtimeEndpoint))
+    return { unavailable: 'the runtime endpoint is remote: run cri-conform on the node' };
+  return new NodeHostProbe(config.runtimeEndpoint, view, parentPath);
+}
+
+export function describeRuntime(v: VersionResponse): string {
+  return `${v.runtimeName} ${v.runtimeVersion} (CRI ${v.runtimeApiVersion})`;
+}

@@ -1,0 +1,243 @@
+/**
+ * What the host holds for a pod, seen from /proc, cgroupfs, /run/netns and mountinfo. Runtimes embed the
+ * sandbox and container ids in cgroup paths, shim command lines and mount paths, so ids find them without
+ * knowing which runtime this is.
+ */
+import type { HostProbe, NetnsKind } from '../check/context.js';
+import { SkipSignal } from '../core/errors.js';
+import { shortId } from '../core/ids.js';
+import { sleep } from '../core/waits.js';
+import {
+  cgroupDirsNaming,
+  type HostBaseline,
+  listNetns,
+  netnsOwnedBy,
+  newSince,
+  type TrialClues,
+  takeBaseline,
+} from '../host/host-diff.js';
+import type { HostLeak, PodHostSnapshot } from '../host/host-findings.js';
+import { type NodeView, ON_NODE } from '../host/node-view.js';
+import {
+  cgroupDir,
+  cgroupName,
+  exists,
+  hostCgroupMounts,
+  inodeOf,
+  isNsfs,
+  listPids,
+  mountsMentioning,
+  parseCgroupMounts,
+  readProc,
+} from '../host/proc.js';
+
+/** PID 1 here reaps slowly: look this long before calling a lingering process a leak. */
+const REAP_GRACE_MS = 2_500;
+/** Each look reads all of /proc: look a few times a second, not more. */
+const REAP_POLL_MS = 250;
+
+export class NodeHostProbe implements HostProbe {
+  readonly available = true;
+  /**
+   * @param endpoint the CRI endpoint; when it also serves containerd's own API, its records are probed too
+   * @param view where this process sees the node's files and mounts (from a pod: through a node process)
+   * @param parentPath the run's cgroup parent below each hierarchy's root: pods' cgroups are looked for
+   *   below it too, whatever its depth (a systemd slice nests by its dashes)
+   */
+  constructor(
+    private readonly endpoint?: string,
+    private readonly view: NodeView = ON_NODE,
+    private readonly parentPath?: string,
+  ) {}
+
+  async snapshot(podId: string, containerIds: string[] = []): Promise<PodHostSnapshot> {
+    const ids = [podId, ...containerIds];
+    const processes = livingProcessesOf(ids);
+    if (processes.length === 0) {
+      throw new SkipSignal(
+        `no process of pod ${shortId(podId)} is visible on this host: run cri-conform on the runtime's node as root, or pass --node-probes off`,
+      );
+    }
+    const mountinfo = this.view.mountinfo();
+    const mounts = hostCgroupMounts(parseCgroupMounts(mountinfo));
+    const cgroupDirs = new Set<string>();
+    let outsideOurNamespace = false;
+    for (const p of processes) {
+      for (const line of readProc(p.pid)?.cgroups ?? []) {
+        const dir = cgroupDir(line, mounts);
+        // From a pod with a cgroup namespace of its own, a node process's cgroup reads "/../../k8s.io/<id>":
+        // relative to the pod's cgroup, which this process cannot name.
+        if (dir?.includes('/../')) outsideOurNamespace = true;
+        else if (dir && ids.some((id) => dir.includes(id))) cgroupDirs.add(dir);
+      }
+    }
+    // Then the node's hierarchies are searched for the ids instead, as the leak diff does.
+    if (outsideOurNamespace)
+      for (const dir of cgroupDirsNaming(ids, mounts, this.view, this.parentPath)) cgroupDirs.add(dir);
+    return {
+      podId,
+      ids,
+      processes: processes.map(({ pid, startTime, cmdline }) => ({ pid, startTime, cmdline })),
+      cgroupDirs: [...cgroupDirs],
+      netnsPath: netnsOf(
+        processes.map((p) => p.pid),
+        this.view,
+      ),
+      mounts: mountsMentioning(mountinfo, ids),
+    };
+  }
+
+  async leftovers(snapshot: PodHostSnapshot, opts: { withinMs?: number } = {}): Promise<HostLeak[]> {
+    const endAt = Date.now() + (opts.withinMs ?? REAP_GRACE_MS);
+    for (;;) {
+      const leaks = [...findLeaks(snapshot, this.view), ...(await this.runtimeRecordsOf(snapshot.ids))];
+      if (leaks.length === 0 || Date.now() >= endAt) return leaks;
+      await sleep(REAP_POLL_MS);
+    }
+  }
+
+  async stillHeld(ids: readonly string[]): Promise<HostLeak[]> {
+    const processes = livingProcessesOf(ids).map(
+      (p): HostLeak => ({ kind: 'process', what: `pid ${p.pid} (${p.cmdline.slice(0, 80)}) references it` }),
+    );
+    return [...processes, ...(await this.runtimeRecordsOf(ids))];
+  }
+
+  netnsKind(path: string): NetnsKind {
+    if (!exists(this.view.path(path))) return 'absent';
+    return isNsfs(this.view.path(path)) ? 'netns' : 'not-a-namespace';
+  }
+
+  async baseline(): Promise<HostBaseline> {
+    return takeBaseline(this.view, this.parentPath);
+  }
+
+  netnsOwners(ids: readonly string[]): Map<string, string> {
+    return netnsOwnedBy(ids, this.view);
+  }
+
+  async recordIds(labels: Readonly<Record<string, string>>): Promise<string[]> {
+    return (await this.labelledRecords(labels)).map((r) => r.id);
+  }
+
+  async newLeftovers(
+    baseline: HostBaseline,
+    evidence: TrialClues & { labels: Readonly<Record<string, string>> },
+    opts: { withinMs?: number } = {},
+  ): Promise<HostLeak[]> {
+    const endAt = Date.now() + (opts.withinMs ?? REAP_GRACE_MS);
+    for (;;) {
+      const records = (await this.labelledRecords(evidence.labels)).filter((r) => !evidence.known?.has(r.id));
+      const ids = [...new Set([...evidence.ids, ...records.map((r) => r.id)])];
+      const leaks = [
+        ...newSince(baseline, { ...evidence, ids }, this.view, this.parentPath),
+        ...records.map(
+          (r): HostLeak => ({ kind: 'runtime-record', what: r.what, object: `container ${r.id}` }),
+        ),
+      ];
+      if (leaks.length === 0 || Date.now() >= endAt) return leaks;
+      await sleep(REAP_POLL_MS);
+    }
+  }
+
+  /** The runtime's own containers and tasks that carry all the labels (containerd, namespace k8s.io). */
+  private async labelledRecords(labels: Readonly<Record<string, string>>) {
+    if (!this.endpoint) return [];
+    const { listContainerdRecords } = await import('../../cri/containerd-native.js');
+    const records = await listContainerdRecords(this.endpoint, { deadlineMs: 2_000 }).catch(() => undefined);
+    const mine = (records?.containers ?? []).filter((c) =>
+      Object.entries(labels).every(([k, v]) => c.labels[k] === v),
+    );
+    return mine.map((c) => {
+      const task = records?.tasks.find((t) => t.containerId === c.id);
+      const what = `containerd container ${shortId(c.id)}${task ? ` with task pid ${task.pid}` : ''} is still there`;
+      return { id: c.id, what };
+    });
+  }
+
+  /** Containers and tasks the runtime still keeps for the ids, though the CRI no longer shows them. */
+  private async runtimeRecordsOf(ids: readonly string[]): Promise<HostLeak[]> {
+    if (!this.endpoint) return [];
+    // Loaded on use: suites import this module, and grpc would slow down `list` and `--help`.
+    const { listContainerdRecords } = await import('../../cri/containerd-native.js');
+    const records = await listContainerdRecords(this.endpoint, { deadlineMs: 2_000 }).catch(() => undefined);
+    if (!records) return [];
+    const mine = (id: string) => ids.includes(id);
+    return [
+      ...records.tasks
+        .filter((t) => mine(t.containerId))
+        .map(
+          (t): HostLeak => ({
+            kind: 'runtime-record',
+            what: `containerd task ${shortId(t.containerId)} (pid ${t.pid}) is still there`,
+            object: `task ${t.containerId}`,
+          }),
+        ),
+      ...records.containers
+        .filter((c) => mine(c.id))
+        .map(
+          (c): HostLeak => ({
+            kind: 'runtime-record',
+            what: `containerd container ${shortId(c.id)} is still there`,
+            object: `container ${c.id}`,
+          }),
+        ),
+    ];
+  }
+}
+
+function findLeaks(s: PodHostSnapshot, view: NodeView): HostLeak[] {
+  const leaks: HostLeak[] = [];
+  const seen = new Set<number>();
+  for (const p of s.processes) {
+    const now = readProc(p.pid);
+    if (now && now.startTime === p.startTime && now.state !== 'Z') {
+      seen.add(p.pid);
+      const what = `pid ${p.pid} (${p.cmdline.slice(0, 80)}) is still alive`;
+      leaks.push({ kind: 'process', what, object: `pid ${p.pid}` });
+    }
+  }
+  for (const p of livingProcessesOf(s.ids)) {
+    if (!seen.has(p.pid))
+      leaks.push({
+        kind: 'process',
+        what: `pid ${p.pid} (${p.cmdline.slice(0, 80)}) still references the pod`,
+        object: `pid ${p.pid}`,
+      });
+  }
+  const mountinfo = view.mountinfo();
+  const mounts = parseCgroupMounts(mountinfo);
+  for (const dir of s.cgroupDirs)
+    if (exists(view.path(dir))) leaks.push({ kind: 'cgroup', what: dir, object: cgroupName(dir, mounts) });
+  if (s.netnsPath && exists(view.path(s.netnsPath))) {
+    leaks.push({ kind: 'netns', what: `${s.netnsPath} still exists`, object: s.netnsPath });
+  }
+  for (const m of mountsMentioning(mountinfo, s.ids)) {
+    leaks.push({ kind: 'mount', what: `${m} is still mounted`, object: m });
+  }
+  return leaks;
+}
+
+/** Processes (not zombies) whose cgroup or command line names one of the ids: workloads, pause, shims. */
+function livingProcessesOf(ids: readonly string[]) {
+  const found = [];
+  for (const pid of listPids()) {
+    if (pid === process.pid) continue;
+    const p = readProc(pid);
+    if (!p || p.state === 'Z') continue;
+    if (ids.some((id) => p.cmdline.includes(id) || p.cgroups.some((line) => line.includes(id))))
+      found.push(p);
+  }
+  return found;
+}
+
+function netnsOf(pids: readonly number[], view: NodeView): string | undefined {
+  const hostNet = inodeOf('/proc/1/ns/net');
+  const byInode = new Map([...listNetns(view)].map(([path, inode]) => [inode, path]));
+  for (const pid of pids) {
+    const inode = inodeOf(`/proc/${pid}/ns/net`);
+    const path = inode === undefined || inode === hostNet ? undefined : byInode.get(inode);
+    if (path) return path;
+  }
+  return undefined;
+}
