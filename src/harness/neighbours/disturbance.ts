@@ -30,6 +30,7 @@
 import type { CriMethod } from '../../cri/types.js';
 import type { NriEventRecord } from '../../nri/types.js';
 import { CHECK_LABEL, isOurPod } from '../core/labels.js';
+import { OwnObjects } from './own-objects.js';
 import { type AnsweredStop, stopBeforeOwn } from './own-stop.js';
 
 /**
@@ -115,11 +116,8 @@ type EndingEvent = { id: string; action: 'stopped' | 'removed'; seenBy: string; 
 
 /** One check's objects, what it asked of them, and the first disturbance seen. */
 export class CheckObjects {
-  private readonly pods = new Map<string, { name: string; learnedAt: number }>();
-  private readonly containers = new Map<string, { name: string; podId: string; learnedAt: number }>();
-  /** Containers whose workload ends by itself, as the check means it to (HOOK-09). */
-  private readonly meantToExit = new Set<string>();
-  private readonly ended = new Set<string>();
+  /** What the check made and asked to end. */
+  private readonly own = new OwnObjects();
   /** Stop and Remove requests of the check's own that went out while their object was still live. */
   private readonly endingLive = new WeakSet<object>();
   /** Teardown events for ids no reply had named yet: judged once a reply names them. */
@@ -172,13 +170,13 @@ export class CheckObjects {
     if (!id) return;
     if (method === 'StartContainer') this.starting.set(id, {});
     if (!ENDING_METHODS.has(method)) return;
-    if (this.isLive(id) && typeof request === 'object' && request !== null) this.endingLive.add(request);
-    this.ended.add(id);
+    if (this.own.isLive(id) && typeof request === 'object' && request !== null) this.endingLive.add(request);
+    this.own.ended.add(id);
   }
 
   /** The container's workload ends by itself, as the check means it to: see describeDisturbance. */
   exitsByItself(containerId: string): void {
-    this.meantToExit.add(containerId);
+    this.own.meantToExit.add(containerId);
   }
 
   /** Whether this Stop or Remove request of the check's went out while the check still had its object. */
@@ -191,11 +189,7 @@ export class CheckObjects {
    * trial (the pods whose names start with it, and their containers).
    */
   endingAll(namePrefix?: string): void {
-    const pods = [...this.pods].filter(([, p]) => namePrefix === undefined || p.name.startsWith(namePrefix));
-    const podIds = new Set(pods.map(([id]) => id));
-    for (const id of podIds) this.ended.add(id);
-    for (const [id, c] of this.containers)
-      if (namePrefix === undefined || podIds.has(c.podId)) this.ended.add(id);
+    this.own.endAll(namePrefix);
     this.sweeping++;
   }
 
@@ -206,21 +200,10 @@ export class CheckObjects {
   }
 
   replied(method: CriMethod, request: unknown, reply: unknown): void {
-    const r = request as { config?: { metadata?: { name?: string } }; podSandboxId?: string };
-    const name = r.config?.metadata?.name ?? '';
-    let made: string | undefined;
-    if (method === 'RunPodSandbox') {
-      made = (reply as { podSandboxId?: string }).podSandboxId;
-      if (made) this.pods.set(made, { name, learnedAt: performance.now() });
-    }
-    if (method === 'CreateContainer') {
-      made = (reply as { containerId?: string }).containerId;
-      if (made)
-        this.containers.set(made, { name, podId: r.podSandboxId ?? '', learnedAt: performance.now() });
-    }
+    const made = this.own.learn(method, request, reply);
     if (method === 'StartContainer') this.started(idOf(request) ?? '', 'ok');
     const early = made ? this.early.get(made) : undefined;
-    if (early && this.isLive(early.id)) this.report(early.id, early.action, early.seenBy, early.at);
+    if (early && this.own.isLive(early.id)) this.report(early.id, early.action, early.seenBy, early.at);
   }
 
   /**
@@ -236,7 +219,7 @@ export class CheckObjects {
     if (method === 'StartContainer') this.started(id ?? '', statusName === 'NOT_FOUND' ? 'gone' : 'failed');
     if (!this.opts.besideAnotherClient || !id) return;
     // CreateContainer's NOT_FOUND may name its image.
-    if (statusName === 'NOT_FOUND' && BY_ID_METHODS.has(method) && this.isLive(id))
+    if (statusName === 'NOT_FOUND' && BY_ID_METHODS.has(method) && this.own.isLive(id))
       this.report(id, 'stopped or removed', `a NOT_FOUND from ${method}`);
     // A deadline or a cancel is the check's own giving up, not the runtime's failure.
     const gaveUp = statusName === 'DEADLINE_EXCEEDED' || statusName === 'CANCELLED';
@@ -260,22 +243,22 @@ export class CheckObjects {
   private started(id: string, outcome: 'ok' | 'failed' | 'gone'): void {
     const start = this.starting.get(id);
     this.starting.delete(id);
-    if (outcome === 'failed') this.ended.add(id);
-    else if (outcome === 'ok' && start?.stopSeenAt && this.isLive(id))
+    if (outcome === 'failed') this.own.ended.add(id);
+    else if (outcome === 'ok' && start?.stopSeenAt && this.own.isLive(id))
       this.report(id, 'stopped', 'an NRI StopContainer event', start.stopSeenAt);
   }
 
   nriEvent(e: Pick<NriEventRecord, 'event' | 'pod' | 'container'>): void {
     const ending = endingEvent(e);
     if (ending) {
-      if (this.isLive(ending.id)) this.report(ending.id, ending.action, ending.seenBy, ending.at);
-      else if (!this.knows(ending.id) && !this.early.has(ending.id)) this.early.set(ending.id, ending);
+      if (this.own.isLive(ending.id)) this.report(ending.id, ending.action, ending.seenBy, ending.at);
+      else if (!this.own.knows(ending.id) && !this.early.has(ending.id)) this.early.set(ending.id, ending);
     }
     // containerd also sends it when a container exits by itself: only beside another client.
     if (e.event === 'StopContainer' && e.container && this.opts.besideAnotherClient) {
       const start = this.starting.get(e.container.id);
       if (start) start.stopSeenAt ??= new Date();
-      else if (this.isLive(e.container.id))
+      else if (this.own.isLive(e.container.id))
         this.report(e.container.id, 'stopped', 'an NRI StopContainer event');
     }
   }
@@ -294,14 +277,14 @@ export class CheckObjects {
     if (!this.opts.besideAnotherClient) return;
     const states = new Map(pods.map((p) => [p.id, p.state]));
     this.adoptUnnamed(pods, askedAt);
-    for (const [id, pod] of this.pods) {
-      if (pod.learnedAt >= askedAt || !this.isLive(id)) continue;
+    for (const [id, pod] of this.own.pods) {
+      if (pod.learnedAt >= askedAt || !this.own.isLive(id)) continue;
       const state = states.get(id);
       if (state === undefined) this.report(id, 'removed', 'ListPodSandbox');
       else if (state !== 'SANDBOX_READY') this.report(id, 'stopped', 'ListPodSandbox');
     }
-    for (const [id, c] of this.containers)
-      if (c.learnedAt < askedAt && this.isLive(id)) {
+    for (const [id, c] of this.own.containers)
+      if (c.learnedAt < askedAt && this.own.isLive(id)) {
         // A kubelet stops an orphan's containers first (1 s grace) and its sandbox later: the check may end
         // the sandbox itself in between, so the exited container is the only sign.
         if (!containerIds.has(id)) this.report(id, 'removed', 'ListContainers');
@@ -320,30 +303,16 @@ export class CheckObjects {
     if (!checkId || this.sweeping > 0 || askedAt <= this.sweptAt) return;
     for (const p of pods) {
       const mine = isOurPod(p) && p.labels?.[CHECK_LABEL] === checkId;
-      if (mine && p.state === 'SANDBOX_READY' && !this.pods.has(p.id) && !this.ended.has(p.id))
-        this.pods.set(p.id, { name: p.metadata?.name ?? p.id, learnedAt: askedAt });
+      if (mine && p.state === 'SANDBOX_READY' && !this.own.pods.has(p.id) && !this.own.ended.has(p.id))
+        this.own.pods.set(p.id, { name: p.metadata?.name ?? p.id, learnedAt: askedAt });
     }
-  }
-
-  /** Made by the check, and neither it nor (for a container) its pod asked to end. */
-  private isLive(id: string): boolean {
-    if (this.ended.has(id)) return false;
-    if (this.pods.has(id)) return true;
-    const c = this.containers.get(id);
-    return c !== undefined && !this.ended.has(c.podId);
-  }
-
-  private knows(id: string): boolean {
-    return this.pods.has(id) || this.containers.has(id) || this.ended.has(id);
   }
 
   private report(id: string, action: Disturbance['action'], seenBy: string, at = new Date()): void {
     if (this.found) return;
-    const c = this.containers.get(id);
-    const podName = (podId: string) => this.pods.get(podId)?.name ?? podId;
-    const object = c ? `container ${c.name} of pod ${podName(c.podId)}` : `pod ${podName(id)}`;
+    const object = this.own.describe(id);
     const by = this.opts.besideAnotherClient ? 'another client' : 'the runtime';
-    const exit = action === 'stopped' && this.meantToExit.has(id);
+    const exit = action === 'stopped' && this.own.meantToExit.has(id);
     this.found = {
       by,
       object,
