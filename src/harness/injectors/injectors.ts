@@ -51,10 +51,8 @@ function keyedLog(dir: string, log: WrapperLog): KeyedLog {
 }
 
 export class CheckInjectors implements Injectors {
-  /** The settings directories claimed so far, with the key (check or trial) each was claimed for. */
-  private readonly claimed = new Map<string, string>();
-  /** Per log and key: the lines the log held when the key was first claimed (earlier runs' lines). */
-  private readonly linesAtClaim = new Map<string, number>();
+  /** The settings directories claimed so far, and the check's (or its trials') lines of the shared logs. */
+  private readonly claims: InjectorClaims;
   /** Injectors the check uses only where the run offers them (see offers()). */
   private readonly optional = new Set<InjectorNeed>();
 
@@ -67,19 +65,21 @@ export class CheckInjectors implements Injectors {
   constructor(
     private readonly config: InjectorConfig,
     private readonly declared: readonly Need[],
-    private readonly key: string,
+    key: string,
     private readonly uses: readonly OfferedInjector[] = [],
-    private readonly trialOf: () => number | undefined = () => undefined,
-  ) {}
+    trialOf: () => number | undefined = () => undefined,
+  ) {
+    this.claims = new InjectorClaims(key, trialOf);
+  }
 
   slowRuntime(): SlowRuntime {
     this.require('slow-runtime');
-    return this.runtime();
+    return slowRuntimeOf(this.config, this.claims);
   }
 
   slowCni(): SlowCni {
     this.require('slow-cni');
-    return this.cni();
+    return slowCniOf(this.config, this.claims);
   }
 
   creationDelay(): CreationDelay {
@@ -114,26 +114,13 @@ export class CheckInjectors implements Injectors {
    * Puts every delay this check set back to zero and lifts every CNI failure it asked for; with `trial`,
    * gives up that trial's settings instead (its pods are gone: nothing of the trial is delayed any more).
    */
-  async reset(trial?: number): Promise<void> {
-    if (trial !== undefined) {
-      const key = trialNamePrefix(this.key, trial);
-      const own = [...this.claimed].filter(([, k]) => k === key).map(([dir]) => dir);
-      for (const dir of own) this.claimed.delete(dir);
-      await Promise.all(own.map((dir) => rm(dir, { recursive: true, force: true })));
-      return;
-    }
-    await Promise.all(
-      [...this.claimed.keys()].map(async (dir) => {
-        await writeDelay(dir, 0);
-        await rm(join(dir, FAIL_FILE), { force: true });
-      }),
-    );
+  reset(trial?: number): Promise<void> {
+    return this.claims.reset(trial);
   }
 
   /** Gives up the check's settings directories: its pods, if any were left, are then delayed by no one. */
-  async release(): Promise<void> {
-    await Promise.all([...this.claimed.keys()].map((dir) => rm(dir, { recursive: true, force: true })));
-    this.claimed.clear();
+  release(): Promise<void> {
+    return this.claims.release();
   }
 
   /**
@@ -152,7 +139,7 @@ export class CheckInjectors implements Injectors {
   }
 
   private runtimeDelay(): CreationDelay {
-    const slow = this.runtime();
+    const slow = slowRuntimeOf(this.config, this.claims);
     return {
       name: `slow runtime handler "${slow.handler}"`,
       runtimeHandler: slow.handler,
@@ -162,41 +149,81 @@ export class CheckInjectors implements Injectors {
   }
 
   private cniDelay(): CreationDelay {
-    return { name: 'slow CNI wrapper', runtimeHandler: '', setDelay: this.cni().setDelay };
-  }
-
-  private runtime(): SlowRuntime {
-    const { slowRuntimeHandler: handler, slowRuntimeDir: dir } = this.config;
-    if (!handler || !dir) throw new Error('unreachable: require() checked the slow runtime handler');
-    this.claim(dir);
     return {
-      handler,
-      setDelay: (ms) => writeDelay(this.claim(dir), ms),
-      createdIds: this.idsLoggedSince(dir, keyedLog(dir, 'created.log')),
+      name: 'slow CNI wrapper',
+      runtimeHandler: '',
+      setDelay: slowCniOf(this.config, this.claims).setDelay,
     };
   }
+}
 
-  private cni(): SlowCni {
-    const dir = this.config.slowCniDir;
-    if (!dir) throw new Error('unreachable: require() checked the slow CNI dir');
-    this.claim(dir);
-    const added = this.linesLoggedSince(dir, keyedLog(dir, 'added.log'));
-    return {
-      setDelay: (ms) => writeDelay(this.claim(dir), ms),
-      deletedIds: this.idsLoggedSince(dir, keyedLog(dir, 'del.log')),
-      setFail: (fail) => {
-        const own = this.claim(dir);
-        return fail
-          ? writeFile(join(own, FAIL_FILE), 'cri-conform\n')
-          : rm(join(own, FAIL_FILE), { force: true });
-      },
-      added: async () => {
-        const owners = new Map<string, string>();
-        for (const [id, netns] of (await added()).map((l) => l.split(' ')))
-          if (id && netns) owners.set(netns, id);
-        return owners;
-      },
-    };
+/** The slow runtime handler as the check drives it, through the caller's own settings directory. */
+function slowRuntimeOf(config: InjectorConfig, claims: InjectorClaims): SlowRuntime {
+  const { slowRuntimeHandler: handler, slowRuntimeDir: dir } = config;
+  if (!handler || !dir) throw new Error('unreachable: require() checked the slow runtime handler');
+  claims.claim(dir);
+  return {
+    handler,
+    setDelay: (ms) => writeDelay(claims.claim(dir), ms),
+    createdIds: claims.idsLoggedSince(dir, keyedLog(dir, 'created.log')),
+  };
+}
+
+/** The slow CNI wrapper as the check drives it, through the caller's own settings directory. */
+function slowCniOf(config: InjectorConfig, claims: InjectorClaims): SlowCni {
+  const dir = config.slowCniDir;
+  if (!dir) throw new Error('unreachable: require() checked the slow CNI dir');
+  claims.claim(dir);
+  const added = claims.linesLoggedSince(dir, keyedLog(dir, 'added.log'));
+  return {
+    setDelay: (ms) => writeDelay(claims.claim(dir), ms),
+    deletedIds: claims.idsLoggedSince(dir, keyedLog(dir, 'del.log')),
+    setFail: (fail) => {
+      const own = claims.claim(dir);
+      return fail
+        ? writeFile(join(own, FAIL_FILE), 'cri-conform\n')
+        : rm(join(own, FAIL_FILE), { force: true });
+    },
+    added: async () => {
+      const owners = new Map<string, string>();
+      for (const [id, netns] of (await added()).map((l) => l.split(' ')))
+        if (id && netns) owners.set(netns, id);
+      return owners;
+    },
+  };
+}
+
+/** One check's claims: its (and its trials') settings directory in each control dir, and their log lines. */
+class InjectorClaims {
+  /** The settings directories claimed so far, with the key (check or trial) each was claimed for. */
+  private readonly claimed = new Map<string, string>();
+  /** Per log and key: the lines the log held when the key was first claimed (earlier runs' lines). */
+  private readonly linesAtClaim = new Map<string, number>();
+
+  constructor(
+    private readonly key: string,
+    private readonly trialOf: () => number | undefined,
+  ) {}
+
+  async reset(trial?: number): Promise<void> {
+    if (trial !== undefined) {
+      const key = trialNamePrefix(this.key, trial);
+      const own = [...this.claimed].filter(([, k]) => k === key).map(([dir]) => dir);
+      for (const dir of own) this.claimed.delete(dir);
+      await Promise.all(own.map((dir) => rm(dir, { recursive: true, force: true })));
+      return;
+    }
+    await Promise.all(
+      [...this.claimed.keys()].map(async (dir) => {
+        await writeDelay(dir, 0);
+        await rm(join(dir, FAIL_FILE), { force: true });
+      }),
+    );
+  }
+
+  async release(): Promise<void> {
+    await Promise.all([...this.claimed.keys()].map((dir) => rm(dir, { recursive: true, force: true })));
+    this.claimed.clear();
   }
 
   /** The key of the caller: its trial's inside a trial, else the check's. */
@@ -209,7 +236,7 @@ export class CheckInjectors implements Injectors {
    * The caller's settings directory in a control dir, made at once: from here on the wrapper tags the pods
    * of the caller's key with it, so the caller reads them in the shared logs.
    */
-  private claim(dir: string): string {
+  claim(dir: string): string {
     const key = this.currentKey();
     const own = join(dir, CLAIMS_DIR, key);
     if (!this.claimed.has(own)) {
@@ -229,7 +256,7 @@ export class CheckInjectors implements Injectors {
    * it was claimed). The count at the start is read at once, so nothing logged after the call can count as
    * "before".
    */
-  private linesLoggedSince(dir: string, log: KeyedLog): () => Promise<string[]> {
+  linesLoggedSince(dir: string, log: KeyedLog): () => Promise<string[]> {
     const keyNow = this.currentKey();
     const before = ownLines(splitLines(readOrEmpty(log.file)), log.keyField, keyNow).length;
     return async () => {
@@ -241,7 +268,7 @@ export class CheckInjectors implements Injectors {
   }
 
   /** As linesLoggedSince, for the ids those lines name. */
-  private idsLoggedSince(dir: string, log: KeyedLog): () => Promise<string[]> {
+  idsLoggedSince(dir: string, log: KeyedLog): () => Promise<string[]> {
     const lines = this.linesLoggedSince(dir, log);
     return async () => idsIn(await lines());
   }
