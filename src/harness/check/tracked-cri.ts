@@ -9,7 +9,7 @@ import type { CriMethod, CriRequest, CriResponse, PodSandboxConfig } from '../..
 import { shortId } from '../core/ids.js';
 import { CHECK_LABEL, RUN_LABEL, TRIAL_LABEL } from '../core/labels.js';
 import { makeContainerLogDir, missingLogPath } from '../host/pod-logs.js';
-import { type CheckObjects, endsAnObject } from '../neighbours/disturbance.js';
+import type { CheckObjects } from '../neighbours/disturbance.js';
 import { kubeletShaped } from './config-factory.js';
 import type {
   CallOpts,
@@ -23,9 +23,9 @@ import type {
   RunPodRequest,
   TrackedCri,
 } from './context.js';
-import { requiredWaitOf } from './required-wait.js';
 import { retryLikeKubelet } from './retry.js';
 import type { Timeline } from './timeline.js';
+import { type CountedCallOpts, followCall, sendCall } from './tracked-call.js';
 
 export interface TrackedCriDeps {
   client: CriClient;
@@ -45,9 +45,6 @@ export interface TrackedCriDeps {
   /** Beside another client: a last look at the check's objects before a Stop or Remove of its own. */
   lookBeforeEnding?: () => Promise<void>;
 }
-
-/** CallOpts, plus where the call's required wait goes (retries count their attempts' waits themselves). */
-type CountedCallOpts = CallOpts & { countWait?: (ms: number) => void };
 
 export class CheckCri implements TrackedCri {
   private readonly client: CriClient;
@@ -95,57 +92,15 @@ export class CheckCri implements TrackedCri {
     const trial = this.trial();
     if (trial !== undefined && typeof shaped === 'object' && shaped !== null)
       this.trialOfRequest.set(shaped, trial);
-    const signal = opts.signal ? AbortSignal.any([opts.signal, checkSignal]) : checkSignal;
     const deadlineMs = opts.deadlineMs ?? this.deps.callTimeoutMs;
-    const late = opts.cancelLateByMs === undefined ? {} : { cancelLateByMs: opts.cancelLateByMs };
-    const send = () => this.client.call(method, shaped, { deadlineMs, signal, ...late });
-    const before = this.deps.beforeCall;
-    let startedAt = performance.now();
-    let sentAtMs = Date.now();
-    const objects = this.deps.objects;
-    const go = () => {
-      startedAt = performance.now();
-      sentAtMs = Date.now();
-      objects?.sending(method, shaped);
-      return send();
-    };
-    const look = this.deps.lookBeforeEnding;
-    const looks = look !== undefined && endsAnObject(method);
-    // A test's hook comes first (what it does happens just before the call), then the look, before the call
-    // is marked as the check's own: it judges the object as it was right before the call went out.
-    const p =
-      before || looks
-        ? (async () => {
-            await before?.(method, shaped);
-            if (looks) await look();
-            return go();
-          })()
-        : go();
-    this.inFlight.set(p, trial);
-    p.then(
-      (reply) => {
-        objects?.replied(method, shaped, reply);
-        if (method === 'StopContainer' && look && objects?.endedLive(shaped)) {
-          const stop = shaped as CriRequest<'StopContainer'>;
-          const answered = { sentAtMs, latencyMs: performance.now() - startedAt, opts };
-          objects.lookingAt(this.judgeOwnStop(objects, stop, answered));
-        }
-      },
-      (e: unknown) => {
-        if (e instanceof CriCallError) objects?.failed(method, shaped, e.statusName);
-      },
-    );
-    const forget = () => this.inFlight.delete(p);
-    p.then(forget, forget);
-    const count = (code: string) => {
-      const ms = requiredWaitOf(opts, deadlineMs, performance.now() - startedAt, code, this.deps.signal);
-      if (ms > 0) (opts.countWait ?? ((w) => this.deps.timeline.addRequiredWait(w, trial)))(ms);
-    };
-    p.then(
-      () => count('OK'),
-      (e: unknown) => count(e instanceof CriCallError ? e.statusName : ''),
-    );
-    return p;
+    const outgoing = { method, shaped, opts, deadlineMs, trial };
+    const sending = sendCall(this.client, this.deps, outgoing);
+    this.inFlight.set(sending.reply, trial);
+    followCall(this.deps, outgoing, sending, {
+      forget: () => this.inFlight.delete(sending.reply),
+      judgeOwnStop: (objects, stop, answered) => this.judgeOwnStop(objects, stop, answered),
+    });
+    return sending.reply;
   }
 
   /**
