@@ -6,16 +6,8 @@ import { createConfigFactory, podNamePrefix } from '../check/config-factory.js';
 import type { CheckContext, ConfigFactory, HostProbe } from '../check/context.js';
 import { Timeline } from '../check/timeline.js';
 import { CheckCri } from '../check/tracked-cri.js';
-import { TrialBuilds } from '../check/trial-builds.js';
 import { TrialScope, trialNamePrefix } from '../check/trial-scope.js';
-import {
-  assertTrials,
-  emptyTally,
-  plannedTrials,
-  runTrials,
-  type TrialTally,
-  trialsAtOnce,
-} from '../check/trials.js';
+import type { TrialTally } from '../check/trials.js';
 import { errorMessage, ScenarioMissed, SkipSignal } from '../core/errors.js';
 import { holdsFor, poll, sleep } from '../core/waits.js';
 import { HookLane } from '../injectors/hook-lane.js';
@@ -24,6 +16,7 @@ import { CheckNri } from '../injectors/nri-control.js';
 import { CheckObjects, type Disturbance } from '../neighbours/disturbance.js';
 import { removeLabelledUntilGone } from '../runtime/cleanup.js';
 import { restartRuntime } from '../runtime/restart.js';
+import { checkTrials } from './check-trials.js';
 import type { RunEnv } from './run-env.js';
 
 /** How long cleanup waits for a check's calls that are still in flight (a held or slow create). */
@@ -67,25 +60,13 @@ function unavailableHost(why: string): HostProbe {
   };
 }
 
-export function openCheckScope(
-  env: RunEnv,
-  check: Check,
-  signal: AbortSignal,
-  onDisturbed: (d: Disturbance) => void = () => {},
-): CheckScope {
-  const scope = new TrialScope();
-  // A run that shares none gives the check a lane of its own: its trials still take turns in it.
-  const lane = env.hookLane ?? new HookLane();
-  const timeline = new Timeline(env.sequence, { trial: scope.current, laned: lane.laned });
-  const monitor = env.disturbance;
-  const objects = new CheckObjects({
-    besideAnotherClient: monitor !== undefined,
-    checkId: check.id,
-    onDisturbed,
-  });
-  const observations: Record<string, string> = {};
-  const notRun: { part: string; why: string }[] = [];
-  const assertions: Assertions = new Assertions(Object.keys(check.clauses), scope.current);
+/** The config factory and registration-gate key of the caller: its trial's inside a trial, else the check's. */
+interface CallerOwn {
+  make: () => ConfigFactory;
+  gateKey: () => string;
+}
+
+function callerOwn(env: RunEnv, check: Check, scope: TrialScope): CallerOwn {
   const checkMake = createConfigFactory(env.runId, check.id, env.settings);
   const trialMakes = new Map<number, ConfigFactory>();
   /** The factory of the caller's trial: its objects carry the trial's label and name prefix. */
@@ -101,6 +82,32 @@ export function openCheckScope(
     const trial = scope.current();
     return trial === undefined ? check.id : `${check.id} trial ${trial}`;
   };
+  return { make, gateKey };
+}
+
+/** What a check talks to the runtime through: the gated client, the tracked CRI, its NRI plugins, its injectors. */
+interface CheckClients {
+  client: RunEnv['client'];
+  cri: CheckCri;
+  nri: CheckNri | undefined;
+  injectors: CheckInjectors;
+}
+
+/** What the check's clients share: its timeline, its objects, its trials' scope and the run's hook lane. */
+interface ClientsShare {
+  signal: AbortSignal;
+  timeline: Timeline;
+  objects: CheckObjects;
+  scope: TrialScope;
+  lane: HookLane;
+  own: CallerOwn;
+}
+
+/** Opens the check's clients: each one tells `objects` what the check does, and records on `timeline`. */
+function openCheckClients(env: RunEnv, check: Check, share: ClientsShare): CheckClients {
+  const { signal, timeline, objects, scope, lane, own } = share;
+  const monitor = env.disturbance;
+  const { make, gateKey } = own;
   // Cleanup runs after the check's signal has aborted, so the gate waits on the run's.
   const registrationGate = env.registrations.forCalls(gateKey, env.signal);
   const client = env.client.withGate(registrationGate);
@@ -144,16 +151,21 @@ export function openCheckScope(
     check.uses,
     scope.current,
   );
-  let tally: TrialTally | undefined;
-  const paths = new CheckPaths(
-    (message) => env.knownDeviation?.(check.id, message) ?? false,
-    (text) => timeline.note(text),
-  );
-  /**
-   * The one cleanup sequence, after each trial and at the end: returns what it could not clean. After a
-   * trial it clears that trial's objects, plugins and injector claims only: the trials beside it go on.
-   */
-  const clearAll = async (trial?: number): Promise<string[]> => {
+  return { client, cri, nri, injectors };
+}
+
+/**
+ * The one cleanup sequence, after each trial and at the end: returns what it could not clean. After a
+ * trial it clears that trial's objects, plugins and injector claims only: the trials beside it go on.
+ */
+function checkCleanup(
+  env: RunEnv,
+  check: Check,
+  { client, cri, nri, injectors }: CheckClients,
+  objects: CheckObjects,
+): (trial?: number) => Promise<string[]> {
+  const monitor = env.disturbance;
+  return async (trial) => {
     const problems: string[] = [];
     await nri?.closeAll(trial);
     await injectors.reset(trial).catch((e: unknown) => problems.push(`injector reset: ${errorMessage(e)}`));
@@ -169,6 +181,65 @@ export function openCheckScope(
     problems.push(...report.problems);
     return problems;
   };
+}
+
+/** The waits and assertions of t: each contract wait and assertion names its clause. */
+function checkAssertionVerbs(
+  assertions: Assertions,
+  timeline: Timeline,
+  signal: AbortSignal,
+): Pick<CheckContext, 'poll' | 'expectWithin' | 'holdsFor' | 'pause' | 'expect' | 'expectOk' | 'require'> {
+  const requiredWait = <T>(ms: number, wait: Promise<T>): Promise<T> => {
+    timeline.addRequiredWait(ms);
+    return wait;
+  };
+  return {
+    poll: (probe, opts) => poll(probe, { ...opts, signal }),
+    expectWithin: (probe, opts) => assertions.expectWithin(poll(probe, { ...opts, signal }), opts.clause),
+    holdsFor: (probe, windowMs, what, clause) =>
+      assertions.holds(requiredWait(windowMs, holdsFor(probe, windowMs, what, signal)), clause),
+    pause: async (ms, why) => {
+      timeline.note(`pause ${ms} ms: ${why}`);
+      await requiredWait(ms, sleep(ms, signal));
+    },
+    expect(cond: boolean, message: string, clause: string): asserts cond {
+      assertions.expect(cond, message, clause);
+    },
+    expectOk: (what, call, clause) => assertions.expectOk(what, call, clause),
+    require(cond: boolean, message: string): asserts cond {
+      assertions.require(cond, message);
+    },
+  };
+}
+
+export function openCheckScope(
+  env: RunEnv,
+  check: Check,
+  signal: AbortSignal,
+  onDisturbed: (d: Disturbance) => void = () => {},
+): CheckScope {
+  const scope = new TrialScope();
+  // A run that shares none gives the check a lane of its own: its trials still take turns in it.
+  const lane = env.hookLane ?? new HookLane();
+  const timeline = new Timeline(env.sequence, { trial: scope.current, laned: lane.laned });
+  const objects = new CheckObjects({
+    besideAnotherClient: env.disturbance !== undefined,
+    checkId: check.id,
+    onDisturbed,
+  });
+  const observations: Record<string, string> = {};
+  const notRun: { part: string; why: string }[] = [];
+  const assertions: Assertions = new Assertions(Object.keys(check.clauses), scope.current);
+  const own = callerOwn(env, check, scope);
+  const { make, gateKey } = own;
+  const clients = openCheckClients(env, check, { signal, timeline, objects, scope, lane, own });
+  const { cri, nri, injectors } = clients;
+  let tally: TrialTally | undefined;
+  const paths = new CheckPaths(
+    (message) => env.knownDeviation?.(check.id, message) ?? false,
+    (text) => timeline.note(text),
+  );
+  const clearAll = checkCleanup(env, check, clients, objects);
   const cleanupNow = async (trial?: number): Promise<void> => {
     const problems = await clearAll(trial);
     if (problems.length > 0) timeline.note(`cleanup problems: ${problems.join('; ')}`);
@@ -179,10 +250,6 @@ export function openCheckScope(
     throw new SkipSignal(why);
   };
   const host: HostProbe = 'unavailable' in env.host ? unavailableHost(env.host.unavailable) : env.host;
-  const requiredWait = <T>(ms: number, wait: Promise<T>): Promise<T> => {
-    timeline.addRequiredWait(ms);
-    return wait;
-  };
 
   const t: CheckContext = {
     id: check.id,
@@ -213,52 +280,20 @@ export function openCheckScope(
       observations[part] = `not run: ${why}`;
     },
     skip: (reason) => unavailable(reason),
-    poll: (probe, opts) => poll(probe, { ...opts, signal }),
-    expectWithin: (probe, opts) => assertions.expectWithin(poll(probe, { ...opts, signal }), opts.clause),
-    holdsFor: (probe, windowMs, what, clause) =>
-      assertions.holds(requiredWait(windowMs, holdsFor(probe, windowMs, what, signal)), clause),
-    pause: async (ms, why) => {
-      timeline.note(`pause ${ms} ms: ${why}`);
-      await requiredWait(ms, sleep(ms, signal));
-    },
-    trials: async (scenario, build) => {
-      const planned = plannedTrials(env.settings.trials, check.trialScale);
-      atOnce = trialsAtOnce(env.settings.parallelTrials, check.trialsAtOnce, planned);
-      if (check.trialScale !== 1)
-        timeline.note(`${planned} trials, ${check.trialScale} x --trials: ${check.trialScaleWhy}`);
-      if (check.trialsAtOnce && check.trialsAtOnce.max < env.settings.parallelTrials)
-        timeline.note(`at most ${check.trialsAtOnce.max} trials at once: ${check.trialsAtOnce.why}`);
-      timeline.note(`${planned} trials, up to ${atOnce} side by side`);
-      const trials = emptyTally(planned);
-      tally = trials;
-      const builds = new TrialBuilds(
-        (n) =>
-          scope.run(n, async () =>
-            build ? build(n, make(), n === planned) : (undefined as Parameters<typeof scenario>[1]['built']),
-          ),
-        planned,
-        (text) => timeline.note(text),
-        () => trials.started,
-      );
-      await runTrials(
-        (n) =>
-          scope.run(n, async () => {
-            timeline.note(`trial ${n} of ${planned}`);
-            await scenario(n, await builds.setupFor(n));
-          }),
-        {
-          after: (n) => scope.run(n, () => cleanupNow(n)),
-          onTrial: (n, outcome) => scope.run(n, () => timeline.note(`trial ${n}: ${outcome}`)),
-          assertionsIn: (n) => assertions.countIn(n),
-          deviatedIn: (n) => paths.deviatedIn(n),
-          absorb: (e, n) => paths.absorb(e, n),
-          signal,
-        },
-        trials,
-        atOnce,
-      );
-      assertTrials(trials);
-    },
+    ...checkAssertionVerbs(assertions, timeline, signal),
+    trials: checkTrials(env, check, {
+      timeline,
+      assertions,
+      paths,
+      scope,
+      make,
+      cleanupNow,
+      signal,
+      onStart: (started, sideBySide) => {
+        tally = started;
+        atOnce = sideBySide;
+      },
+    }),
     oneAtATime: (what, work) =>
       lane.oneAtATime(gateKey(), work, () =>
         timeline.note(`${what} waits for another hold of a hook to end first`),
@@ -280,13 +315,6 @@ export function openCheckScope(
       env.restart
         ? restartRuntime(env.client, env.restart, signal)
         : unavailable('[Restart] pass --restart-cmd'),
-    expect(cond: boolean, message: string, clause: string): asserts cond {
-      assertions.expect(cond, message, clause);
-    },
-    expectOk: (what, call, clause) => assertions.expectOk(what, call, clause),
-    require(cond: boolean, message: string): asserts cond {
-      assertions.require(cond, message);
-    },
     missed: (why) => {
       throw new ScenarioMissed(why);
     },
