@@ -47,6 +47,11 @@ export interface ProofPlan {
   cgroupParent: string;
   /** False when the test image is missing (doctor does not pull): the handler's delay cannot be shown. */
   canRunContainer: boolean;
+  /**
+   * A kubelet drives the runtime (a run --beside-kubelet): it stops pods it does not know, and a kill of
+   * the proof's container between its create and start shows only as a failed start, like a broken one.
+   */
+  besideKubelet?: boolean;
 }
 
 export interface ProofOutcome {
@@ -93,7 +98,11 @@ export async function proveInjectors(client: CriClient, plan: ProofPlan): Promis
     await proveWithPods(proof, runtime, cni);
   } catch (e) {
     // Another client's doing proves nothing about the injector either way.
-    const disturbed = await watch.disturbance(client, runId, e);
+    const disturbed =
+      (await watch.disturbance(client, runId, e)) ??
+      (plan.besideKubelet
+        ? `the proof pod failed beside a kubelet, which stops pods it does not know and may have stopped this one: ${errorMessage(e)}`
+        : undefined);
     const failed: ProofOutcome = disturbed
       ? { verdict: 'unproven', detail: disturbed }
       : { verdict: 'broken', detail: `the proof pod failed: ${errorMessage(e)}` };

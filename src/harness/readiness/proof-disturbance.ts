@@ -2,7 +2,10 @@
  * Doctor's proof pod beside another client: when the proof fails because someone else stopped its pod (a
  * kubelet's orphan cleanup does within seconds), that is no verdict on the injector. Doctor never stops
  * its pod before the proof is over, except where it says so, so a stopped pod it did not stop, or a
- * NOT_FOUND for it, is another client's doing.
+ * NOT_FOUND for it, is another client's doing. So is an EXITED container that doctor neither started nor
+ * stopped and whose own start did not fail (reason StartError): a created container ends only when
+ * something stops it, and a kubelet stops an orphan's containers before its sandbox, which may then stay
+ * READY for seconds while the kubelet is busy.
  */
 import type { CallRecord, CriClient } from '../../cri/client.js';
 import { CriCallError } from '../../cri/errors.js';
@@ -15,12 +18,17 @@ const LOOK_EVERY_MS = 250;
 
 export class ProofPodWatch {
   private readonly ended = new Set<string>();
+  /** Containers the proof started or ended itself: their exits are its own doing. */
+  private readonly ownContainers = new Set<string>();
 
-  /** The client the proof uses: every pod it stops or removes is remembered. */
+  /** The client the proof uses: every pod it stops or removes, and every container it runs, is remembered. */
   observe(client: CriClient): CriClient {
     return client.withObserver((r: CallRecord) => {
-      const id = (r.request as { podSandboxId?: string }).podSandboxId;
-      if (id && (r.method === 'StopPodSandbox' || r.method === 'RemovePodSandbox')) this.ended.add(id);
+      const request = r.request as { podSandboxId?: string; containerId?: string };
+      const pod = request.podSandboxId;
+      if (pod && (r.method === 'StopPodSandbox' || r.method === 'RemovePodSandbox')) this.ended.add(pod);
+      const ends = r.method === 'StartContainer' ? r.code === 0 : OWN_CONTAINER_ENDS.includes(r.method);
+      if (request.containerId && ends) this.ownContainers.add(request.containerId);
     });
   }
 
@@ -37,25 +45,14 @@ export class ProofPodWatch {
     settleMs = SETTLE_MS,
   ): Promise<string | undefined> {
     const endAt = Date.now() + settleMs;
-    let stopped: { metadata: { name: string } } | undefined;
+    let stopped: { object: string; seenBy: string } | undefined;
     for (;;) {
-      const { items } = await client
-        .call('ListPodSandbox', { filter: { labelSelector: { [RUN_LABEL]: runId } } }, { deadlineMs: 5_000 })
-        .catch(() => ({ items: [] }));
-      stopped = items.find((p) => isOurPod(p, runId) && p.state !== 'SANDBOX_READY' && !this.ended.has(p.id));
+      stopped = (await this.stoppedPod(client, runId)) ?? (await this.stoppedContainer(client, runId));
       if (stopped || Date.now() >= endAt) break;
       await new Promise((resolve) => setTimeout(resolve, LOOK_EVERY_MS));
     }
     const at = new Date();
-    if (stopped) {
-      return describeDisturbance({
-        by: 'another client',
-        object: `doctor's proof pod ${stopped.metadata.name}`,
-        action: 'stopped',
-        at,
-        seenBy: 'ListPodSandbox',
-      });
-    }
+    if (stopped) return describeDisturbance({ by: 'another client', action: 'stopped', at, ...stopped });
     if (failure instanceof CriCallError && failure.statusName === 'NOT_FOUND')
       return describeDisturbance({
         by: 'another client',
@@ -66,4 +63,50 @@ export class ProofPodWatch {
       });
     return undefined;
   }
+
+  private async stoppedPod(
+    client: CriClient,
+    runId: string,
+  ): Promise<{ object: string; seenBy: string } | undefined> {
+    const { items } = await client
+      .call(
+        'ListPodSandbox',
+        { filter: { labelSelector: { [RUN_LABEL]: runId } } },
+        { deadlineMs: LIST_WITHIN_MS },
+      )
+      .catch(() => ({ items: [] }));
+    const pod = items.find((p) => isOurPod(p, runId) && p.state !== 'SANDBOX_READY' && !this.ended.has(p.id));
+    return pod && { object: `doctor's proof pod ${pod.metadata.name}`, seenBy: 'ListPodSandbox' };
+  }
+
+  private async stoppedContainer(
+    client: CriClient,
+    runId: string,
+  ): Promise<{ object: string; seenBy: string } | undefined> {
+    const { containers } = await client
+      .call(
+        'ListContainers',
+        { filter: { labelSelector: { [RUN_LABEL]: runId } } },
+        { deadlineMs: LIST_WITHIN_MS },
+      )
+      .catch(() => ({ containers: [] }));
+    const exited = containers.filter(
+      (c) =>
+        c.state === 'CONTAINER_EXITED' && !this.ownContainers.has(c.id) && !this.ended.has(c.podSandboxId),
+    );
+    for (const c of exited) {
+      const { status } = await client
+        .call('ContainerStatus', { containerId: c.id, verbose: false }, { deadlineMs: LIST_WITHIN_MS })
+        .catch(() => ({ status: null }));
+      if (status && status.reason !== START_ERROR)
+        return { object: `doctor's proof container ${c.metadata.name}`, seenBy: 'ListContainers' };
+    }
+    return undefined;
+  }
 }
+
+/** Calls after which a proof container's exit is the proof's own doing (a start too, when it succeeded). */
+const OWN_CONTAINER_ENDS: readonly string[] = ['StopContainer', 'RemoveContainer'];
+/** The reason containerd gives a container whose start failed: the runtime's own exit, not a stop. */
+const START_ERROR = 'StartError';
+const LIST_WITHIN_MS = 5_000;

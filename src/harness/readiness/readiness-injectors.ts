@@ -28,6 +28,8 @@ export interface InjectorProbeInput {
   purpose: ReadinessPurpose;
   /** False when the pod cannot be made anyway (the runtime is not ready). */
   mayCreatePod: boolean;
+  /** A kubelet drives the runtime and the run goes on beside it: a failed proof may be its doing. */
+  besideKubelet: boolean;
   testImagePresent: boolean;
   /** The parent the run's pods get (readiness-cgroup.ts); the proof pods get it too. */
   cgroupParent: string;
@@ -77,6 +79,7 @@ export async function injectorFindings(input: InjectorProbeInput): Promise<Injec
     testImage: config.testImage,
     cgroupParent: input.cgroupParent,
     canRunContainer: input.testImagePresent,
+    besideKubelet: input.besideKubelet,
     ...(toProve.some((c) => c.kind === 'runtime') && config.slowRuntimeHandler && config.slowRuntimeDir
       ? { runtime: { handler: config.slowRuntimeHandler, dir: config.slowRuntimeDir } }
       : {}),

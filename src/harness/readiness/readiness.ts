@@ -94,6 +94,7 @@ export async function assessReadiness(
     // A kubelet would stop the proof pod within seconds and make a working injector look broken; a pod
     // that cannot be placed in a cgroup fails in runc whatever the injectors do.
     mayCreatePod: !blocked,
+    besideKubelet: besideDetectedKubelet(kubelet, config),
     testImagePresent: testImage.severity === 'ok',
     cgroupParent: cgroup.placement.parent,
   });
