@@ -45,7 +45,7 @@ export class ProofPodWatch {
     settleMs = SETTLE_MS,
   ): Promise<string | undefined> {
     const endAt = Date.now() + settleMs;
-    let stopped: { object: string; seenBy: string } | undefined;
+    let stopped: Sighting | undefined;
     for (;;) {
       stopped = (await this.stoppedPod(client, runId)) ?? (await this.stoppedContainer(client, runId));
       if (stopped || Date.now() >= endAt) break;
@@ -64,31 +64,18 @@ export class ProofPodWatch {
     return undefined;
   }
 
-  private async stoppedPod(
-    client: CriClient,
-    runId: string,
-  ): Promise<{ object: string; seenBy: string } | undefined> {
+  private async stoppedPod(client: CriClient, runId: string): Promise<Sighting | undefined> {
+    const filter = runFilter(runId);
     const { items } = await client
-      .call(
-        'ListPodSandbox',
-        { filter: { labelSelector: { [RUN_LABEL]: runId } } },
-        { deadlineMs: LIST_WITHIN_MS },
-      )
+      .call('ListPodSandbox', filter, { deadlineMs: LIST_WITHIN_MS })
       .catch(() => ({ items: [] }));
     const pod = items.find((p) => isOurPod(p, runId) && p.state !== 'SANDBOX_READY' && !this.ended.has(p.id));
     return pod && { object: `doctor's proof pod ${pod.metadata.name}`, seenBy: 'ListPodSandbox' };
   }
 
-  private async stoppedContainer(
-    client: CriClient,
-    runId: string,
-  ): Promise<{ object: string; seenBy: string } | undefined> {
+  private async stoppedContainer(client: CriClient, runId: string): Promise<Sighting | undefined> {
     const { containers } = await client
-      .call(
-        'ListContainers',
-        { filter: { labelSelector: { [RUN_LABEL]: runId } } },
-        { deadlineMs: LIST_WITHIN_MS },
-      )
+      .call('ListContainers', runFilter(runId), { deadlineMs: LIST_WITHIN_MS })
       .catch(() => ({ containers: [] }));
     const exited = containers.filter(
       (c) =>
@@ -104,6 +91,14 @@ export class ProofPodWatch {
     return undefined;
   }
 }
+
+/** What another client was seen to stop, and how. */
+interface Sighting {
+  object: string;
+  seenBy: string;
+}
+
+const runFilter = (runId: string) => ({ filter: { labelSelector: { [RUN_LABEL]: runId } } });
 
 /** Calls after which a proof container's exit is the proof's own doing (a start too, when it succeeded). */
 const OWN_CONTAINER_ENDS: readonly string[] = ['StopContainer', 'RemoveContainer'];
