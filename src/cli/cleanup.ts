@@ -90,7 +90,10 @@ async function removeDeadRunLogsOf(io: Io): Promise<void> {
   for (const p of problems) io.err(`cri-conform: could not remove ${p}\n`);
 }
 
-/** The empty /cri-conform cgroup a killed run left (cgroup-parent-lease.ts); as root on the node only. */
+/**
+ * The empty /cri-conform cgroup a killed run left, with the empty pod cgroups a runtime left below it
+ * (cgroup-parent-lease.ts, stale-pod-cgroups.ts); as root on the node only.
+ */
 async function removeIdleCgroupParent(io: Io): Promise<void> {
   if (process.getuid?.() !== 0) return;
   const [{ removeIdleDefaultParent }, { ON_NODE }, { otherLiveRuns }] = await Promise.all([
@@ -98,7 +101,13 @@ async function removeIdleCgroupParent(io: Io): Promise<void> {
     import('../harness/host/node-view.js'),
     import('../harness/host/pod-logs.js'),
   ]);
-  const { cgroupfs, systemd } = removeIdleDefaultParent(ON_NODE, otherLiveRuns(''));
+  const { podCgroups, cgroupfs, systemd } = removeIdleDefaultParent(ON_NODE, otherLiveRuns(''));
+  const pods = new Set(podCgroups.map((dir) => dir.slice(dir.lastIndexOf('/') + 1)));
+  if (pods.size > 0)
+    io.out(
+      `removed the empty cgroups of ${pods.size === 1 ? '1 pod' : `${pods.size} pods`} the runtime left below /cri-conform (${podCgroups.length} directories)\n`,
+    );
+  for (const pod of pods) io.out(`  ${pod}\n`);
   if (cgroupfs.removed.length > 0)
     io.out(`removed the empty cgroup parent /cri-conform from ${cgroupfs.removed.length} hierarchies\n`);
   if (systemd.stoppedUnit) io.out(`stopped the empty systemd slice ${systemd.stoppedUnit}\n`);

@@ -16,6 +16,7 @@ import { readdirSync, rmdirSync } from 'node:fs';
 import { CGROUPFS_PARENT, type CgroupPlacement, parentCgroupPath, SYSTEMD_PARENT } from './cgroup-parent.js';
 import type { NodeView } from './node-view.js';
 import { exists, hostCgroupMounts, parseCgroupMounts } from './proc.js';
+import { removeStalePodCgroups } from './stale-pod-cgroups.js';
 
 export interface LeaseRelease {
   removed: string[];
@@ -131,22 +132,24 @@ function removeEmpty(dir: string): boolean {
 }
 
 /**
- * For `cleanup`: the default cgroupfs parent a killed run left, in every hierarchy, and the tool's systemd
- * slice, once empty and no run of the tool is alive. Nothing else: a --cgroup-parent of a killed run is
- * not known here.
+ * For `cleanup`: the default cgroupfs parent a killed run left, in every hierarchy, with the empty pod
+ * cgroups a runtime left below it, and the tool's systemd slice, once empty and no run of the tool is
+ * alive. Nothing else: a --cgroup-parent of a killed run is not known here.
  */
 export function removeIdleDefaultParent(
   view: NodeView,
   otherRuns: readonly string[],
   stop = stopWithSystemctl,
-): { cgroupfs: LeaseRelease; systemd: LeaseRelease } {
+): { podCgroups: string[]; cgroupfs: LeaseRelease; systemd: LeaseRelease } {
   const own = (driver: CgroupPlacement['driver'], parent: string): CgroupPlacement => ({
     driver,
     driverSource: 'cleanup',
     parent,
     parentSource: 'default',
   });
+  const podCgroups = removeStalePodCgroups(view, otherRuns);
   return {
+    podCgroups,
     cgroupfs: CgroupParentLease.take(own('cgroupfs', CGROUPFS_PARENT), view).release(otherRuns),
     systemd: CgroupParentLease.take(own('systemd', SYSTEMD_PARENT), view, stop).release(otherRuns),
   };
