@@ -11,11 +11,16 @@ import type {
   PodSandboxConfig,
   PodSandboxStatus,
 } from '../../cri/types.js';
+import type { FaultHandle } from '../../nri/faults.js';
 import type { EventMatch, FaultSpec, NriEventName, NriEventRecord, NriPod } from '../../nri/types.js';
+
 import type { CheckSettings } from '../core/settings.js';
 import type { Probe } from '../core/waits.js';
 import type { HostBaseline, TrialClues } from '../host/host-diff.js';
 import type { HostLeak, PodHostSnapshot } from '../host/host-findings.js';
+
+/** A check drives its faults through the plugin's own handles. */
+export type { FaultHandle };
 
 export interface CallOpts {
   deadlineMs?: number;
@@ -163,15 +168,6 @@ export interface ConfigFactory {
   /** A fresh pod config; `name` gets the run prefix and a unique token, so two calls never collide. */
   pod(name: string, opts?: PodOptions): PodSandboxConfig;
   container(name: string, opts?: ContainerOptions): ContainerConfig;
-}
-
-export interface FaultHandle {
-  reached(opts: { withinMs: number }): Promise<NriEventRecord>;
-  release(): void;
-  remove(): void;
-  readonly hits: number;
-  /** Resolves once every hook the fault acted on has been answered (at once when it acted on none). */
-  answered(): Promise<void>;
 }
 
 /** A plugin registered for this check only; closed when the check ends. */
