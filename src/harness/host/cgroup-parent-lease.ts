@@ -65,14 +65,16 @@ export class CgroupParentLease {
    * is stopped only from the node itself: from a pod, systemctl would reach no systemd or the wrong one.
    */
   static take(placement: CgroupPlacement, view: NodeView, stop = stopWithSystemctl): CgroupParentLease {
+    const ownSlice = placement.driver === 'systemd' && placement.parent === SYSTEMD_PARENT && !view.inPod;
+    const cgroupfsPath = placement.driver !== 'systemd' && placement.parent.startsWith('/');
+    // Nothing else is the lease's: the node's mount table need not be read.
+    if (!ownSlice && !cgroupfsPath) return CgroupParentLease.none();
     const mounts = hostCgroupMounts(parseCgroupMounts(view.mountinfo()));
-    if (placement.driver === 'systemd') {
-      if (placement.parent !== SYSTEMD_PARENT || view.inPod) return CgroupParentLease.none();
+    if (ownSlice) {
       const relative = parentCgroupPath(placement);
       const dirs = mounts.map((m) => `${m.mountPoint}${relative}`);
       return new CgroupParentLease(view, [], { unit: SYSTEMD_PARENT, dirs, stop });
     }
-    if (!placement.parent.startsWith('/')) return CgroupParentLease.none();
     const owned = placement.parent === CGROUPFS_PARENT;
     const removable: string[] = [];
     for (const mount of mounts) {
