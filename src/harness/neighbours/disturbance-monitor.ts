@@ -30,7 +30,7 @@ const LIST_EVERY_MS = 250;
  */
 const STOP_UNDER_WAY_SHOWS_MS = 500;
 /** How long a check's own Stop or Remove waits for the look before it: a slow listing only goes unused. */
-const LOOK_BEFORE_ENDING_MS = 1_000;
+export const LOOK_BEFORE_ENDING_MS = 1_000;
 
 /**
  * Lists the run's objects a few times a second and shows each listing to every running check. One poller
