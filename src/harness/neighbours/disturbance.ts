@@ -39,6 +39,13 @@ import { type AnsweredStop, stopBeforeOwn } from './own-stop.js';
  */
 export const ENDED_BY_RUNTIME_CLAUSE = 'ended-by-runtime';
 
+/**
+ * How long a kubelet's kill of a pod it does not know takes to show in full: its 1 s grace for the pod's
+ * containers, then its sandbox stop. A failure that may be such a kill is watched this long before it
+ * stands (a check's failure, doctor's proof pod).
+ */
+export const KUBELET_KILL_SHOWS_MS = 2_500;
+
 /** A pod as the run-wide listing shows it (the CRI's PodSandbox, or as much of it as a test gives). */
 export interface ListedPod {
   id: string;

@@ -10,10 +10,8 @@
 import type { CallRecord, CriClient } from '../../cri/client.js';
 import { CriCallError } from '../../cri/errors.js';
 import { isOurPod, RUN_LABEL } from '../core/labels.js';
-import { describeDisturbance } from '../neighbours/disturbance.js';
+import { describeDisturbance, KUBELET_KILL_SHOWS_MS } from '../neighbours/disturbance.js';
 
-/** The kubelet's 1 s grace for an orphan's containers, and its sandbox stop after it. */
-const SETTLE_MS = 2_500;
 const LOOK_EVERY_MS = 250;
 
 export class ProofPodWatch {
@@ -42,7 +40,7 @@ export class ProofPodWatch {
     client: CriClient,
     runId: string,
     failure: unknown,
-    settleMs = SETTLE_MS,
+    settleMs = KUBELET_KILL_SHOWS_MS,
   ): Promise<string | undefined> {
     const endAt = Date.now() + settleMs;
     let stopped: Sighting | undefined;

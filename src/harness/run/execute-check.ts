@@ -18,13 +18,16 @@ import {
   violationOf,
   WaitTimeout,
 } from '../core/errors.js';
-import { type Disturbance, describeDisturbance, ENDED_BY_RUNTIME_CLAUSE } from '../neighbours/disturbance.js';
+import {
+  type Disturbance,
+  describeDisturbance,
+  ENDED_BY_RUNTIME_CLAUSE,
+  KUBELET_KILL_SHOWS_MS,
+} from '../neighbours/disturbance.js';
 import { openCheckScope } from './check-context.js';
 import type { RunEnv } from './run-env.js';
 
 const VERSION_PROBE_MS = 2_000;
-/** Beside a kubelet, how long a failed check watches its pods before its verdict (disturbance.ts). */
-const FAILED_SETTLE_MS = 2_500;
 
 export class CheckTimeout extends Error {
   readonly code = 'ERR_CHECK_TIMEOUT';
@@ -78,7 +81,7 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
     }
   }
   const ended = verdict === 'failed' || verdict === 'error';
-  await env.disturbance?.lastLook(scope.objects, ended ? FAILED_SETTLE_MS : undefined);
+  await env.disturbance?.lastLook(scope.objects, ended ? KUBELET_KILL_SHOWS_MS : undefined);
   await scope.objects.settled();
   unwatch?.();
   const disturbed = scope.objects.disturbance;
