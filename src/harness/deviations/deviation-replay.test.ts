@@ -139,10 +139,21 @@ describe('replaying the bundled deviations against recorded messages', () => {
     );
   });
 
-  it('fails an entry no recorded run can replay', () => {
+  it('fails an entry no recorded failure of its check can replay', () => {
     expect(replayDeviations(entry('TEAR-05', 'plugin 20', '>=1.6.0 <1.7.0'), SAMPLE)).to.deep.equal([
-      'TEAR-05 (devs.yaml entry 1, >=1.6.0 <1.7.0): no recorded run of containerd in its versions to replay it against',
+      'TEAR-05 (devs.yaml entry 1, >=1.6.0 <1.7.0): no recorded failure of TEAR-05 on containerd in its versions to replay it against',
     ]);
+    expect(replayDeviations(entry('HOOK-11', 'stopped sandbox', '>=2.1.0'), SAMPLE)).to.deep.equal([
+      'HOOK-11 (devs.yaml entry 1, >=2.1.0): no recorded failure of HOOK-11 on containerd in its versions to replay it against',
+    ]);
+  });
+
+  it('passes over a version whose recorded runs never saw the check fail: a race does not fail every run', () => {
+    const quietOn22: ReplaySample = {
+      about: 'unit test',
+      runs: [...SAMPLE.runs, { runtime: 'containerd', version: '2.2.7', recordedAt: 'now', messages: {} }],
+    };
+    expect(replayDeviations(entry('TEAR-05', 'plugin 20 got', '>=2.1.0'), quietOn22)).to.deep.equal([]);
   });
 
   it('records a run by minor version: failing checks get their new messages, the others keep the old ones', () => {
