@@ -9,9 +9,14 @@ import {
 } from '../../src/harness/face.js';
 import { podState } from '../common/census.js';
 import { DELAY_MS } from '../common/timing.js';
+import { type Variant, variantsSideBySide } from '../common/variants.js';
 import { containerState, watchUntilLetGo } from './abandoned.js';
-import { timeOutContainerOnSlowHandler, variantNotRun } from './container-scenarios.js';
-import { converge, idOf, timeOutOnSlowHandler } from './scenarios.js';
+import {
+  type TimedOutContainer,
+  timeOutContainerOnSlowHandler,
+  variantNotRun,
+} from './container-scenarios.js';
+import { converge, idOf, type TimedOutPod, timeOutOnSlowHandler } from './scenarios.js';
 
 /** One timed-out attempt 0 and how to send attempt 1 of the same request. */
 interface Bump {
@@ -56,8 +61,14 @@ function nextAttempt<R extends { config: { metadata: { attempt: number } } }>(re
   };
 }
 
-async function abandonSandbox(t: CheckContext): Promise<void> {
-  const timedOut = await timeOutOnSlowHandler(t, 'idem-08');
+const abandonSandbox =
+  (t: CheckContext): Variant =>
+  async () => {
+    const timedOut = await timeOutOnSlowHandler(t, 'idem-08');
+    return () => bumpAbandonedSandbox(t, timedOut);
+  };
+
+async function bumpAbandonedSandbox(t: CheckContext, timedOut: TimedOutPod & { builtId: string }) {
   const request = nextAttempt(timedOut.request);
   const abandoned = timedOut.builtId;
   const state = await bumpAndWatch(t, {
@@ -82,9 +93,15 @@ async function abandonSandbox(t: CheckContext): Promise<void> {
   );
 }
 
-async function abandonContainer(t: CheckContext, slow: SlowRuntime): Promise<void> {
-  const timedOut = await timeOutContainerOnSlowHandler(t, 'idem-08-ctr', slow);
-  if ('notRun' in timedOut) return variantNotRun(t, timedOut.notRun);
+const abandonContainer =
+  (t: CheckContext, slow: SlowRuntime): Variant =>
+  async () => {
+    const timedOut = await timeOutContainerOnSlowHandler(t, 'idem-08-ctr', slow);
+    if ('notRun' in timedOut) return variantNotRun(t, timedOut.notRun);
+    return () => bumpAbandonedContainer(t, timedOut);
+  };
+
+async function bumpAbandonedContainer(t: CheckContext, timedOut: TimedOutContainer & { builtId: string }) {
   const request = nextAttempt(timedOut.request);
   const abandoned = timedOut.builtId;
   const state = await bumpAndWatch(t, {
@@ -122,9 +139,7 @@ export const check = defineCheck({
   },
   async run(t: CheckContext) {
     const slow = t.inject.slowRuntime();
-    t.step('sandbox variant');
-    await abandonSandbox(t);
-    t.step('container variant');
-    await abandonContainer(t, slow);
+    t.step('the sandbox and the container variant, side by side: each waits out --cache-ttl');
+    await variantsSideBySide(abandonSandbox(t), abandonContainer(t, slow));
   },
 });

@@ -7,9 +7,14 @@ import {
 } from '../../src/harness/face.js';
 import { podState } from '../common/census.js';
 import { DELAY_MS } from '../common/timing.js';
+import { type Variant, variantsSideBySide } from '../common/variants.js';
 import { containerState } from './abandoned.js';
-import { timeOutContainerOnSlowHandler, variantNotRun } from './container-scenarios.js';
-import { converge, timeOutOnSlowHandler } from './scenarios.js';
+import {
+  type TimedOutContainer,
+  timeOutContainerOnSlowHandler,
+  variantNotRun,
+} from './container-scenarios.js';
+import { converge, type TimedOutPod, timeOutOnSlowHandler } from './scenarios.js';
 
 /**
  * Waits out the build (bounded by the delay) and --cache-ttl, then asserts that the object is gone from
@@ -65,8 +70,14 @@ async function expectReclaimed(
 }
 
 /** The sandbox variant: nobody retries the timed-out RunPodSandbox until the TTL has passed. */
-async function reclaimSandbox(t: CheckContext): Promise<void> {
-  const timedOut = await timeOutOnSlowHandler(t, 'idem-09');
+const reclaimSandbox =
+  (t: CheckContext): Variant =>
+  async () => {
+    const timedOut = await timeOutOnSlowHandler(t, 'idem-09');
+    return () => reclaimedSandbox(t, timedOut);
+  };
+
+async function reclaimedSandbox(t: CheckContext, timedOut: TimedOutPod & { builtId: string }) {
   const held = timedOut.builtId;
   await expectReclaimed(t, 'the unclaimed timed-out sandbox', held, () => podState(t, held));
   const what = `the identical RunPodSandbox ${timedOut.config.metadata.name} after the TTL`;
@@ -81,9 +92,15 @@ async function reclaimSandbox(t: CheckContext): Promise<void> {
 }
 
 /** The container variant: nobody retries the timed-out CreateContainer until the TTL has passed. */
-async function reclaimContainer(t: CheckContext, slow: SlowRuntime): Promise<void> {
-  const timedOut = await timeOutContainerOnSlowHandler(t, 'idem-09-ctr', slow);
-  if ('notRun' in timedOut) return variantNotRun(t, timedOut.notRun);
+const reclaimContainer =
+  (t: CheckContext, slow: SlowRuntime): Variant =>
+  async () => {
+    const timedOut = await timeOutContainerOnSlowHandler(t, 'idem-09-ctr', slow);
+    if ('notRun' in timedOut) return variantNotRun(t, timedOut.notRun);
+    return () => reclaimedContainer(t, timedOut);
+  };
+
+async function reclaimedContainer(t: CheckContext, timedOut: TimedOutContainer & { builtId: string }) {
   const held = timedOut.builtId;
   await expectReclaimed(t, 'the unclaimed timed-out container', held, () => containerState(t, held));
   const what = `the identical CreateContainer in ${shortId(timedOut.podId)} after the TTL`;
@@ -113,9 +130,7 @@ export const check = defineCheck({
   },
   async run(t: CheckContext) {
     const slow = t.inject.slowRuntime();
-    t.step('sandbox variant');
-    await reclaimSandbox(t);
-    t.step('container variant');
-    await reclaimContainer(t, slow);
+    t.step('the sandbox and the container variant, side by side: each waits out --cache-ttl');
+    await variantsSideBySide(reclaimSandbox(t), reclaimContainer(t, slow));
   },
 });
