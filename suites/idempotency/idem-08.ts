@@ -4,19 +4,19 @@ import {
   defineCheck,
   type RetryOutcome,
   type RetryPolicy,
-  type SlowRuntime,
   shortId,
 } from '../../src/harness/face.js';
 import { podState } from '../common/census.js';
 import { DELAY_MS } from '../common/timing.js';
-import { type Variant, variantsSideBySide } from '../common/variants.js';
+import { variantsSideBySide } from '../common/variants.js';
 import { containerState, watchUntilLetGo } from './abandoned.js';
+import { converge, idOf } from './scenarios.js';
 import {
-  type TimedOutContainer,
-  timeOutContainerOnSlowHandler,
-  variantNotRun,
-} from './container-scenarios.js';
-import { converge, idOf, type TimedOutPod, timeOutOnSlowHandler } from './scenarios.js';
+  type BuiltContainer,
+  type BuiltPod,
+  containerVariantOnSlowHandler,
+  sandboxVariant,
+} from './ttl-variants.js';
 
 /** One timed-out attempt 0 and how to send attempt 1 of the same request. */
 interface Bump {
@@ -61,14 +61,7 @@ function nextAttempt<R extends { config: { metadata: { attempt: number } } }>(re
   };
 }
 
-const abandonSandbox =
-  (t: CheckContext): Variant =>
-  async () => {
-    const timedOut = await timeOutOnSlowHandler(t, 'idem-08');
-    return () => bumpAbandonedSandbox(t, timedOut);
-  };
-
-async function bumpAbandonedSandbox(t: CheckContext, timedOut: TimedOutPod & { builtId: string }) {
+async function bumpAbandonedSandbox(t: CheckContext, timedOut: BuiltPod) {
   const request = nextAttempt(timedOut.request);
   const abandoned = timedOut.builtId;
   const state = await bumpAndWatch(t, {
@@ -93,15 +86,7 @@ async function bumpAbandonedSandbox(t: CheckContext, timedOut: TimedOutPod & { b
   );
 }
 
-const abandonContainer =
-  (t: CheckContext, slow: SlowRuntime): Variant =>
-  async () => {
-    const timedOut = await timeOutContainerOnSlowHandler(t, 'idem-08-ctr', slow);
-    if ('notRun' in timedOut) return variantNotRun(t, timedOut.notRun);
-    return () => bumpAbandonedContainer(t, timedOut);
-  };
-
-async function bumpAbandonedContainer(t: CheckContext, timedOut: TimedOutContainer & { builtId: string }) {
+async function bumpAbandonedContainer(t: CheckContext, timedOut: BuiltContainer) {
   const request = nextAttempt(timedOut.request);
   const abandoned = timedOut.builtId;
   const state = await bumpAndWatch(t, {
@@ -126,6 +111,8 @@ export const check = defineCheck({
   id: 'IDEM-08',
   level: 'SHOULD',
   tags: ['Slow'],
+  longWait:
+    'each variant watches the abandoned attempt for up to --cache-ttl (150 s by default), a window the checks beside it can fill',
   needs: ['slow-runtime'],
   title:
     'After a timeout, a request with attempt+1 gets a new sandbox (container), and the abandoned attempt is let go within --cache-ttl: never left READY (RUNNING), nor hidden while the runtime still holds it',
@@ -140,6 +127,11 @@ export const check = defineCheck({
   async run(t: CheckContext) {
     const slow = t.inject.slowRuntime();
     t.step('the sandbox and the container variant, side by side: each waits out --cache-ttl');
-    await variantsSideBySide(abandonSandbox(t), abandonContainer(t, slow));
+    await variantsSideBySide(
+      sandboxVariant(t, 'idem-08', (timedOut) => bumpAbandonedSandbox(t, timedOut)),
+      containerVariantOnSlowHandler(t, 'idem-08-ctr', slow, (timedOut) =>
+        bumpAbandonedContainer(t, timedOut),
+      ),
+    );
   },
 });

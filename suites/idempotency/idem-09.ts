@@ -1,20 +1,15 @@
-import {
-  type CheckContext,
-  defineCheck,
-  describeLeaks,
-  type SlowRuntime,
-  shortId,
-} from '../../src/harness/face.js';
+import { type CheckContext, defineCheck, describeLeaks, shortId } from '../../src/harness/face.js';
 import { podState } from '../common/census.js';
 import { DELAY_MS } from '../common/timing.js';
-import { type Variant, variantsSideBySide } from '../common/variants.js';
+import { variantsSideBySide } from '../common/variants.js';
 import { containerState } from './abandoned.js';
+import { converge } from './scenarios.js';
 import {
-  type TimedOutContainer,
-  timeOutContainerOnSlowHandler,
-  variantNotRun,
-} from './container-scenarios.js';
-import { converge, type TimedOutPod, timeOutOnSlowHandler } from './scenarios.js';
+  type BuiltContainer,
+  type BuiltPod,
+  containerVariantOnSlowHandler,
+  sandboxVariant,
+} from './ttl-variants.js';
 
 /**
  * Waits out the build (bounded by the delay) and --cache-ttl, then asserts that the object is gone from
@@ -70,14 +65,7 @@ async function expectReclaimed(
 }
 
 /** The sandbox variant: nobody retries the timed-out RunPodSandbox until the TTL has passed. */
-const reclaimSandbox =
-  (t: CheckContext): Variant =>
-  async () => {
-    const timedOut = await timeOutOnSlowHandler(t, 'idem-09');
-    return () => reclaimedSandbox(t, timedOut);
-  };
-
-async function reclaimedSandbox(t: CheckContext, timedOut: TimedOutPod & { builtId: string }) {
+async function reclaimedSandbox(t: CheckContext, timedOut: BuiltPod) {
   const held = timedOut.builtId;
   await expectReclaimed(t, 'the unclaimed timed-out sandbox', held, () => podState(t, held));
   const what = `the identical RunPodSandbox ${timedOut.config.metadata.name} after the TTL`;
@@ -92,15 +80,7 @@ async function reclaimedSandbox(t: CheckContext, timedOut: TimedOutPod & { built
 }
 
 /** The container variant: nobody retries the timed-out CreateContainer until the TTL has passed. */
-const reclaimContainer =
-  (t: CheckContext, slow: SlowRuntime): Variant =>
-  async () => {
-    const timedOut = await timeOutContainerOnSlowHandler(t, 'idem-09-ctr', slow);
-    if ('notRun' in timedOut) return variantNotRun(t, timedOut.notRun);
-    return () => reclaimedContainer(t, timedOut);
-  };
-
-async function reclaimedContainer(t: CheckContext, timedOut: TimedOutContainer & { builtId: string }) {
+async function reclaimedContainer(t: CheckContext, timedOut: BuiltContainer) {
   const held = timedOut.builtId;
   await expectReclaimed(t, 'the unclaimed timed-out container', held, () => containerState(t, held));
   const what = `the identical CreateContainer in ${shortId(timedOut.podId)} after the TTL`;
@@ -118,6 +98,8 @@ export const check = defineCheck({
   id: 'IDEM-09',
   level: 'SHOULD',
   tags: ['Slow'],
+  longWait:
+    'each variant waits out --cache-ttl (150 s by default) before it looks, a window the checks beside it can fill',
   needs: ['slow-runtime'],
   title:
     'A timed-out sandbox (container) that nobody asks for again is reclaimed within --cache-ttl, by the CRI and by the runtime, and an identical request afterwards gets a fresh one',
@@ -131,6 +113,9 @@ export const check = defineCheck({
   async run(t: CheckContext) {
     const slow = t.inject.slowRuntime();
     t.step('the sandbox and the container variant, side by side: each waits out --cache-ttl');
-    await variantsSideBySide(reclaimSandbox(t), reclaimContainer(t, slow));
+    await variantsSideBySide(
+      sandboxVariant(t, 'idem-09', (timedOut) => reclaimedSandbox(t, timedOut)),
+      containerVariantOnSlowHandler(t, 'idem-09-ctr', slow, (timedOut) => reclaimedContainer(t, timedOut)),
+    );
   },
 });

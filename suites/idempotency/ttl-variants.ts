@@ -1,0 +1,36 @@
+/**
+ * The sandbox and container variants of the checks that wait out --cache-ttl (IDEM-08, IDEM-09): each
+ * starts with a request timed out on the slow runtime handler, then goes on with what it built.
+ */
+import type { CheckContext, SlowRuntime } from '../../src/harness/face.js';
+import type { Variant } from '../common/variants.js';
+import {
+  type TimedOutContainer,
+  timeOutContainerOnSlowHandler,
+  variantNotRun,
+} from './container-scenarios.js';
+import { type TimedOutPod, timeOutOnSlowHandler } from './scenarios.js';
+
+export type BuiltPod = TimedOutPod & { builtId: string };
+export type BuiltContainer = TimedOutContainer & { builtId: string };
+
+export const sandboxVariant =
+  (t: CheckContext, name: string, rest: (timedOut: BuiltPod) => Promise<void>): Variant =>
+  async () => {
+    const timedOut = await timeOutOnSlowHandler(t, name);
+    return () => rest(timedOut);
+  };
+
+/** None to go on with where the runtime cannot hold a CreateContainer (variantNotRun says why). */
+export const containerVariantOnSlowHandler =
+  (
+    t: CheckContext,
+    name: string,
+    slow: SlowRuntime,
+    rest: (timedOut: BuiltContainer) => Promise<void>,
+  ): Variant =>
+  async () => {
+    const timedOut = await timeOutContainerOnSlowHandler(t, name, slow);
+    if ('notRun' in timedOut) return variantNotRun(t, timedOut.notRun);
+    return () => rest(timedOut);
+  };
