@@ -37,7 +37,10 @@ if [ "${CNI_COMMAND:-}" = ADD ]; then
     ''|*[!0-9]*) ms=0 ;;
   esac
   if [ "$ms" -gt 0 ]; then
-    sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+    # A runtime that gives up on the ADD kills this shell and waits for its output to close. Were the
+    # sleep to keep that pipe open, the runtime would wait out the whole delay, as it never would for a
+    # real plugin it killed.
+    sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))" </dev/null >/dev/null 2>&1
   fi
   if [ -e "$settings/fail" ]; then
     "$real_plugin" "$@" >/dev/null 2>&1 || :
