@@ -9,7 +9,6 @@ import { CriClient } from '../cri/client.js';
 import { RUN_LABEL } from '../harness/core/labels.js';
 import { isDir } from '../instance/dir-entries.js';
 import { INSTANCE_ROOTS } from '../instance/instance-roots.js';
-import { labelledLeft } from './e2e-env.test.helper.js';
 
 const NETNS = /\/(?:var\/)?run\/netns\/cni-[0-9a-f-]{36}/g;
 
@@ -66,18 +65,35 @@ export function instanceNames(): Set<string> {
   );
 }
 
-/** Resolves once the copy lists a labelled pod; the copy may not answer yet when this starts. */
-export async function untilCopyHasPod(dir: string, withinMs: number): Promise<void> {
+/**
+ * Resolves, once the copy lists a pod of the tool's named `namePrefix`…, with that pod's run id; the copy
+ * may not answer yet when this starts.
+ */
+export async function untilCopyHasPod(dir: string, withinMs: number, namePrefix = 'cc-'): Promise<string> {
   const deadline = Date.now() + withinMs;
   while (Date.now() < deadline) {
-    const pods = await labelledLeft(`unix://${dir}/containerd.sock`).then(
-      (left) => left.pods.length,
-      () => 0,
-    );
-    if (pods > 0) return;
+    const runId = await runIdOfPod(`unix://${dir}/containerd.sock`, namePrefix).catch(() => undefined);
+    if (runId !== undefined) return runId;
     await new Promise((r) => setTimeout(r, 20));
   }
-  throw new Error(`the private instance in ${dir} made no pod within ${withinMs} ms`);
+  throw new Error(`the private instance in ${dir} made no pod named ${namePrefix}… within ${withinMs} ms`);
+}
+
+async function runIdOfPod(endpoint: string, namePrefix: string): Promise<string | undefined> {
+  const client = await CriClient.connect({
+    runtimeEndpoint: endpoint,
+    connectTimeoutMs: 500,
+    defaultDeadlineMs: 2_000,
+  });
+  try {
+    const { items } = await client.call('ListPodSandbox', { filter: null });
+    const pod = items.find(
+      (p) => p.labels[RUN_LABEL] !== undefined && p.metadata?.name.startsWith(namePrefix),
+    );
+    return pod?.labels[RUN_LABEL];
+  } finally {
+    client.close();
+  }
 }
 
 /**

@@ -129,10 +129,14 @@ for (const runtime of runtimesUnderTest()) {
       const { network } = JSON.parse(readFileSync(join(dir, 'instance.json'), 'utf8')) as {
         network: { number: number; bridge: string };
       };
-      await untilCopyHasPod(dir, 60_000);
-      // The run's id, which names its log folder, once the watch has seen one of its pods.
-      await waitUntil(() => watch.seen.runIds.size > 0, { withinMs: 10_000, what: 'a pod of the run seen' });
-      return { pod, dir, watch, network, bridge: network.bridge };
+      // The run's id, which names its log folder, from a pod of TEAR-04 itself: doctor's proof pods come
+      // first, under a run id of their own whose folder the proof removes when it ends.
+      const runId = await untilCopyHasPod(dir, 60_000, 'cc-tear-04-');
+      await waitUntil(() => watch.seen.runIds.has(runId), {
+        withinMs: 10_000,
+        what: 'a pod of the run seen',
+      });
+      return { pod, dir, watch, network, bridge: network.bridge, runId };
     }
 
     /** Stops the pod's container with the grace a kubelet gives, then its sandbox, and removes it. */
@@ -220,7 +224,7 @@ for (const runtime of runtimesUnderTest()) {
 
     it('a pod killed mid-run leaves its instance and logs behind; the next worker pod removes them first', async () => {
       const logsBefore = runLogFolders();
-      const { pod: killed, dir, watch, bridge } = await podMidRun(podUids[1] ?? '');
+      const { pod: killed, dir, watch, bridge, runId } = await podMidRun(podUids[1] ?? '');
       // No grace: the kubelet's SIGKILL after its grace period, before the worker removed anything.
       await deletePod(killed, 0);
       await watch.stop();
@@ -228,9 +232,7 @@ for (const runtime of runtimesUnderTest()) {
       console.log(`      a killed worker pod left: ${left.join('; ')}`);
       expect(left, 'a killed pod leaves its instance').to.not.deep.equal([]);
       // Others' runs on this host make folders there too: the killed run's is the one named by its run id.
-      const killedLogs = runLogFolders().filter(
-        (name) => !logsBefore.includes(name) && watch.seen.runIds.has(name),
-      );
+      const killedLogs = runLogFolders().filter((name) => !logsBefore.includes(name) && name === runId);
       expect(killedLogs, 'a killed pod leaves its run log folder').to.have.length(1);
 
       const next = await startPod(podUids[2] ?? '', { CRI_CONFORM_FOCUS: '^IDEM-11 ' });

@@ -53,7 +53,9 @@ describe('the tracked CRI a check sees (fake CRI)', () => {
     expect(r.verdict).to.equal('passed');
     const calls = r.timeline.filter((e) => e.kind === 'cri');
     expect(calls.map((e) => [e.method, e.code])).to.deep.include(['RunPodSandbox', 'DEADLINE_EXCEEDED']);
-    expect(r.requiredWaitMs).to.equal(50);
+    // The call's measured time can come out a millisecond under its deadline: gRPC's deadline timer and
+    // the clock the latency is read from are not the same.
+    expect(r.requiredWaitMs).to.be.within(48, 50);
   });
 
   it('holds back the cancel of a call whose runtime deadline should end it, and counts the wait as required', async () => {
