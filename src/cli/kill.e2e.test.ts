@@ -36,6 +36,15 @@ const FOCUS = '^TEAR-04 ';
 /** The supervisor's whole bound: the run's exit, then a bounded removal (removal.ts REMOVAL_WITHIN_MS). */
 const SUPERVISOR_WITHIN_MS = 80_000;
 
+/**
+ * The watch looks less often than the waits for a first pod: before the run dies, it must have seen the
+ * run's objects too, or what they left could not be told from the host's own.
+ */
+async function untilSeen(seen: () => boolean): Promise<void> {
+  const endAt = Date.now() + 10_000;
+  while (!seen() && Date.now() < endAt) await new Promise((r) => setTimeout(r, 50));
+}
+
 const first = runtimesUnderTest()[0];
 if (!first) describeSkipped('a run that dies leaves nothing behind', NO_RUNTIME_REASON);
 else
@@ -68,6 +77,7 @@ else
         network: { number: number; bridge: string };
       };
       await untilCopyHasPod(dir, 60_000);
+      await untilSeen(() => watch.seen.ids.size > 0);
       const marks = (seen: SeenObjects) => instanceMarks(dir, network, seen);
       return { running, kill, dir, watch, marks };
     }
@@ -119,6 +129,7 @@ else
       const watch = watchRuntime(endpoint);
       const running = runCli(['run', '--focus', FOCUS, '--report-dir', reportDir], runtime.env);
       await untilLabelledPod(endpoint, 60_000, 'cc-tear-04-');
+      await untilSeen(() => watch.seen.runIds.size > 0);
       execFileSync('sh', ['-c', restart], { stdio: 'ignore', timeout: 60_000 });
       const run = await running;
       await watch.stop();
