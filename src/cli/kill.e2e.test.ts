@@ -30,20 +30,15 @@ import {
   watchInstance,
   watchRuntime,
 } from './instance-traces.test.helper.js';
+import { waitUntil } from './sonobuoy/progress-server.test.helper.js';
 
 /** TEAR-04 hangs NRI hooks for seconds: the run is surely mid-run, with pods, when it dies. */
 const FOCUS = '^TEAR-04 ';
 /** The supervisor's whole bound: the run's exit, then a bounded removal (removal.ts REMOVAL_WITHIN_MS). */
 const SUPERVISOR_WITHIN_MS = 80_000;
 
-/**
- * The watch looks less often than the waits for a first pod: before the run dies, it must have seen the
- * run's objects too, or what they left could not be told from the host's own.
- */
-async function untilSeen(seen: () => boolean): Promise<void> {
-  const endAt = Date.now() + 10_000;
-  while (!seen() && Date.now() < endAt) await new Promise((r) => setTimeout(r, 50));
-}
+/** The watch looks less often than the waits for a first pod: it must see the run too before the run dies. */
+const SEEN_WITHIN_MS = 10_000;
 
 const first = runtimesUnderTest()[0];
 if (!first) describeSkipped('a run that dies leaves nothing behind', NO_RUNTIME_REASON);
@@ -77,7 +72,10 @@ else
         network: { number: number; bridge: string };
       };
       await untilCopyHasPod(dir, 60_000);
-      await untilSeen(() => watch.seen.ids.size > 0);
+      await waitUntil(() => watch.seen.ids.size > 0, {
+        withinMs: SEEN_WITHIN_MS,
+        what: "the copy's objects seen",
+      });
       const marks = (seen: SeenObjects) => instanceMarks(dir, network, seen);
       return { running, kill, dir, watch, marks };
     }
@@ -129,7 +127,10 @@ else
       const watch = watchRuntime(endpoint);
       const running = runCli(['run', '--focus', FOCUS, '--report-dir', reportDir], runtime.env);
       await untilLabelledPod(endpoint, 60_000, 'cc-tear-04-');
-      await untilSeen(() => watch.seen.runIds.size > 0);
+      await waitUntil(() => watch.seen.runIds.size > 0, {
+        withinMs: SEEN_WITHIN_MS,
+        what: 'a pod of the run seen',
+      });
       execFileSync('sh', ['-c', restart], { stdio: 'ignore', timeout: 60_000 });
       const run = await running;
       await watch.stop();

@@ -96,8 +96,9 @@ export function writeSample(path: string, sample: ReplaySample): void {
  * check on its runtime and versions can replay, one that matches none of its check's messages on a version
  * where the check failed (dead there: one line per such version, since a message that changed form on one
  * version hides the known issue there however well the entry fits the others), and one that matches
- * another check's message (over-broad). `fresh`: the sample is one run (the e2e's scratch sample), in which a race check may not
- * have failed at all: only a check that did fail there, and matched none of its entries, is drift.
+ * another check's message (over-broad). `fresh`: the sample is one run (the e2e's scratch sample), in
+ * which a race check may not have failed at all: only a check that did fail there, and matched none of its
+ * entries, is drift.
  */
 export function replayDeviations(
   entries: readonly Deviation[],
