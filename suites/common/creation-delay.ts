@@ -3,7 +3,6 @@
  * pause: the slow runtime handler logs each create it is about to sleep in.
  */
 import { type CheckContext, type CreationDelay, notYet } from '../../src/harness/face.js';
-import { DELAY_MS } from './timing.js';
 
 /**
  * Resolves once `delay` holds a request sent after `logged` creates had been logged: the slow runtime
@@ -24,7 +23,8 @@ export async function heldByDelay(
   await t.poll(
     async () => (await createdIds()).length > logged || notYet(`${logged} creates logged, none since`),
     {
-      withinMs: DELAY_MS,
+      // Reaching the delay takes the runtime's setup before it, which a loaded node gives the margin.
+      withinMs: t.settings.marginMs,
       what: `the ${delay.name} to log the create of ${what} (the hold being reached)`,
     },
   );

@@ -24,6 +24,7 @@ import { describeItems } from '../common/census.js';
 import {
   CANCEL_AFTER_MS,
   CANCEL_IN_HOOK_MS,
+  CONVERGE_WITHIN_MS,
   cancelInHook,
   DELAY_MS,
   FIRST_DEADLINE_MS,
@@ -33,9 +34,10 @@ import {
 
 /**
  * A retry may be held until the timed-out build ends (a caching runtime hands that build over): its
- * deadline outlasts the delay, so a held retry is not cut off at the very moment the build completes.
+ * deadline outlasts the delay, so a held retry is not cut off at the very moment the build completes, and
+ * outlasts a hold in the hook lane that the retry may wait behind (scenarios SIDE_BY_SIDE_WITH_HOLDS).
  */
-const RETRY_DEADLINE_MS = DELAY_MS + 500;
+const RETRY_DEADLINE_MS = CONVERGE_WITHIN_MS + 500;
 
 /** How the first attempt ends: its own deadline, or the client cancelling it (IDEM-12). */
 export type Ending = 'deadline' | 'cancel';
@@ -105,11 +107,11 @@ export function idOf<T>(outcome: RetryOutcome<T>, pick: (v: T) => string): Retry
     : { attempts: outcome.attempts, value: pick(outcome.value) };
 }
 
-/** Kubelet-like retries: the identical request, back-off from 100 ms, within the delay plus the margin. */
+/** Kubelet-like retries: the identical request, back-off from 100 ms, converging within the bound plus the margin. */
 export function kubeletRetry(t: CheckContext): RetryPolicy {
   return {
     attemptDeadlineMs: RETRY_DEADLINE_MS,
-    budgetMs: DELAY_MS + t.settings.marginMs,
+    budgetMs: CONVERGE_WITHIN_MS + t.settings.marginMs,
     backoffMs: 100,
     maxBackoffMs: 800,
   };

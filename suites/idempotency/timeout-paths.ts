@@ -7,7 +7,7 @@
 import type { CheckContext, FaultHandle } from '../../src/harness/face.js';
 import { holdOutcome, holdReached } from '../common/holds.js';
 import { SharedPlugin } from '../common/shared-plugin.js';
-import { DELAY_MS, deliveryWithinMs, nriHoldMs } from '../common/timing.js';
+import { CONVERGE_WITHIN_MS, deliveryWithinMs, nriHoldMs } from '../common/timing.js';
 import type { TrialEvidence } from '../common/trial-leftovers.js';
 import {
   type ContainerDelay,
@@ -150,7 +150,7 @@ export async function driveTimeoutPath(
   await kubeletBackoff(t, timedOut.first);
   const outcome = await t.cri.retry('CreateContainer', timedOut.request, {
     ...kubeletRetry(t),
-    budgetMs: DELAY_MS,
+    budgetMs: CONVERGE_WITHIN_MS,
   });
   if (outcome.value) await t.cri.startContainer(outcome.value.containerId);
   await seen.fromInjectors(logs);
