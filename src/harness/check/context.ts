@@ -416,10 +416,10 @@ export interface CheckContext<C extends string = string> {
   missed(why: string): never;
   /**
    * One path of the check's scenario ("sandbox: NRI Run hook", "container half"). A violation on it that
-   * an expected deviation (bundled or given) names for this check does not end the check: the path is not
-   * run again (in later trials it returns at once), the check goes on with its other paths, and ends as
-   * that known failure unless another path fails; any other violation fails the check as usual. A
-   * scenario that returns 'not run' could not bring the runtime onto the path (the check records why).
+   * an expected deviation (bundled or given) names for this check ends only that run of the path: later
+   * trials take the path again (a new bug may show there), the check goes on with its other paths, and
+   * ends as that known failure unless something else fails; any other violation fails the check as usual.
+   * A scenario that returns 'not run' could not bring the runtime onto the path (the check records why).
    */
   path(name: string, scenario: () => Promise<unknown>): Promise<void>;
   /**

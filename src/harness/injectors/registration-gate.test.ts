@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { expect } from 'chai';
 import { RegistrationGate } from './registration-gate.js';
 
@@ -100,6 +101,25 @@ describe('registration gate', () => {
     expect(error).to.be.an('error').with.property('message', 'check ended');
     removal.finish();
     await removing;
+  });
+
+  it('listens once on a signal however many calls wait on it, and ends them all when it aborts', async () => {
+    const gate = new RegistrationGate();
+    const registration = held([], 'B registers');
+    const registering = gate.registration('B', registration.work);
+    const run = new AbortController();
+    const removals = Array.from({ length: 12 }, () =>
+      gate.removal('A', async () => 'removed', run.signal).catch((e: unknown) => e),
+    );
+    await turn();
+    expect(getEventListeners(run.signal, 'abort')).to.have.length(1);
+    run.abort(new Error('run stopped'));
+    const ended = await Promise.all(removals);
+    expect(ended.map((e) => (e instanceof Error ? e.message : e))).to.deep.equal(
+      Array(12).fill('run stopped'),
+    );
+    registration.finish();
+    await registering;
   });
 
   it('gates only RemovePodSandbox among CRI calls', async () => {

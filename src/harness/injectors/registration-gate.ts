@@ -16,10 +16,23 @@ import type { CallGate } from '../../cri/client.js';
 
 type Counts = Map<string, number>;
 
+/** A call waiting for the other side to change, and the signal that ends its wait. */
+interface Waiter {
+  resolve(): void;
+  reject(reason: unknown): void;
+  signal: AbortSignal | undefined;
+}
+
 export class RegistrationGate {
   private readonly removing: Counts = new Map();
   private readonly registering: Counts = new Map();
-  private wakeAll: (() => void)[] = [];
+  private waiting: Waiter[] = [];
+  /**
+   * Signals with the gate's one abort listener. Every removal of the run waits on the run's signal, so a
+   * listener per waiter would pile up on it (Node warns past ten) while dozens of removals wait out one
+   * registration.
+   */
+  private readonly watched = new WeakSet<AbortSignal>();
 
   /**
    * The gate for one check's CRI calls: its RemovePodSandbox calls wait as above, the rest go at once.
@@ -58,21 +71,31 @@ export class RegistrationGate {
 
   private nextChange(signal: AbortSignal | undefined): Promise<void> {
     signal?.throwIfAborted();
+    if (signal && !this.watched.has(signal)) {
+      this.watched.add(signal);
+      signal.addEventListener('abort', () => this.abandon(signal), { once: true });
+    }
     return new Promise<void>((resolve, reject) => {
-      const onAbort = () => reject(signal?.reason);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.wakeAll.push(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      });
+      this.waiting.push({ resolve, reject, signal });
     });
   }
 
-  private wake(): void {
-    const waiting = this.wakeAll;
-    this.wakeAll = [];
-    for (const w of waiting) w();
+  /** Ends the waits of every call waiting on this signal. */
+  private abandon(signal: AbortSignal): void {
+    const [ended, still] = partition(this.waiting, (w) => w.signal === signal);
+    this.waiting = still;
+    for (const w of ended) w.reject(signal.reason);
   }
+
+  private wake(): void {
+    const woken = this.waiting;
+    this.waiting = [];
+    for (const w of woken) w.resolve();
+  }
+}
+
+function partition<T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] {
+  return [items.filter(test), items.filter((i) => !test(i))];
 }
 
 function othersIn(counts: Counts, checkId: string): boolean {
