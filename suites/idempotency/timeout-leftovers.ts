@@ -35,7 +35,7 @@ export async function expectNoLeftoversAfterTimeouts(
       if (left.length === 0)
         t.skip(`no timeout path could be held: ${[...notHeld].map(([p, why]) => `${p}: ${why}`).join('; ')}`);
       const { path, ending } = pathOfTrial(left, trial);
-      // A path a known deviation decided is not run again; the other paths still are.
+      // A path the runtime cannot hold is left out of later trials; one that showed a known deviation is not.
       let unheld: string | undefined;
       await t.path(path, async () => {
         const outcome = await leftoversAfterTimeout(t, trial, path, ending, nri);
