@@ -4,8 +4,9 @@
 // `--level all`. For each: the wall time, the waits the contracts require and their ratio, per-suite sums
 // and the five slowest checks with where their time went (script./lib/bench-breakdown.js); each race
 // check's wall time beside its floors (side by side and serial) and the strength it reached; and what the
-// private instance of --isolated costs (start, image import, removal; scenario "isolated", needs root). The 1-minute
-// load average before and after each run is recorded: on a shared machine, compare runs made back to back.
+// private instance of --isolated costs (start, image import, removal; scenario "isolated", needs root). Each run
+// starts once the CPUs are under 15% busy (at most a minute's wait), so a run does not pay for the one before
+// it; that and the 1-minute load average before and after each run are recorded.
 // Usage: node scripts/bench.mjs [--out reports/bench.json] [--runs 10] [--env-file F]... [--only all,...]
 //        [-- <extra run flags>]
 // Runtimes: --env-file (repeatable), else CRI_CONFORM_E2E_ENV_FILES, else CONTAINER_RUNTIME_ENDPOINT.
@@ -92,6 +93,7 @@ for (const target of targets(own)) {
     entry.runs[name] = {
       flags: run.flags,
       loadAverage1m: run.loadAverage1m,
+      idleBefore: run.idleBefore,
       reportDir: run.reportDir,
       ...summary,
     };

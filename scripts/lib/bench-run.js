@@ -44,8 +44,40 @@ export function parseArgs(argv) {
 
 const load = () => Number(loadavg()[0].toFixed(2));
 
+/** The CPU time spent so far, busy and in all, from /proc/stat's first line (jiffies). */
+function cpuTimes() {
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  const n = fields.map(Number);
+  const idle = (n[3] ?? 0) + (n[4] ?? 0);
+  const total = n.reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+}
+
+const SETTLE_SAMPLE_MS = 2_000;
+const SETTLE_BUSY_PCT = 15;
+const SETTLE_WITHIN_MS = 60_000;
+
 /**
- * Runs `cri-conform run <flags>` and returns the JSON report, the wall time and the load around it. Each
+ * Waits until the machine is otherwise idle before a run: the CPUs under SETTLE_BUSY_PCT busy over a
+ * 2 s sample, for at most a minute. The load average lags a run that just ended by minutes, so the
+ * CPU's own counters decide; what it found is recorded with the run.
+ */
+function settle() {
+  const start = performance.now();
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    const before = cpuTimes();
+    Atomics.wait(pause, 0, 0, SETTLE_SAMPLE_MS);
+    const after = cpuTimes();
+    const busyPct = Math.round((100 * (after.busy - before.busy)) / Math.max(1, after.total - before.total));
+    const waitedMs = Math.round(performance.now() - start);
+    if (busyPct < SETTLE_BUSY_PCT || waitedMs >= SETTLE_WITHIN_MS) return { busyPct, waitedMs };
+  }
+}
+
+/**
+ * Runs `cri-conform run <flags>` once the machine is idle (settle) and returns the JSON report, the wall
+ * time, the load around it and how busy the CPUs were when it started. Each
  * run's reports stay in reports/bench-runs/ (ignored by git), where the benchmark JSON points to them.
  */
 export function timedRun(env, flags) {
@@ -53,6 +85,7 @@ export function timedRun(env, flags) {
   mkdirSync(runs, { recursive: true });
   const dir = mkdtempSync(join(runs, 'run-'));
   const json = join(dir, 'results.json');
+  const idleBefore = settle();
   const loadBefore = load();
   const start = performance.now();
   const r = spawnSync(process.execPath, [cli, 'run', ...flags, '--report-dir', dir, '--json', json], {
@@ -66,6 +99,7 @@ export function timedRun(env, flags) {
     flags: flags.join(' '),
     reportDir: dir,
     loadAverage1m: { before: loadBefore, after: load() },
+    idleBefore,
     wallMs,
     report: JSON.parse(readFileSync(json, 'utf8')),
   };

@@ -36,6 +36,7 @@ export type {
   NriControl,
   PodOptions,
   PodSandboxListItem,
+  ReachWatch,
   RetryAttempt,
   RetryOutcome,
   RetryPolicy,

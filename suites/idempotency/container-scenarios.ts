@@ -9,6 +9,7 @@ import {
   type FaultHandle,
   notYet,
   type PodSandboxConfig,
+  type ReachWatch,
   type SlowRuntime,
   shortId,
 } from '../../src/harness/face.js';
@@ -42,6 +43,8 @@ export interface ContainerDelay {
   holdReached?: () => Promise<unknown>;
   /** The delay may sit behind the CreateContainer hook (scenarios.ts HeldBy). */
   behindHooks?: boolean;
+  /** For a check whose path is where the timeout lands (scenarios.ts HeldBy). */
+  watchReach?: () => ReachWatch;
 }
 
 /**
@@ -119,6 +122,7 @@ export async function timeOutCreateContainer(
       ...(delay.holdEnded ? { holdEnded: delay.holdEnded } : {}),
       ...(delay.holdReached ? { holdReached: delay.holdReached } : {}),
       ...(delay.behindHooks ? { behindHooks: true } : {}),
+      ...(delay.watchReach ? { watchReach: delay.watchReach } : {}),
     },
     opts.ending ?? 'deadline',
     (callOpts) => t.cri.tryCall('CreateContainer', request, callOpts),

@@ -14,6 +14,7 @@ import {
   type CreationDelay,
   describeAttempts,
   type PodSandboxConfig,
+  type ReachWatch,
   type RetryOutcome,
   type RetryPolicy,
   type RunPodRequest,
@@ -71,6 +72,12 @@ export interface HeldBy {
   /** For a hold of an NRI hook: resolves once the hook is reached (a cancel is sent into it then). */
   holdReached?: () => Promise<unknown>;
   /**
+   * For a check whose path is where the timeout lands (IDEM-14): watches for the attempt reaching the
+   * delay, which must happen before the client gives up. Checks that need only a timeout somewhere in the
+   * build (IDEM-01, IDEM-12) leave it out: a busy node's setup that outlasts the deadline is such a timeout.
+   */
+  watchReach?: () => ReachWatch;
+  /**
    * The delay sits behind the call's NRI hook in some runtimes (a container's runc create, which CRI-O runs
    * after the CreateContainer hook): the attempt runs while no hook is held (t.noHeldHooks), or it could
    * wait behind a held hook and time out there instead of in the delay.
@@ -82,7 +89,13 @@ export interface HeldBy {
  * A first attempt's outcome, when it was sent (performance.now()) and how long its delay held it, for the
  * back-off after it.
  */
-export type FirstAttempt<T> = CallResult<T> & { sentAt?: number; holdMs?: number; heldUntil?: number };
+export type FirstAttempt<T> = CallResult<T> & {
+  sentAt?: number;
+  holdMs?: number;
+  heldUntil?: number;
+  /** Where a delay watched for its reach (HeldBy.watchReach) was reached only after the client gave up: why. */
+  missedDelay?: string;
+};
 
 /** The slow runtime handler as a Delay, for checks that also need its record of created ids. */
 export function slowHandlerDelay(slow: SlowRuntime): Delay {
@@ -122,9 +135,10 @@ export function kubeletRetry(t: CheckContext): RetryPolicy {
  * is the one the timeline and the HTML report show for that call; an answer that came only after the
  * deadline says so, since a kubelet had given up by then.
  */
-export function evidence(first: CallResult<unknown>, outcome?: RetryOutcome<unknown>): string {
+export function evidence(first: FirstAttempt<unknown>, outcome?: RetryOutcome<unknown>): string {
   const ms = Math.round(first.latencyMs);
-  const head = first.ok ? `first OK ${ms}ms` : `first ${first.code} ${ms}ms`;
+  const reply = first.ok ? `first OK ${ms}ms` : `first ${first.code} ${ms}ms`;
+  const head = first.missedDelay ? `${reply}, ${first.missedDelay}` : reply;
   const full = answeredPastDeadline(first)
     ? `${head} (answered past its ${FIRST_DEADLINE_MS} ms deadline: a kubelet had given up with DEADLINE_EXCEEDED)`
     : head;
@@ -156,8 +170,10 @@ export async function firstAttempt<T>(
   notHeld: (why: string) => never = (why) => setupFailed(t, why),
 ): Promise<FirstAttempt<T>> {
   const holdMs = delay.holdEnded ? nriHoldFor(ending) : (delay.holdMs ?? DELAY_MS);
+  let reach: ReachWatch | undefined;
   const attempt = async (): Promise<FirstAttempt<T>> => {
     await delay.setDelay(holdMs);
+    reach = delay.watchReach?.();
     // The cancel's timer starts with the call, not before a wait for the lane; one meant for a hook comes
     // once the hook holds the call.
     const inHook = ending === 'cancel' && delay.holdReached ? cancelInHook(delay.holdReached()) : undefined;
@@ -205,7 +221,30 @@ export async function firstAttempt<T>(
     endedByClient,
     `${what} was expected to end by the client's ${ending}, but the runtime answered ${first.ok ? 'OK' : `${first.code}: ${first.message}`}`,
   );
-  return first;
+  const missedDelay =
+    reach && first.sentAt !== undefined ? missed(delay.name, ending, first.sentAt, await reach()) : '';
+  return missedDelay ? { ...first, missedDelay } : first;
+}
+
+/**
+ * Why the first attempt's deadline (or cancel) did not come while the delay held it ('' when it did). On a
+ * busy node the runtime's setup before the delay (network, shim start) can outlast the deadline: that
+ * timeout landed earlier in the build, not in the path the check names. The check still judges what it
+ * left (a timeout anywhere in the build is the contract's), and says where it landed; a trial that passes
+ * so runs again (leftoversAfterTimeout), so that every clean trial counted for a path tested that path.
+ */
+function missed(
+  delayName: string,
+  ending: Ending,
+  sentAt: number,
+  reach: Awaited<ReturnType<ReachWatch>>,
+): string {
+  if (reach === 'untimed') return '';
+  const gaveUpAt = sentAt + (ending === 'deadline' ? FIRST_DEADLINE_MS : CANCEL_AFTER_MS);
+  if (reach !== 'not reached' && reach.atMs < gaveUpAt) return '';
+  const when =
+    reach === 'not reached' ? 'it never was' : `it was ${Math.round(reach.atMs - sentAt)} ms after the send`;
+  return `the ${ending} came before the ${delayName} was reached (${when})`;
 }
 
 /** Ends the check in ERROR: the scenario could not be set up. */

@@ -36,6 +36,8 @@ export type PathRun =
       /** The converged pod, when the retries reached one. */
       podId?: string;
       line: string;
+      /** Why the timeout landed before the path's delay (FirstAttempt.missedDelay), when it did. */
+      missedDelay?: string;
     }
   /** The path could not be held on this runtime (nothing timed out there): no trial of it happened. */
   | { notHeld: string };
@@ -127,7 +129,11 @@ export async function driveTimeoutPath(
   };
   if (path.startsWith('sandbox')) return timeOutSandbox(t, sandboxDelay(t, path, hooks), ending, seen, logs);
   const slow = path === 'container: runtime create' ? t.inject.slowRuntime() : undefined;
-  const delay: ContainerDelay = slow ? slowHandlerCreateDelay(slow) : await nriCreateDelay(t, hooks());
+  // The path is where the timeout lands: a trial whose timeout came before the runtime reached the slow
+  // handler runs again (scenarios.ts landedInDelay).
+  const delay: ContainerDelay = slow
+    ? { ...slowHandlerCreateDelay(slow), watchReach: slow.watchReach }
+    : await nriCreateDelay(t, hooks());
   const pod = t.make.pod(t.id.toLowerCase());
   const podId = await t.cri.runPod(pod, { runtimeHandler: delay.runtimeHandler || undefined });
   seen.add(podId);
@@ -154,13 +160,20 @@ export async function driveTimeoutPath(
   });
   if (outcome.value) await t.cri.startContainer(outcome.value.containerId);
   await seen.fromInjectors(logs);
-  return { podId, line: evidence(timedOut.first, outcome) };
+  return { podId, line: evidence(timedOut.first, outcome), ...missedDelayOf(timedOut.first) };
+}
+
+function missedDelayOf(first: { missedDelay?: string }): { missedDelay?: string } {
+  return first.missedDelay ? { missedDelay: first.missedDelay } : {};
 }
 
 class NotHeld extends Error {}
 
 function sandboxDelay(t: CheckContext, path: TimeoutPath, nri: () => SharedPlugin): Delay {
-  if (path === 'sandbox: runtime create') return slowHandlerDelay(t.inject.slowRuntime());
+  if (path === 'sandbox: runtime create') {
+    const slow = t.inject.slowRuntime();
+    return { ...slowHandlerDelay(slow), watchReach: slow.watchReach };
+  }
   if (path === 'sandbox: network setup') {
     const cni = t.inject.slowCni();
     return { name: 'slow CNI wrapper', runtimeHandler: '', setDelay: (ms) => cni.setDelay(ms) };
@@ -210,5 +223,9 @@ async function timeOutSandbox(
   const outcome = await t.cri.retry('RunPodSandbox', timedOut.request, kubeletRetry(t));
   await seen.fromInjectors(logs);
   const podId = outcome.value?.podSandboxId;
-  return { ...(podId ? { podId } : {}), line: evidence(timedOut.first, outcome) };
+  return {
+    ...(podId ? { podId } : {}),
+    line: evidence(timedOut.first, outcome),
+    ...missedDelayOf(timedOut.first),
+  };
 }

@@ -252,7 +252,16 @@ export interface SlowRuntime {
   setDelay(ms: number): Promise<void>;
   /** Container ids the wrapper was asked to create since the check started (a sandbox id = its pause id). */
   createdIds(): Promise<string[]>;
+  /** Watches for the caller's next create from now on (ReachWatch). */
+  watchReach(): ReachWatch;
 }
+
+/**
+ * Whether a request sent after the watch began has reached the delay, and when (performance.now()'s
+ * clock). The slow runtime handler logs each create with its time before it sleeps, so a read after the
+ * request ended knows; 'untimed' when the wrapper's line has no time the tool can read.
+ */
+export type ReachWatch = () => Promise<{ atMs: number } | 'not reached' | 'untimed'>;
 
 export interface SlowCni {
   setDelay(ms: number): Promise<void>;

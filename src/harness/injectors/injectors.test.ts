@@ -56,6 +56,23 @@ describe('check injectors', () => {
     expect(await cni.deletedIds()).to.deep.equal([B, B]);
   });
 
+  it("says when the slow runtime handler was reached by the caller's next create, from the wrapper's log", async () => {
+    const d = dirs();
+    const log = join(d.slowRuntimeDir, 'created.log');
+    const now = () => Date.now() / 1000;
+    writeFileSync(log, `${now() - 60} ${A} cc-x-\n`);
+    const slow = new CheckInjectors({ slowRuntimeHandler: 'conform-slow', ...d }, ['slow-runtime'], 'cc-x-');
+    const reach = slow.slowRuntime().watchReach();
+    expect(await reach(), 'the line from before the watch').to.equal('not reached');
+    const loggedAt = performance.now() - 250;
+    appendFileSync(log, `${now() - 0.25} ${B} cc-y-\n${now() - 0.25} ${B} cc-x-\n${now()} ${A} cc-x-\n`);
+    const reached = await reach();
+    expect(reached).to.have.property('atMs').closeTo(loggedAt, 50);
+    const untimed = slow.slowRuntime().watchReach();
+    appendFileSync(log, `at-noon ${A} cc-x-\n`);
+    expect(await untimed(), "a wrapper of the user's that logs no time").to.equal('untimed');
+  });
+
   it('reads no DELs when the wrapper keeps no log', async () => {
     expect(await new CheckInjectors(dirs(), ['slow-cni'], 'cc-x-').slowCni().deletedIds()).to.deep.equal([]);
   });

@@ -166,7 +166,26 @@ function slowRuntimeOf(config: InjectorConfig, claims: InjectorClaims): SlowRunt
     handler,
     setDelay: (ms) => writeDelay(claims.claim(dir), ms),
     createdIds: claims.idsLoggedSince(dir, keyedLog(dir, 'created.log')),
+    watchReach: () => {
+      const since = claims.linesLoggedSince(dir, keyedLog(dir, 'created.log'));
+      return async () => {
+        const [first] = await since();
+        if (first === undefined) return 'not reached';
+        const atMs = loggedAtMs(first);
+        return atMs === undefined ? 'untimed' : { atMs };
+      };
+    },
   };
+}
+
+/**
+ * When a created.log line was written ("<unix time> <id> <key>"), on performance.now()'s clock; undefined
+ * when its time is not a number (a wrapper of the user's that writes something else there).
+ */
+function loggedAtMs(line: string): number | undefined {
+  const seconds = Number(line.trim().split(/\s+/)[0]);
+  if (!Number.isFinite(seconds) || seconds <= 0) return undefined;
+  return performance.now() - (Date.now() - seconds * 1000);
 }
 
 /** The slow CNI wrapper as the check drives it, through the caller's own settings directory. */
