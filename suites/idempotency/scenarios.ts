@@ -33,7 +33,6 @@ import {
   nriHoldFor,
 } from '../common/timing.js';
 
-
 /** How the first attempt ends: its own deadline, or the client cancelling it (IDEM-12). */
 export type Ending = 'deadline' | 'cancel';
 
