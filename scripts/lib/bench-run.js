@@ -44,10 +44,13 @@ export function parseArgs(argv) {
 
 const load = () => Number(loadavg()[0].toFixed(2));
 
-/** The CPU time spent so far, busy and in all, from /proc/stat's first line (jiffies). */
+/**
+ * The CPU time spent so far, busy and in all, from /proc/stat's first line (jiffies): user to steal, the
+ * first eight fields; guest time is counted in user already.
+ */
 function cpuTimes() {
   const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
-  const n = fields.map(Number);
+  const n = fields.slice(0, 8).map(Number);
   const idle = (n[3] ?? 0) + (n[4] ?? 0);
   const total = n.reduce((a, b) => a + b, 0);
   return { busy: total - idle, total };

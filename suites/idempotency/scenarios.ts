@@ -223,7 +223,9 @@ export async function firstAttempt<T>(
     `${what} was expected to end by the client's ${ending}, but the runtime answered ${first.ok ? 'OK' : `${first.code}: ${first.message}`}`,
   );
   const missedDelay =
-    reach && first.sentAt !== undefined ? missed(delay.name, ending, first.sentAt, await reach()) : '';
+    reach && first.sentAt !== undefined
+      ? landedBeforeDelay(delay.name, ending, first.sentAt, await reach())
+      : '';
   return missedDelay ? { ...first, missedDelay } : first;
 }
 
@@ -234,7 +236,7 @@ export async function firstAttempt<T>(
  * left (a timeout anywhere in the build is the contract's), and says where it landed; a trial that passes
  * so runs again (leftoversAfterTimeout), so that every clean trial counted for a path tested that path.
  */
-function missed(
+function landedBeforeDelay(
   delayName: string,
   ending: Ending,
   sentAt: number,

@@ -130,7 +130,7 @@ export async function driveTimeoutPath(
   if (path.startsWith('sandbox')) return timeOutSandbox(t, sandboxDelay(t, path, hooks), ending, seen, logs);
   const slow = path === 'container: runtime create' ? t.inject.slowRuntime() : undefined;
   // The path is where the timeout lands: a trial whose timeout came before the runtime reached the slow
-  // handler runs again (scenarios.ts landedInDelay).
+  // handler runs again (scenarios.ts landedBeforeDelay).
   const delay: ContainerDelay = slow
     ? { ...slowHandlerCreateDelay(slow), watchReach: slow.watchReach }
     : await nriCreateDelay(t, hooks());

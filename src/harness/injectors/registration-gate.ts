@@ -82,8 +82,8 @@ export class RegistrationGate {
 
   /** Ends the waits of every call waiting on this signal. */
   private abandon(signal: AbortSignal): void {
-    const [ended, still] = partition(this.waiting, (w) => w.signal === signal);
-    this.waiting = still;
+    const ended = this.waiting.filter((w) => w.signal === signal);
+    this.waiting = this.waiting.filter((w) => w.signal !== signal);
     for (const w of ended) w.reject(signal.reason);
   }
 
@@ -92,10 +92,6 @@ export class RegistrationGate {
     this.waiting = [];
     for (const w of woken) w.resolve();
   }
-}
-
-function partition<T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] {
-  return [items.filter(test), items.filter((i) => !test(i))];
 }
 
 function othersIn(counts: Counts, checkId: string): boolean {
