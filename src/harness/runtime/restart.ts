@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import type { CriClient } from '../../cri/client.js';
 import { errorMessage, SetupError } from '../core/errors.js';
-import { notYet, poll } from '../core/waits.js';
+import { notYet, poll, sleep } from '../core/waits.js';
 import {
   describeSocket,
   type ServingSocket,
@@ -16,6 +16,14 @@ import {
   servingSocket,
   socketHolders,
 } from './runtime-identity.js';
+
+/**
+ * How long after the runtime first answers again its new listener may take to show in /proc/net/unix. A
+ * client's open connection to the old process can still answer while that process drains, so the first
+ * answer may come before the new socket is there.
+ */
+const SHOWN_WITHIN_MS = 2_000;
+const SHOWN_POLL_MS = 100;
 
 export interface RestartSpec {
   command: string;
@@ -57,7 +65,7 @@ export async function restartRuntime(
       signal,
     },
   );
-  const notShown = await unshownRestart(restart.endpoint, before, commandAtSec);
+  const notShown = await unshownWithinGrace(restart.endpoint, before, commandAtSec, signal);
   if (notShown) {
     throw new SetupError(
       `--restart-cmd exited 0 but the runtime did not restart: once it answered again, ${restart.endpoint} ${notShown}; the command must restart the runtime and return when it is back (not systemctl --no-block)`,
@@ -65,6 +73,21 @@ export async function restartRuntime(
   }
   await restart.onRestarted?.();
   return Date.now() - started;
+}
+
+/** Why the restart is still not shown once the grace for a new listener is over, or undefined once it is. */
+async function unshownWithinGrace(
+  endpoint: string,
+  before: ServingSocket,
+  commandAtSec: number | undefined,
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  const endAt = Date.now() + SHOWN_WITHIN_MS;
+  for (;;) {
+    const why = await unshownRestart(endpoint, before, commandAtSec);
+    if (why === undefined || Date.now() >= endAt) return why;
+    await sleep(SHOWN_POLL_MS, signal);
+  }
 }
 
 /**
