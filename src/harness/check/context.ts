@@ -232,8 +232,11 @@ export interface HostProbe {
   netnsKind(path: string): NetnsKind;
   /** What the host holds now (processes, netns, mounts), to diff a trial against; needs no ids. */
   baseline(): Promise<HostBaseline>;
-  /** Network namespaces that processes of these ids live in now (path -> id), to blame them later. */
-  netnsOwners(ids: readonly string[]): Map<string, string>;
+  /**
+   * Network namespaces that processes of these ids live in now (path -> id), to blame them later. With
+   * the trial's baseline, processes alive at it are passed over (the ids' processes started after it).
+   */
+  netnsOwners(ids: readonly string[], baseline?: HostBaseline): Map<string, string>;
   /** Ids of the runtime's own records carrying all these labels; [] when the runtime has no such API. */
   recordIds(labels: Readonly<Record<string, string>>): Promise<string[]>;
   /**

@@ -17,8 +17,10 @@ import {
   hostCgroupMounts,
   inodeOf,
   listPids,
+  type ProcInfo,
   parseCgroupMounts,
   readProc,
+  readProcStat,
 } from './proc.js';
 
 const NETNS_DIRS = ['/run/netns', '/var/run/netns'];
@@ -51,24 +53,51 @@ export interface TrialClues {
 export function takeBaseline(view: NodeView = ON_NODE, parentPath?: string): HostBaseline {
   const processes = new Set<string>();
   for (const pid of listPids()) {
-    const p = readProc(pid);
-    if (p) processes.add(`${pid}:${p.startTime}`);
+    const stat = readProcStat(pid);
+    if (stat) processes.add(processKey(pid, stat.startTime));
   }
   const cgroups = new Set(walkCgroups(hostCgroups(view), () => false, true, view, parentPath));
   return { processes, netns: listNetns(view), mounts: new Set(mountPoints(view)), cgroups };
 }
 
-/** Net namespaces of the trial's ids' processes that are alive now (path -> owner id), for later blame. */
-export function netnsOwnedBy(ids: readonly string[], view: NodeView = ON_NODE): Map<string, string> {
+/**
+ * Net namespaces of the trial's ids' processes that are alive now (path -> owner id), for later blame. The
+ * trial's processes all started after its baseline, so those alive at it are passed over unread.
+ */
+export function netnsOwnedBy(
+  ids: readonly string[],
+  view: NodeView = ON_NODE,
+  baseline?: HostBaseline,
+): Map<string, string> {
   const owners = new Map<string, string>();
   const byInode = new Map([...listNetns(view)].map(([path, inode]) => [inode, path]));
-  for (const pid of listPids()) {
-    const p = readProc(pid);
-    const owner = p && ids.find((id) => p.cmdline.includes(id) || p.cgroups.some((l) => l.includes(id)));
-    const path = owner && byInode.get(inodeOf(`/proc/${pid}/ns/net`) ?? -1);
+  for (const p of processesNewSince(baseline)) {
+    const owner = ids.find((id) => p.cmdline.includes(id) || p.cgroups.some((l) => l.includes(id)));
+    const path = owner && byInode.get(inodeOf(`/proc/${p.pid}/ns/net`) ?? -1);
     if (owner && path) owners.set(path, owner);
   }
   return owners;
+}
+
+/** "pid:starttime": a process, told apart from a later one that reuses its pid. */
+function processKey(pid: number, startTime: string): string {
+  return `${pid}:${startTime}`;
+}
+
+/**
+ * The living processes (not zombies, not this one) that were not alive at the baseline (all of them
+ * without one). Each old process costs one read: the scan runs for every trial, on nodes with thousands.
+ */
+function processesNewSince(baseline?: HostBaseline): ProcInfo[] {
+  const found: ProcInfo[] = [];
+  for (const pid of listPids()) {
+    if (pid === process.pid) continue;
+    const stat = readProcStat(pid);
+    if (!stat || stat.state === 'Z' || baseline?.processes.has(processKey(pid, stat.startTime))) continue;
+    const p = readProc(pid);
+    if (p && p.state !== 'Z') found.push(p);
+  }
+  return found;
 }
 
 /** What is new since the baseline, still there, and belongs to the trial. */
@@ -81,16 +110,13 @@ export function newSince(
   const ids = evidence.ids.filter((id) => id.length >= 12 && !evidence.known?.has(id));
   const mentions = (text: string) => ids.find((id) => text.includes(id));
   const leaks: HostLeak[] = [];
-  for (const pid of listPids()) {
-    if (pid === process.pid) continue;
-    const p = readProc(pid);
-    if (!p || p.state === 'Z' || baseline.processes.has(`${pid}:${p.startTime}`)) continue;
+  for (const p of processesNewSince(baseline)) {
     const id = mentions(p.cmdline) ?? p.cgroups.map(mentions).find(Boolean);
     if (id)
       leaks.push({
         kind: 'process',
-        what: `pid ${pid} (${p.cmdline.slice(0, 80)}) of ${shortId(id)} is alive`,
-        object: `pid ${pid}`,
+        what: `pid ${p.pid} (${p.cmdline.slice(0, 80)}) of ${shortId(id)} is alive`,
+        object: `pid ${p.pid}`,
       });
   }
   const cgroupMounts = hostCgroups(view);
@@ -164,7 +190,12 @@ function walkCgroups(
   parentPath?: string,
 ): string[] {
   const found = new Set<string>();
+  // The run's parent is often within the walk from the root already (cgroupfs: /cri-conform): each
+  // directory is read once, at the greatest depth asked of it.
+  const walkedTo = new Map<string, number>();
   const walk = (dir: string, depth: number) => {
+    if ((walkedTo.get(dir) ?? 0) >= depth) return;
+    walkedTo.set(dir, depth);
     let entries: import('node:fs').Dirent[] = [];
     try {
       entries = readdirSync(view.path(dir), { withFileTypes: true });

@@ -20,14 +20,31 @@ export function parseStat(text: string): { state: string; startTime: string } | 
 }
 
 export function readProc(pid: number, root = '/proc'): ProcInfo | undefined {
+  const stat = readProcStat(pid, root);
+  const names = stat && readProcNames(pid, root);
+  return stat && names ? { pid, ...stat, ...names } : undefined;
+}
+
+/**
+ * A process's state and start time alone: one file where readProc reads three. A scan of every process
+ * that only has to tell old processes from new ones (or zombies) reads this first.
+ */
+export function readProcStat(pid: number, root = '/proc'): Pick<ProcInfo, 'state' | 'startTime'> | undefined {
   try {
-    const stat = parseStat(readFileSync(`${root}/${pid}/stat`, 'utf8'));
-    if (!stat) return undefined;
-    const cgroups = readFileSync(`${root}/${pid}/cgroup`, 'utf8').split('\n').filter(Boolean);
-    const cmdline = readFileSync(`${root}/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
-    return { pid, ...stat, cgroups, cmdline };
+    return parseStat(readFileSync(`${root}/${pid}/stat`, 'utf8'));
   } catch {
     return undefined; // the process exited while we looked
+  }
+}
+
+/** What names a process's objects: its cgroups and command line. */
+export function readProcNames(pid: number, root = '/proc'): Pick<ProcInfo, 'cgroups' | 'cmdline'> | undefined {
+  try {
+    const cgroups = readFileSync(`${root}/${pid}/cgroup`, 'utf8').split('\n').filter(Boolean);
+    const cmdline = readFileSync(`${root}/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+    return { cgroups, cmdline };
+  } catch {
+    return undefined;
   }
 }
 

@@ -294,7 +294,8 @@ class InjectorClaims {
 }
 
 function ownLines(lines: readonly string[], keyField: number, key: string): string[] {
-  return lines.filter((line) => line.trim().split(/\s+/)[keyField] === key);
+  // The substring test first: the logs are shared by every check, and most lines are another's.
+  return lines.filter((line) => line.includes(key) && line.trim().split(/\s+/)[keyField] === key);
 }
 
 function splitLines(text: string): string[] {

@@ -27,8 +27,11 @@ import {
   isNsfs,
   listPids,
   mountsMentioning,
+  type ProcInfo,
   parseCgroupMounts,
   readProc,
+  readProcNames,
+  readProcStat,
 } from '../host/proc.js';
 
 /** PID 1 here reaps slowly: look this long before calling a lingering process a leak. */
@@ -112,8 +115,8 @@ export class NodeHostProbe implements HostProbe {
     return takeBaseline(this.view, this.parentPath);
   }
 
-  netnsOwners(ids: readonly string[]): Map<string, string> {
-    return netnsOwnedBy(ids, this.view);
+  netnsOwners(ids: readonly string[], baseline?: HostBaseline): Map<string, string> {
+    return netnsOwnedBy(ids, this.view, baseline);
   }
 
   async recordIds(labels: Readonly<Record<string, string>>): Promise<string[]> {
@@ -219,14 +222,16 @@ function findLeaks(s: PodHostSnapshot, view: NodeView): HostLeak[] {
 }
 
 /** Processes (not zombies) whose cgroup or command line names one of the ids: workloads, pause, shims. */
-function livingProcessesOf(ids: readonly string[]) {
-  const found = [];
+function livingProcessesOf(ids: readonly string[]): ProcInfo[] {
+  const found: ProcInfo[] = [];
   for (const pid of listPids()) {
     if (pid === process.pid) continue;
-    const p = readProc(pid);
-    if (!p || p.state === 'Z') continue;
-    if (ids.some((id) => p.cmdline.includes(id) || p.cgroups.some((line) => line.includes(id))))
-      found.push(p);
+    // Names first: most processes name none of the ids, and need not be read further.
+    const names = readProcNames(pid);
+    if (!names || !ids.some((id) => names.cmdline.includes(id) || names.cgroups.some((l) => l.includes(id))))
+      continue;
+    const stat = readProcStat(pid);
+    if (stat && stat.state !== 'Z') found.push({ pid, ...stat, ...names });
   }
   return found;
 }
