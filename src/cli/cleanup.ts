@@ -8,6 +8,7 @@ import { configFromFlags } from './command-config.js';
 import type { Io } from './io.js';
 import { addEndpointOptions } from './options.js';
 import type { RunFlags } from './resolve-config.js';
+import { pruneEmptyStateDirs } from './state-dirs.js';
 
 const HELP = `
 Only objects with all three marks of a run are touched: the label cri-conform.io/run, the pod namespace
@@ -62,6 +63,7 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
         // Claims carry no run id, so only a cleanup of every run may take them.
         if (!runId) await releaseInjectorClaims([config.slowRuntimeDir, config.slowCniDir], io);
         if (!runId) await removeIdleCgroupParent(io);
+        if (!runId) pruneEmptyStateDirs();
         const left = await (native ? removeNative : reportNative)(client, config.runtimeEndpoint, runId, io);
         setExit(report.problems.length === 0 && left === 0 && isolatedLeft === 0 ? 0 : 1);
       } finally {

@@ -13,6 +13,7 @@ import { maybeIsolated } from './isolated.js';
 import { addRunOnlyOptions, addRunOptions } from './options.js';
 import type { RunFlags } from './resolve-config.js';
 import { loadExtraReports, notStartedOutcome, writeRunReports } from './run-reports.js';
+import { pruneEmptyStateDirs } from './state-dirs.js';
 import { TOOL_VERSION } from './version.js';
 
 const EXAMPLES = `
@@ -63,6 +64,7 @@ async function runCommand(flags: CommandFlags, io: Io): Promise<number> {
     const run = await maybeIsolated(config, io, (runConfig) => runSelected(runConfig, color, io));
     outcome = run.record ? withInstance(run.value, run.record) : run.value;
   } catch (e) {
+    pruneEmptyStateDirs();
     // No verdict, but fresh reports that say why: never leave an earlier run's files behind. Why the run
     // could not start is said first, before the list of reports.
     if (e instanceof EnvironmentError) {
@@ -73,6 +75,8 @@ async function runCommand(flags: CommandFlags, io: Io): Promise<number> {
     await writeRunReports(notStartedOutcome(config, e), config, extra, io);
     throw e;
   }
+  // The run's pod logs and its private instance are gone by now: so are the folders they were in.
+  pruneEmptyStateDirs();
   await writeRunReports(outcome, config, extra, io);
   return exitCodeFor(outcome, { strictDeviations: config.strictDeviations === true });
 }

@@ -38,7 +38,10 @@ export function readProcStat(pid: number, root = '/proc'): Pick<ProcInfo, 'state
 }
 
 /** What names a process's objects: its cgroups and command line. */
-export function readProcNames(pid: number, root = '/proc'): Pick<ProcInfo, 'cgroups' | 'cmdline'> | undefined {
+export function readProcNames(
+  pid: number,
+  root = '/proc',
+): Pick<ProcInfo, 'cgroups' | 'cmdline'> | undefined {
   try {
     const cgroups = readFileSync(`${root}/${pid}/cgroup`, 'utf8').split('\n').filter(Boolean);
     const cmdline = readFileSync(`${root}/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
