@@ -43,7 +43,8 @@ export class TrialEvidence {
     this.add(...(await t.host.recordIds(runLabels(t))));
     for (const p of await t.cri.listPods()) this.add(p.id);
     for (const c of await t.cri.listContainers()) this.add(c.id);
-    for (const [netns, owner] of t.host.netnsOwners([...this.ids], this.baseline)) this.owners.set(netns, owner);
+    for (const [netns, owner] of t.host.netnsOwners([...this.ids], this.baseline))
+      this.owners.set(netns, owner);
   }
 
   /** Adds what the injectors logged: created ids, and the netns the slow CNI set up for each sandbox. */
