@@ -10,6 +10,7 @@ import { shortId } from '../core/ids.js';
 import { CHECK_LABEL, RUN_LABEL, TRIAL_LABEL } from '../core/labels.js';
 import { makeContainerLogDir, missingLogPath } from '../host/pod-logs.js';
 import type { CheckObjects } from '../neighbours/disturbance.js';
+import type { OwnIds } from '../runtime/own-ids.js';
 import { kubeletShaped } from './config-factory.js';
 import type {
   CallOpts,
@@ -44,6 +45,8 @@ export interface TrackedCriDeps {
   objects?: CheckObjects;
   /** Beside another client: a last look at the check's objects before a Stop or Remove of its own. */
   lookBeforeEnding?: () => Promise<void>;
+  /** The run's own ids, told those that errors name (the abandoned attempt holding the run's name). */
+  ownIds?: OwnIds;
 }
 
 export class CheckCri implements TrackedCri {
@@ -313,6 +316,7 @@ export class CheckCri implements TrackedCri {
   }
 
   private record(r: CallRecord): void {
+    this.deps.ownIds?.addFromError(r.message);
     const trial =
       typeof r.request === 'object' && r.request !== null ? this.trialOfRequest.get(r.request) : undefined;
     this.deps.timeline.add(

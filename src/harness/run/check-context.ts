@@ -122,6 +122,7 @@ function openCheckClients(env: RunEnv, check: Check, share: ClientsShare): Check
     callTimeoutMs: env.settings.callTimeoutMs,
     signal,
     objects,
+    ...(env.ownIds ? { ownIds: env.ownIds } : {}),
     ...(env.beforeCall ? { beforeCall: env.beforeCall } : {}),
     ...(monitor ? { lookBeforeEnding: () => monitor.lookBeforeEnding(objects) } : {}),
   });

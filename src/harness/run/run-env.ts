@@ -9,6 +9,7 @@ import type { CheckSettings } from '../core/settings.js';
 import type { HookLane } from '../injectors/hook-lane.js';
 import type { RegistrationGate } from '../injectors/registration-gate.js';
 import type { DisturbanceMonitor } from '../neighbours/disturbance-monitor.js';
+import type { OwnIds } from '../runtime/own-ids.js';
 import type { RestartSpec } from '../runtime/restart.js';
 
 export interface RunEnv {
@@ -21,6 +22,8 @@ export interface RunEnv {
   nri: { socketPath: string } | { unavailable: string };
   /** Host probes, or why [Node] checks cannot run. */
   host: HostProbe | { unavailable: string };
+  /** The run's own ids as they are learnt, for the final sweep's look for processes the runtime lost. */
+  ownIds?: OwnIds;
   restart?: RestartSpec;
   /** Keeps checks' plugin registrations and pod removals apart (registration-gate.ts). */
   registrations: RegistrationGate;

@@ -29,6 +29,7 @@ import { assessReadiness, requireReady } from '../readiness/readiness.js';
 import { besideDetectedKubelet } from '../readiness/readiness-probes.js';
 import { type CleanupReport, removeLabelledUntilGone } from '../runtime/cleanup.js';
 import { connectRuntime } from '../runtime/environment.js';
+import { NodeHostProbe } from '../runtime/host-probe.js';
 import { describeLeftovers, runtimeLeftovers } from '../runtime/runtime-leftovers.js';
 import { RuntimeWatch } from '../runtime/runtime-watch.js';
 import { executeCheck, identityOf } from './execute-check.js';
@@ -76,7 +77,7 @@ export async function runConformance(
       () => prepared.env.disturbance?.stop(),
     );
     const crashes = prepared.watch.crashes;
-    await sweep(config, client, prepared.env.runId, listener);
+    await sweep(config, client, prepared.env, listener);
     const stale = staleDeviations(deviations.expected, results, prepared.runtime);
     for (const s of stale) listener.onNote(`warning: stale expected deviation ${s}`);
     return {
@@ -139,6 +140,7 @@ async function prepare(
       ? { socketPath: nri.socketPath }
       : { unavailable: nri.unavailable ?? 'NRI unavailable' },
     host,
+    ...(host instanceof NodeHostProbe ? { ownIds: host.ownIds } : {}),
     shared: new SharedOutcomes(),
     ...(besideDetectedKubelet(readiness.kubelet, config)
       ? { disturbance: await besideKubeletMonitor(client, runId, nri.socketPath) }
@@ -230,9 +232,10 @@ async function watched(
 async function sweep(
   config: RunConfig,
   client: CriClient,
-  runId: string,
+  env: Pick<RunEnv, 'runId' | 'host'>,
   listener: RunListener,
 ): Promise<void> {
+  const { runId } = env;
   let swept: CleanupReport | undefined;
   try {
     swept = await removeLabelledUntilGone(client, { runId }, SWEEP_MS);
@@ -261,6 +264,28 @@ async function sweep(
   if (!swept) return;
   const leftovers = await runtimeLeftovers(config.runtimeEndpoint, runId);
   if (leftovers.length > 0) listener.onNote(describeLeftovers(config.runtimeEndpoint, leftovers));
+  if (env.host instanceof NodeHostProbe) await endStrays(client, env.host, listener);
+}
+
+/** Stops the processes of the run's own ids that the runtime lost track of, and says which. */
+async function endStrays(client: CriClient, host: NodeHostProbe, listener: RunListener): Promise<void> {
+  const [pods, containers] = await Promise.all([
+    client.call('ListPodSandbox', { filter: null }),
+    client.call('ListContainers', { filter: null }),
+  ]).catch(() => [undefined, undefined]);
+  // Without the lists, an id the runtime still serves cannot be told from a lost one.
+  if (!pods || !containers) return;
+  const listed = new Set([...pods.items.map((p) => p.id), ...containers.containers.map((c) => c.id)]);
+  const { ended, left } = await host.endStrays(listed);
+  const what = (n: number) => `${n} process${n === 1 ? '' : 'es'} of this run's own sandboxes or containers`;
+  if (ended.length > 0)
+    listener.onNote(
+      `final sweep stopped ${what(ended.length)} that the runtime had lost track of (no CRI object, no record of it; a runtime bug, as IDEM-14 reports): ${ended.join('; ')}`,
+    );
+  if (left.length > 0)
+    listener.onNote(
+      `final sweep left running ${what(left.length)} that the CRI no longer lists: the runtime's own records could not be read to tell whether it still keeps them: ${left.join('; ')}`,
+    );
 }
 
 /** "TEAR-14 x2, IDEM-13": whose objects a sweep found, most first. */

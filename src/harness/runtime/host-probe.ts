@@ -6,6 +6,7 @@
 import type { HostProbe, NetnsKind } from '../check/context.js';
 import { SkipSignal } from '../core/errors.js';
 import { shortId } from '../core/ids.js';
+import { RUN_LABEL } from '../core/labels.js';
 import { sleep } from '../core/waits.js';
 import {
   cgroupDirsNaming,
@@ -33,14 +34,27 @@ import {
   readProcNames,
   readProcStat,
 } from '../host/proc.js';
+import { OwnIds } from './own-ids.js';
 
 /** PID 1 here reaps slowly: look this long before calling a lingering process a leak. */
 const REAP_GRACE_MS = 2_500;
 /** Each look reads all of /proc: look a few times a second, not more. */
 const REAP_POLL_MS = 250;
+/** How long a killed stray process may take to be gone. */
+const STRAY_GONE_WITHIN_MS = 2_000;
+
+/** Processes of the run's own ids that the runtime lost track of (NodeHostProbe.endStrays). */
+export interface Strays {
+  /** Killed: neither the CRI nor the runtime's records knew their ids. */
+  ended: string[];
+  /** Left running: the runtime's records could not be read, so whether it still knows them is open. */
+  left: string[];
+}
 
 export class NodeHostProbe implements HostProbe {
   readonly available = true;
+  /** The run's own ids as they are learnt: from the runtime's records by the run's labels, and CRI errors. */
+  readonly ownIds = new OwnIds();
   /**
    * @param endpoint the CRI endpoint; when it also serves containerd's own API, its records are probed too
    * @param view where this process sees the node's files and mounts (from a pod: through a node process)
@@ -151,11 +165,47 @@ export class NodeHostProbe implements HostProbe {
     const mine = (records?.containers ?? []).filter((c) =>
       Object.entries(labels).every(([k, v]) => c.labels[k] === v),
     );
+    if (labels[RUN_LABEL]) this.ownIds.add(mine.map((c) => c.id));
     return mine.map((c) => {
       const task = records?.tasks.find((t) => t.containerId === c.id);
       const what = `containerd container ${shortId(c.id)}${task ? ` with task pid ${task.pid}` : ''} is still there`;
       return { id: c.id, what };
     });
+  }
+
+  /**
+   * After the final sweep: processes that still name one of the run's own ids though neither the CRI (ids
+   * in `listed`) nor the runtime's records know that id any more. The runtime lost track of them (a shim
+   * of an abandoned create, say), so nothing else will ever stop them: they are the run's, and are killed.
+   */
+  async endStrays(listed: ReadonlySet<string>): Promise<Strays> {
+    const ids = this.ownIds.all().filter((id) => !listed.has(id));
+    const strays = ids.length === 0 ? [] : livingProcessesOf(ids);
+    if (strays.length === 0) return { ended: [], left: [] };
+    const known = await this.recordedIds();
+    const describe = (p: ProcInfo) => `pid ${p.pid} (${p.cmdline.slice(0, 100)})`;
+    if (known === undefined) return { ended: [], left: strays.map(describe) };
+    const lost = strays.filter((p) => !ids.some((id) => known.has(id) && namesId(p, id)));
+    for (const p of lost) {
+      // The pid is still the process that was found: a reused pid is someone else's.
+      if (readProcStat(p.pid)?.startTime === p.startTime) process.kill(p.pid, 'SIGKILL');
+    }
+    const endAt = Date.now() + STRAY_GONE_WITHIN_MS;
+    const alive = () =>
+      lost.filter(
+        (p) => readProcStat(p.pid)?.startTime === p.startTime && readProcStat(p.pid)?.state !== 'Z',
+      );
+    while (alive().length > 0 && Date.now() < endAt) await sleep(REAP_POLL_MS / 5);
+    return { ended: lost.map(describe), left: alive().map(describe) };
+  }
+
+  /** Ids of every container and task the runtime keeps (containerd); undefined when they cannot be read. */
+  private async recordedIds(): Promise<Set<string> | undefined> {
+    if (!this.endpoint) return new Set();
+    const { listContainerdRecords } = await import('../../cri/containerd-native.js');
+    const records = await listContainerdRecords(this.endpoint, { deadlineMs: 2_000 }).catch(() => undefined);
+    if (!records) return undefined;
+    return new Set([...records.containers.map((c) => c.id), ...records.tasks.map((t) => t.containerId)]);
   }
 
   /** Containers and tasks the runtime still keeps for the ids, though the CRI no longer shows them. */
@@ -221,6 +271,10 @@ function findLeaks(s: PodHostSnapshot, view: NodeView): HostLeak[] {
   return leaks;
 }
 
+function namesId(p: Pick<ProcInfo, 'cmdline' | 'cgroups'>, id: string): boolean {
+  return p.cmdline.includes(id) || p.cgroups.some((line) => line.includes(id));
+}
+
 /** Processes (not zombies) whose cgroup or command line names one of the ids: workloads, pause, shims. */
 function livingProcessesOf(ids: readonly string[]): ProcInfo[] {
   const found: ProcInfo[] = [];
@@ -228,8 +282,7 @@ function livingProcessesOf(ids: readonly string[]): ProcInfo[] {
     if (pid === process.pid) continue;
     // Names first: most processes name none of the ids, and need not be read further.
     const names = readProcNames(pid);
-    if (!names || !ids.some((id) => names.cmdline.includes(id) || names.cgroups.some((l) => l.includes(id))))
-      continue;
+    if (!names || !ids.some((id) => namesId(names, id))) continue;
     const stat = readProcStat(pid);
     if (stat && stat.state !== 'Z') found.push({ pid, ...stat, ...names });
   }

@@ -1,0 +1,30 @@
+/**
+ * Ids of the run's own objects, as the run learns them, including attempts the runtime abandoned: those
+ * show only in a reservation error that names the attempt still holding the run's pod name, or in the
+ * runtime's own records while they carry the run's labels. After the final sweep, a process that still
+ * names one of them, for an id the runtime no longer knows, is one the runtime lost track of
+ * (docs/upstream/containerd-IDEM-14.md); ids from nowhere else are collected, so that nothing of another
+ * client's is ever taken for the run's.
+ */
+
+/** A full sandbox or container id: 64 hex digits, as containerd and CRI-O make them. */
+const FULL_ID = /^[0-9a-f]{64}$/;
+/** containerd's reservation error: `name "<the run's name>" is reserved for "<id>"`. */
+const RESERVED_FOR = /is reserved for \\?"([0-9a-f]{64})\\?"/g;
+
+export class OwnIds {
+  private readonly ids = new Set<string>();
+
+  add(ids: Iterable<string>): void {
+    for (const id of ids) if (FULL_ID.test(id)) this.ids.add(id);
+  }
+
+  /** The ids a reservation error of one of the run's own calls names as the holder of the run's name. */
+  addFromError(message: string | undefined): void {
+    if (message) this.add([...message.matchAll(RESERVED_FOR)].map((m) => m[1] ?? ''));
+  }
+
+  all(): string[] {
+    return [...this.ids];
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * After the final sweep, a process that names one of the run's own ids, for an id neither the CRI nor the
+ * runtime knows any more, is one the runtime lost (a shim of an abandoned create): the sweep stops it. A
+ * process of an id still listed, or of an id the run never learnt as its own, is never touched.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { NodeHostProbe } from './host-probe.js';
+
+function sleeper(id: string): Promise<ChildProcess> {
+  const child = spawn('sleep', ['60'], { argv0: `cc-test-shim -id ${id}`, stdio: 'ignore' });
+  return new Promise((resolve, reject) => {
+    child.once('spawn', () => resolve(child));
+    child.once('error', reject);
+  });
+}
+
+const alive = (c: ChildProcess) => c.exitCode === null && c.signalCode === null;
+const exited = (c: ChildProcess) =>
+  alive(c) ? new Promise<void>((resolve) => c.once('exit', () => resolve())) : Promise.resolve();
+
+describe("the final sweep's look for processes the runtime lost", () => {
+  const children: ChildProcess[] = [];
+  afterEach(() => {
+    for (const c of children.splice(0)) c.kill('SIGKILL');
+  });
+
+  it('stops a process of an own id that nothing lists, and leaves the others alone', async () => {
+    const [lost, listed, foreign] = [1, 2, 3].map(() => randomBytes(32).toString('hex')) as [
+      string,
+      string,
+      string,
+    ];
+    const probe = new NodeHostProbe();
+    probe.ownIds.add([lost, listed]);
+    const [lostProc, listedProc, foreignProc] = await Promise.all([
+      sleeper(lost),
+      sleeper(listed),
+      sleeper(foreign),
+    ]);
+    children.push(lostProc, listedProc, foreignProc);
+
+    const strays = await probe.endStrays(new Set([listed]));
+    await exited(lostProc);
+
+    expect(strays.left).to.deep.equal([]);
+    expect(strays.ended).to.have.length(1);
+    expect(strays.ended[0]).to.match(new RegExp(`^pid ${lostProc.pid} \\(cc-test-shim -id ${lost}`));
+    expect(lostProc.signalCode).to.equal('SIGKILL');
+    expect([alive(listedProc), alive(foreignProc)]).to.deep.equal([true, true]);
+  });
+
+  it('finds nothing to do when the run learnt no id', async () => {
+    expect(await new NodeHostProbe().endStrays(new Set())).to.deep.equal({ ended: [], left: [] });
+  });
+});
