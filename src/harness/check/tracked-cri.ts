@@ -8,9 +8,9 @@ import { CriCallError } from '../../cri/errors.js';
 import type { CriMethod, CriRequest, CriResponse, PodSandboxConfig } from '../../cri/types.js';
 import { shortId } from '../core/ids.js';
 import { CHECK_LABEL, RUN_LABEL, TRIAL_LABEL } from '../core/labels.js';
+import type { OwnIds } from '../core/own-ids.js';
 import { makeContainerLogDir, missingLogPath } from '../host/pod-logs.js';
 import type { CheckObjects } from '../neighbours/disturbance.js';
-import type { OwnIds } from '../runtime/own-ids.js';
 import { kubeletShaped } from './config-factory.js';
 import type {
   CallOpts,

@@ -5,11 +5,11 @@ import type { HostProbe } from '../check/context.js';
 import type { SharedOutcomes } from '../check/shared-outcomes.js';
 import type { Sequence } from '../check/timeline.js';
 import type { InjectorConfig } from '../core/injector-needs.js';
+import type { OwnIds } from '../core/own-ids.js';
 import type { CheckSettings } from '../core/settings.js';
 import type { HookLane } from '../injectors/hook-lane.js';
 import type { RegistrationGate } from '../injectors/registration-gate.js';
 import type { DisturbanceMonitor } from '../neighbours/disturbance-monitor.js';
-import type { OwnIds } from '../runtime/own-ids.js';
 import type { RestartSpec } from '../runtime/restart.js';
 
 export interface RunEnv {

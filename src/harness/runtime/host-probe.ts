@@ -7,6 +7,7 @@ import type { HostProbe, NetnsKind } from '../check/context.js';
 import { SkipSignal } from '../core/errors.js';
 import { shortId } from '../core/ids.js';
 import { RUN_LABEL } from '../core/labels.js';
+import { OwnIds } from '../core/own-ids.js';
 import { sleep } from '../core/waits.js';
 import {
   cgroupDirsNaming,
@@ -34,7 +35,6 @@ import {
   readProcNames,
   readProcStat,
 } from '../host/proc.js';
-import { OwnIds } from './own-ids.js';
 
 /** PID 1 here reaps slowly: look this long before calling a lingering process a leak. */
 const REAP_GRACE_MS = 2_500;
