@@ -284,7 +284,7 @@ async function endStrays(client: CriClient, host: NodeHostProbe, listener: RunLi
     );
   if (left.length > 0)
     listener.onNote(
-      `final sweep left running ${what(left.length)} that the CRI no longer lists: the runtime's own records could not be read to tell whether it still keeps them: ${left.join('; ')}`,
+      `final sweep left running ${what(left.length)} that the CRI no longer lists (the runtime's own records could not be read to tell whether it still keeps them, or the process outlived SIGKILL): ${left.join('; ')}`,
     );
 }
 

@@ -47,7 +47,10 @@ const STRAY_GONE_WITHIN_MS = 2_000;
 export interface Strays {
   /** Killed: neither the CRI nor the runtime's records knew their ids. */
   ended: string[];
-  /** Left running: the runtime's records could not be read, so whether it still knows them is open. */
+  /**
+   * Left running: the runtime's records could not be read, so whether it still knows them is open; or the
+   * process outlived SIGKILL (a process in uninterruptible sleep does for a while).
+   */
   left: string[];
 }
 
@@ -186,17 +189,26 @@ export class NodeHostProbe implements HostProbe {
     const describe = (p: ProcInfo) => `pid ${p.pid} (${p.cmdline.slice(0, 100)})`;
     if (known === undefined) return { ended: [], left: strays.map(describe) };
     const lost = strays.filter((p) => !ids.some((id) => known.has(id) && namesId(p, id)));
-    for (const p of lost) {
-      // The pid is still the process that was found: a reused pid is someone else's.
-      if (readProcStat(p.pid)?.startTime === p.startTime) process.kill(p.pid, 'SIGKILL');
+    const alive = () =>
+      lost.filter((p) => {
+        // Still the process that was found: a reused pid is someone else's.
+        const now = readProcStat(p.pid);
+        return now?.startTime === p.startTime && now.state !== 'Z';
+      });
+    for (const p of alive()) {
+      try {
+        process.kill(p.pid, 'SIGKILL');
+      } catch {
+        // Gone meanwhile; one that could not be killed shows in `left` below.
+      }
     }
     const endAt = Date.now() + STRAY_GONE_WITHIN_MS;
-    const alive = () =>
-      lost.filter(
-        (p) => readProcStat(p.pid)?.startTime === p.startTime && readProcStat(p.pid)?.state !== 'Z',
-      );
     while (alive().length > 0 && Date.now() < endAt) await sleep(REAP_POLL_MS / 5);
-    return { ended: lost.map(describe), left: alive().map(describe) };
+    const survivors = alive();
+    return {
+      ended: lost.filter((p) => !survivors.includes(p)).map(describe),
+      left: survivors.map(describe),
+    };
   }
 
   /** Ids of every container and task the runtime keeps (containerd); undefined when they cannot be read. */
