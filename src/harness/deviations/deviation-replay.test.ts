@@ -66,6 +66,26 @@ describe('replaying the bundled deviations against recorded messages', () => {
     expect(problems).to.deep.equal([]);
   });
 
+  it("in a fresh sample, passes over an entry whose check failed only in another entry's race", () => {
+    const fresh = (message: string): ReplaySample => ({
+      about: 'unit test',
+      runs: [
+        { runtime: 'containerd', version: '2.1.9', recordedAt: 'now', messages: { 'IDEM-12': [message] } },
+      ],
+    });
+    const both = [
+      ...entry('IDEM-12', '^the identical CreateContainer did not converge'),
+      ...entry('IDEM-12', '^the identical RunPodSandbox did not converge'),
+    ];
+    const container = fresh('the identical CreateContainer did not converge within 2000 ms');
+    expect(replayDeviations(both, container, { fresh: true })).to.deep.equal([]);
+    expect(
+      replayDeviations(both, container),
+      'the bundled sample keeps every entry to its own message',
+    ).to.have.length(1);
+    expect(replayDeviations(both, fresh('something else entirely'), { fresh: true })).to.have.length(2);
+  });
+
   it('in a fresh sample, fails an entry its check no longer matches, and passes over a check that did not fail', () => {
     const fresh = (messages: Record<string, string[]>): ReplaySample => ({
       about: 'unit test',
