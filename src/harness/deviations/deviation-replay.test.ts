@@ -96,14 +96,14 @@ describe('replaying the bundled deviations against recorded messages', () => {
     expect(
       replayDeviations(tear05, fresh({ 'TEAR-05': ['plugin 20 saw nothing'] }), { fresh: true }),
     ).to.deep.equal([
-      'TEAR-05 (devs.yaml entry 1, >=2.1.0): dead on containerd 2.1.9: /^plugin 20 got .*; missing StopPodSandbox/ matches none of the 1 TEAR-05 messages recorded there',
+      'TEAR-05 (devs.yaml entry 1, >=2.1.0): dead on containerd 2.1.9: /^plugin 20 got .*; missing StopPodSandbox/ matches none of the 1 TEAR-05 messages recorded there (the first: plugin 20 saw nothing)',
     ]);
   });
 
   it('fails a dead entry: its check writes another message now', () => {
     const problems = replayDeviations(entry('TEAR-08', 'after the client deadline expired'), SAMPLE);
     expect(problems).to.deep.equal([
-      'TEAR-08 (devs.yaml entry 1, >=2.1.0): dead on containerd 2.1.9: /after the client deadline expired/ matches none of the 1 TEAR-08 messages recorded there',
+      'TEAR-08 (devs.yaml entry 1, >=2.1.0): dead on containerd 2.1.9: /after the client deadline expired/ matches none of the 1 TEAR-08 messages recorded there (the first: violated in trial 2 of 20: plugin 10 was disconnected after the same with the client cancelling at its deadline)',
     ]);
   });
 
@@ -142,7 +142,7 @@ describe('replaying the bundled deviations against recorded messages', () => {
     const problems = replayDeviations(before, twoVersions);
     expect(problems).to.have.length(1);
     expect(problems[0]).to.match(
-      /^IDEM-05 \(devs\.yaml entry 1, >=1\.7\.0\): dead on containerd 1\.7\.24~ds1: .* matches none of the 1 IDEM-05 messages recorded there$/,
+      /^IDEM-05 \(devs\.yaml entry 1, >=1\.7\.0\): dead on containerd 1\.7\.24~ds1: .* matches none of the 1 IDEM-05 messages recorded there \(the first: .*\)$/,
     );
     const bundled = loadBundledDeviations(findPackageRoot()).filter(
       (d) => d.runtime === 'containerd' && d.id === 'IDEM-05',
