@@ -61,10 +61,12 @@ async function runCommand(flags: CommandFlags, io: Io): Promise<number> {
   const extra = await loadExtraReports({ html, baseline });
   let outcome: RunOutcome;
   try {
-    const run = await maybeIsolated(config, io, (runConfig) => runSelected(runConfig, color, io));
+    // Once the run's pod logs and its private instance are gone, so are the folders they were in.
+    const run = await maybeIsolated(config, io, (runConfig) => runSelected(runConfig, color, io)).finally(
+      () => pruneEmptyStateDirs(),
+    );
     outcome = run.record ? withInstance(run.value, run.record) : run.value;
   } catch (e) {
-    pruneEmptyStateDirs();
     // No verdict, but fresh reports that say why: never leave an earlier run's files behind. Why the run
     // could not start is said first, before the list of reports.
     if (e instanceof EnvironmentError) {
@@ -75,8 +77,6 @@ async function runCommand(flags: CommandFlags, io: Io): Promise<number> {
     await writeRunReports(notStartedOutcome(config, e), config, extra, io);
     throw e;
   }
-  // The run's pod logs and its private instance are gone by now: so are the folders they were in.
-  pruneEmptyStateDirs();
   await writeRunReports(outcome, config, extra, io);
   return exitCodeFor(outcome, { strictDeviations: config.strictDeviations === true });
 }

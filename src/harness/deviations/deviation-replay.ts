@@ -100,27 +100,6 @@ export function writeSample(path: string, sample: ReplaySample): void {
  * which a race check may not have failed at all: only a check that did fail there, and matched none of its
  * entries, is drift.
  */
-/**
- * Whether the check's other entries for this version match every one of its messages. One run shows the
- * races that happened to show: where a check has an entry per race, the run's failure is the other
- * entry's, and this one did not come up, which says nothing about its pattern.
- */
-function explainedByOthers(
-  d: Deviation,
-  entries: readonly Deviation[],
-  version: string,
-  messages: readonly string[],
-): boolean {
-  const others = entries.filter(
-    (e) =>
-      e !== d &&
-      e.id === d.id &&
-      e.runtime.toLowerCase() === d.runtime.toLowerCase() &&
-      e.versions.test(version),
-  );
-  return messages.every((m) => others.some((e) => e.message.test(m)));
-}
-
 export function replayDeviations(
   entries: readonly Deviation[],
   sample: ReplaySample,
@@ -163,4 +142,25 @@ export function replayDeviations(
     }
   }
   return problems;
+}
+
+/**
+ * Whether the check's other entries for this version match every one of its messages. One run shows the
+ * races that happened to show: where a check has an entry per race, the run's failure is the other
+ * entry's, and this one did not come up, which says nothing about its pattern.
+ */
+function explainedByOthers(
+  d: Deviation,
+  entries: readonly Deviation[],
+  version: string,
+  messages: readonly string[],
+): boolean {
+  const others = entries.filter(
+    (e) =>
+      e !== d &&
+      e.id === d.id &&
+      e.runtime.toLowerCase() === d.runtime.toLowerCase() &&
+      e.versions.test(version),
+  );
+  return messages.every((m) => others.some((e) => e.message.test(m)));
 }

@@ -17,6 +17,7 @@ import {
   hostCgroupMounts,
   inodeOf,
   listPids,
+  namesId,
   type ProcInfo,
   parseCgroupMounts,
   readProc,
@@ -72,7 +73,7 @@ export function netnsOwnedBy(
   const owners = new Map<string, string>();
   const byInode = new Map([...listNetns(view)].map(([path, inode]) => [inode, path]));
   for (const p of processesNewSince(baseline)) {
-    const owner = ids.find((id) => p.cmdline.includes(id) || p.cgroups.some((l) => l.includes(id)));
+    const owner = ids.find((id) => namesId(p, id));
     const path = owner && byInode.get(inodeOf(`/proc/${p.pid}/ns/net`) ?? -1);
     if (owner && path) owners.set(path, owner);
   }

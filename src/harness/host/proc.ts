@@ -37,6 +37,11 @@ export function readProcStat(pid: number, root = '/proc'): Pick<ProcInfo, 'state
   }
 }
 
+/** Whether the process names the id: in its command line (a shim's -id) or a cgroup path. */
+export function namesId(p: Pick<ProcInfo, 'cmdline' | 'cgroups'>, id: string): boolean {
+  return p.cmdline.includes(id) || p.cgroups.some((line) => line.includes(id));
+}
+
 /** What names a process's objects: its cgroups and command line. */
 export function readProcNames(
   pid: number,

@@ -29,6 +29,7 @@ import {
   isNsfs,
   listPids,
   mountsMentioning,
+  namesId,
   type ProcInfo,
   parseCgroupMounts,
   readProc,
@@ -162,9 +163,7 @@ export class NodeHostProbe implements HostProbe {
 
   /** The runtime's own containers and tasks that carry all the labels (containerd, namespace k8s.io). */
   private async labelledRecords(labels: Readonly<Record<string, string>>) {
-    if (!this.endpoint) return [];
-    const { listContainerdRecords } = await import('../../cri/containerd-native.js');
-    const records = await listContainerdRecords(this.endpoint, { deadlineMs: 2_000 }).catch(() => undefined);
+    const records = await this.containerdRecords();
     const mine = (records?.containers ?? []).filter((c) =>
       Object.entries(labels).every(([k, v]) => c.labels[k] === v),
     );
@@ -211,21 +210,25 @@ export class NodeHostProbe implements HostProbe {
     };
   }
 
+  /** containerd's own containers and tasks (namespace k8s.io); undefined without an endpoint or an answer. */
+  private async containerdRecords() {
+    if (!this.endpoint) return undefined;
+    // Loaded on use: suites import this module, and grpc would slow down `list` and `--help`.
+    const { listContainerdRecords } = await import('../../cri/containerd-native.js');
+    return listContainerdRecords(this.endpoint, { deadlineMs: 2_000 }).catch(() => undefined);
+  }
+
   /** Ids of every container and task the runtime keeps (containerd); undefined when they cannot be read. */
   private async recordedIds(): Promise<Set<string> | undefined> {
     if (!this.endpoint) return new Set();
-    const { listContainerdRecords } = await import('../../cri/containerd-native.js');
-    const records = await listContainerdRecords(this.endpoint, { deadlineMs: 2_000 }).catch(() => undefined);
+    const records = await this.containerdRecords();
     if (!records) return undefined;
     return new Set([...records.containers.map((c) => c.id), ...records.tasks.map((t) => t.containerId)]);
   }
 
   /** Containers and tasks the runtime still keeps for the ids, though the CRI no longer shows them. */
   private async runtimeRecordsOf(ids: readonly string[]): Promise<HostLeak[]> {
-    if (!this.endpoint) return [];
-    // Loaded on use: suites import this module, and grpc would slow down `list` and `--help`.
-    const { listContainerdRecords } = await import('../../cri/containerd-native.js');
-    const records = await listContainerdRecords(this.endpoint, { deadlineMs: 2_000 }).catch(() => undefined);
+    const records = await this.containerdRecords();
     if (!records) return [];
     const mine = (id: string) => ids.includes(id);
     return [
@@ -281,10 +284,6 @@ function findLeaks(s: PodHostSnapshot, view: NodeView): HostLeak[] {
     leaks.push({ kind: 'mount', what: `${m} is still mounted`, object: m });
   }
   return leaks;
-}
-
-function namesId(p: Pick<ProcInfo, 'cmdline' | 'cgroups'>, id: string): boolean {
-  return p.cmdline.includes(id) || p.cgroups.some((line) => line.includes(id));
 }
 
 /** Processes (not zombies) whose cgroup or command line names one of the ids: workloads, pause, shims. */
