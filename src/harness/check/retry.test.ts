@@ -28,6 +28,25 @@ describe('kubelet-like retries', () => {
     expect(describeAttempts(outcome.attempts)).to.match(/^#1 UNKNOWN 1ms "name is reserved"; #2/);
   });
 
+  it('keeps back time for one more attempt, so a runtime that holds a retry to its deadline still converges', async () => {
+    const deadlines: number[] = [];
+    // As CRI-O: the first retry is held until its deadline and fails; the next one gets the build at once.
+    const outcome = await retryLikeKubelet(
+      async (deadlineMs) => {
+        deadlines.push(deadlineMs);
+        if (deadlines.length > 1) return { ok: true, value: 'pod-1', latencyMs: 1 };
+        await new Promise((resolve) => setTimeout(resolve, deadlineMs));
+        return { ...failed('ready on the next retry'), code: 'DEADLINE_EXCEEDED', codeNumber: 4 };
+      },
+      { attemptDeadlineMs: 400, budgetMs: 400, nextAttemptMs: 100, backoffMs: 1 },
+      new AbortController().signal,
+    );
+    expect(outcome.value).to.equal('pod-1');
+    expect(deadlines[0]).to.be.at.most(300);
+    // The last attempt takes all that is left: there is no room for another.
+    expect(deadlines[1]).to.be.within(1, 100);
+  });
+
   it('gives up when the budget is spent, with no value', async () => {
     const outcome = await retryLikeKubelet(
       async () => failed('still reserved'),

@@ -18,7 +18,9 @@ export async function retryLikeKubelet<T>(
   for (let n = 1; !signal.aborted; n++) {
     const left = endAt - Date.now();
     if (left <= 0) break;
-    const result = await attempt(Math.min(policy.attemptDeadlineMs, left));
+    const keep = policy.nextAttemptMs ?? 0;
+    const ownMs = left > 2 * keep ? left - keep : left;
+    const result = await attempt(Math.min(policy.attemptDeadlineMs, ownMs));
     if (result.ok) {
       attempts.push({ attempt: n, code: 'OK', message: '', latencyMs: Math.round(result.latencyMs) });
       return { value: result.value, attempts };
