@@ -61,6 +61,12 @@ export interface RetryPolicy {
   attemptDeadlineMs: number;
   /** Give up after this long overall. */
   budgetMs: number;
+  /**
+   * Kept back from an attempt's deadline for one more attempt, while the budget left is more than twice
+   * this: a runtime may hold a retry that finds the build in progress until that retry's deadline, and hand
+   * the build to the next one (CRI-O), so the budget must hold a next one. 0 when not given.
+   */
+  nextAttemptMs?: number;
   /** First back-off; doubles each attempt up to maxBackoffMs (kubelet-like). */
   backoffMs?: number;
   maxBackoffMs?: number;
@@ -289,6 +295,13 @@ export interface CreationDelay {
   createdIds?: () => Promise<string[]>;
 }
 
+/** How a check rests from its injectors and resumes (Injectors.doneHolding; run/resting-checks.ts). */
+export interface HoldingTurn {
+  rest(): void;
+  /** Resolves once the check may hold creations again: at once unless it rests. */
+  resume(signal: AbortSignal): Promise<void>;
+}
+
 export interface Injectors {
   /** The slow runtime handler, or skips the check with how to configure it. */
   slowRuntime(): SlowRuntime;
@@ -305,6 +318,12 @@ export interface Injectors {
    * or skips when none is configured.
    */
   creationDelays(): CreationDelay[];
+  /**
+   * The check holds no creation from now on (every delay is off and the builds it held have ended), as
+   * while it waits out a long bound: NRI checks may run beside it until it arms a delay or failure again,
+   * which then waits until they are done (run/resting-checks.ts).
+   */
+  doneHolding(): void;
 }
 
 /** What a trial of t.trials gets when the check builds its objects with `build`. */

@@ -39,6 +39,37 @@ describe('check injectors', () => {
     expect(cniOnly.offers('slow-runtime')).to.be.a('string');
   });
 
+  it('arms a delay or a CNI failure after a rest only once the run hands the runtime back', async () => {
+    const d = dirs();
+    const calls: string[] = [];
+    const turn = {
+      rest: () => calls.push('rest'),
+      resume: async () => {
+        calls.push('resume');
+      },
+    };
+    const inject = new CheckInjectors(
+      { slowRuntimeHandler: 'conform-slow', ...d },
+      ['slow-runtime', 'slow-cni'],
+      'cc-x-',
+      [],
+      () => undefined,
+      { turn, signal: new AbortController().signal },
+    );
+    const slow = inject.slowRuntime();
+    const cni = inject.slowCni();
+    await slow.setDelay(0);
+    inject.doneHolding();
+    await slow.setDelay(0);
+    await cni.setFail(false);
+    expect(calls).to.deep.equal(['rest']);
+    await slow.setDelay(750);
+    await cni.setDelay(750);
+    await cni.setFail(true);
+    expect(calls).to.deep.equal(['rest', 'resume', 'resume', 'resume']);
+    await inject.reset();
+  });
+
   it('refuses an offer the check did not declare in its uses, so doctor knows every user of an injector', () => {
     const inject = new CheckInjectors(dirs(), [], 'cc-x-', ['slow-cni']);
     expect(inject.offers('slow-cni')).to.equal(undefined);

@@ -14,7 +14,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CreationDelay, Injectors, SlowCni, SlowRuntime } from '../check/context.js';
+import type { CreationDelay, HoldingTurn, Injectors, SlowCni, SlowRuntime } from '../check/context.js';
 import { trialNamePrefix } from '../check/trial-scope.js';
 import { SkipSignal } from '../core/errors.js';
 import {
@@ -61,6 +61,7 @@ export class CheckInjectors implements Injectors {
    * `key`: the start of every pod name the check makes (config-factory's podNamePrefix).
    * `uses`: the injectors it may take where the run offers them (CheckSpec.uses).
    * `trialOf`: the trial the caller runs in; inside one, every setting and log is the trial's own.
+   * `holding`: the run's account of the check's rest (doneHolding); without it the check never rests.
    */
   constructor(
     private readonly config: InjectorConfig,
@@ -68,8 +69,16 @@ export class CheckInjectors implements Injectors {
     key: string,
     private readonly uses: readonly OfferedInjector[] = [],
     trialOf: () => number | undefined = () => undefined,
+    private readonly holding?: { turn: HoldingTurn; signal: AbortSignal },
   ) {
     this.claims = new InjectorClaims(key, trialOf);
+    // A delay or failure armed after a rest waits for the runtime to be the injector checks' again.
+    const { turn, signal } = this.holding ?? {};
+    if (turn && signal) this.claims.beforeArming = () => turn.resume(signal);
+  }
+
+  doneHolding(): void {
+    this.holding?.turn.rest();
   }
 
   slowRuntime(): SlowRuntime {
@@ -164,7 +173,7 @@ function slowRuntimeOf(config: InjectorConfig, claims: InjectorClaims): SlowRunt
   claims.claim(dir);
   return {
     handler,
-    setDelay: (ms) => writeDelay(claims.claim(dir), ms),
+    setDelay: (ms) => claims.arming(ms > 0, () => writeDelay(claims.claim(dir), ms)),
     createdIds: claims.idsLoggedSince(dir, keyedLog(dir, 'created.log')),
     watchReach: () => {
       const since = claims.linesLoggedSince(dir, keyedLog(dir, 'created.log'));
@@ -195,14 +204,15 @@ function slowCniOf(config: InjectorConfig, claims: InjectorClaims): SlowCni {
   claims.claim(dir);
   const added = claims.linesLoggedSince(dir, keyedLog(dir, 'added.log'));
   return {
-    setDelay: (ms) => writeDelay(claims.claim(dir), ms),
+    setDelay: (ms) => claims.arming(ms > 0, () => writeDelay(claims.claim(dir), ms)),
     deletedIds: claims.idsLoggedSince(dir, keyedLog(dir, 'del.log')),
-    setFail: (fail) => {
-      const own = claims.claim(dir);
-      return fail
-        ? writeFile(join(own, FAIL_FILE), 'cri-conform\n')
-        : rm(join(own, FAIL_FILE), { force: true });
-    },
+    setFail: (fail) =>
+      claims.arming(fail, () => {
+        const own = claims.claim(dir);
+        return fail
+          ? writeFile(join(own, FAIL_FILE), 'cri-conform\n')
+          : rm(join(own, FAIL_FILE), { force: true });
+      }),
     added: async () => {
       const owners = new Map<string, string>();
       for (const [id, netns] of (await added()).map((l) => l.split(' ')))
@@ -218,11 +228,19 @@ class InjectorClaims {
   private readonly claimed = new Map<string, string>();
   /** Per log and key: the lines the log held when the key was first claimed (earlier runs' lines). */
   private readonly linesAtClaim = new Map<string, number>();
+  /** Runs before a delay or a failure is armed (CheckInjectors' constructor). */
+  beforeArming: () => Promise<void> = async () => undefined;
 
   constructor(
     private readonly key: string,
     private readonly trialOf: () => number | undefined,
   ) {}
+
+  /** Writes a setting; one that arms a delay or a failure first waits for beforeArming. */
+  async arming(arms: boolean, write: () => Promise<void>): Promise<void> {
+    if (arms) await this.beforeArming();
+    await write();
+  }
 
   async reset(trial?: number): Promise<void> {
     if (trial !== undefined) {

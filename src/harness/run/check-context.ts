@@ -151,6 +151,7 @@ function openCheckClients(env: RunEnv, check: Check, share: ClientsShare): Check
     podNamePrefix(check.id),
     check.uses,
     scope.current,
+    env.resting ? { turn: env.resting.turnFor(check), signal } : undefined,
   );
   return { client, cri, nri, injectors };
 }

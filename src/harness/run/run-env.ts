@@ -11,6 +11,7 @@ import type { HookLane } from '../injectors/hook-lane.js';
 import type { RegistrationGate } from '../injectors/registration-gate.js';
 import type { DisturbanceMonitor } from '../neighbours/disturbance-monitor.js';
 import type { RestartSpec } from '../runtime/restart.js';
+import type { RestingChecks } from './resting-checks.js';
 
 export interface RunEnv {
   runId: string;
@@ -27,6 +28,8 @@ export interface RunEnv {
   restart?: RestartSpec;
   /** Keeps checks' plugin registrations and pod removals apart (registration-gate.ts). */
   registrations: RegistrationGate;
+  /** Injector checks that hold no creation for now, which the scheduler counts as CRI-only. */
+  resting?: RestingChecks;
   /** One hold of an NRI hook at a time, with nothing queued in front of it (hook-lane.ts). */
   hookLane?: HookLane;
   /** Scenarios run once and read by every check that needs them; absent, every check runs its own. */

@@ -33,6 +33,7 @@ import { NodeHostProbe } from '../runtime/host-probe.js';
 import { describeLeftovers, runtimeLeftovers } from '../runtime/runtime-leftovers.js';
 import { RuntimeWatch } from '../runtime/runtime-watch.js';
 import { executeCheck, identityOf } from './execute-check.js';
+import { RestingChecks } from './resting-checks.js';
 import type { RunEnv } from './run-env.js';
 import { runScheduled } from './scheduler.js';
 
@@ -131,6 +132,7 @@ async function prepare(
   const env: RunEnv = {
     registrations: new RegistrationGate(),
     hookLane: new HookLane(),
+    resting: new RestingChecks(),
     runId,
     client,
     sequence: new Sequence(),
@@ -194,23 +196,28 @@ async function runChecks(
   signal.addEventListener('abort', () => {
     stop ??= reasonOf();
   });
-  const results = await runScheduled(checks, config.parallel, {
-    stopReason: () => stop,
-    notRun: (check, why) => skipped(check, `not run: ${why}`),
-    run: async (check) => {
-      listener.onCheckStart(check);
-      const why = staticSkipReason(check, availability);
-      const result = why
-        ? skipped(check, why)
-        : await watched(watch, check, listener, () => runWithFlakeAttempts(env, check, config));
-      const final = applyDeviations(result, deviations, runtime);
-      listener.onCheckEnd(final);
-      if (config.failFast && (final.verdict === 'failed' || final.verdict === 'error')) {
-        stop ??= `--fail-fast after ${check.id} ${final.verdict}`;
-      }
-      return final;
+  const results = await runScheduled(
+    checks,
+    config.parallel,
+    {
+      stopReason: () => stop,
+      notRun: (check, why) => skipped(check, `not run: ${why}`),
+      run: async (check) => {
+        listener.onCheckStart(check);
+        const why = staticSkipReason(check, availability);
+        const result = why
+          ? skipped(check, why)
+          : await watched(watch, check, listener, () => runWithFlakeAttempts(env, check, config));
+        const final = applyDeviations(result, deviations, runtime);
+        listener.onCheckEnd(final);
+        if (config.failFast && (final.verdict === 'failed' || final.verdict === 'error')) {
+          stop ??= `--fail-fast after ${check.id} ${final.verdict}`;
+        }
+        return final;
+      },
     },
-  });
+    env.resting,
+  );
   return { results, stop };
 }
 

@@ -1,44 +1,7 @@
 import { expect } from 'chai';
 import type { Check } from '../check/check.js';
-import type { CheckResult } from '../check/result.js';
-import type { Need } from '../core/vocabulary.js';
+import { fakeCheck as check, passedResult as result } from './fake-checks.test.helper.js';
 import { runScheduled, type ScheduleHooks } from './scheduler.js';
-
-function check(id: string, needs: Need[] = [], longWait = ''): Check {
-  return {
-    id,
-    suite: 'names',
-    level: 'MUST',
-    tags: [],
-    needs,
-    uses: [],
-    title: id,
-    clauses: {},
-    contract: '',
-    trials: false,
-    trialScale: 1,
-    trialScaleWhy: '',
-    longWait,
-    besideHeldHooks: '',
-    apartFromInjectorChecks: '',
-    run: async () => {},
-  };
-}
-
-function result(c: Check): CheckResult {
-  return {
-    id: c.id,
-    suite: c.suite,
-    title: c.title,
-    level: c.level,
-    tags: [],
-    contract: '',
-    verdict: 'passed',
-    durationMs: 0,
-    observations: {},
-    timeline: [],
-  };
-}
 
 /** Runs the checks with fake bodies that take `ms(id)` and records, for each check, who ran beside it. */
 async function schedule(checks: readonly Check[], parallel: number, ms: (id: string) => number) {

@@ -3,11 +3,13 @@
  * check that runs alone (sharing.ts) with nothing beside it. A check that waits its turn does not hold up the
  * checks after it that could start now. Checks that declare a long wait start first (check.ts longWait),
  * then the race checks (their trials are the longest work of a run, and overlap best when started
- * together), the rest in catalogue order. Results keep catalogue order whatever order they run in.
+ * together), the rest in catalogue order. Results keep catalogue order whatever order they run in. An
+ * injector check that rests (resting-checks.ts) counts as CRI-only until it resumes.
  */
 import type { Check } from '../check/check.js';
 import type { CheckResult } from '../check/result.js';
 import { mayShareChecks } from '../check/sharing.js';
+import { RestingChecks } from './resting-checks.js';
 
 export interface ScheduleHooks {
   run(check: Check): Promise<CheckResult>;
@@ -31,17 +33,19 @@ export async function runScheduled(
   checks: readonly Check[],
   parallel: number,
   hooks: ScheduleHooks,
+  resting = new RestingChecks(),
 ): Promise<CheckResult[]> {
   const results: CheckResult[] = new Array(checks.length);
   const pending: Pending[] = checks
     .map((check, index) => ({ check, index }))
     .sort((a, b) => startRank(a.check) - startRank(b.check));
   const running = new Map<Promise<void>, Check>();
+  resting.watch(() => [...running.values()]);
   const limit = Math.max(1, parallel);
   const fits = (c: Check): boolean => {
     if (running.size === 0) return true;
     if (running.size >= limit) return false;
-    return [...running.values()].every((r) => mayShareChecks(c, r));
+    return [...running.values()].every((r) => mayShareChecks(c, resting.asScheduled(r)));
   };
   for (;;) {
     const stop = hooks.stopReason();
@@ -54,11 +58,15 @@ export async function runScheduled(
         .then((r) => {
           results[index] = r;
         })
-        .finally(() => running.delete(tracked));
+        .finally(() => {
+          running.delete(tracked);
+          resting.ended(check);
+        });
       running.set(tracked, check);
       continue;
     }
     if (running.size === 0) return results;
-    await Promise.race(running.keys());
+    // A check that rests from its injectors, or resumes, may let another start, as one that ends does.
+    await Promise.race([...running.keys(), resting.changed()]);
   }
 }

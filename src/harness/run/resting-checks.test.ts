@@ -1,0 +1,82 @@
+import { expect } from 'chai';
+import type { Check } from '../check/check.js';
+import { fakeCheck, passedResult } from './fake-checks.test.helper.js';
+import { RestingChecks } from './resting-checks.js';
+import { runScheduled } from './scheduler.js';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Runs the checks with `bodies` (by id); returns the order of starts and ends as "+ID" and "-ID". */
+async function scheduleWith(
+  checks: readonly Check[],
+  parallel: number,
+  bodies: Record<string, (resting: RestingChecks, c: Check, order: readonly string[]) => Promise<void>>,
+): Promise<string[]> {
+  const resting = new RestingChecks();
+  const order: string[] = [];
+  await runScheduled(
+    checks,
+    parallel,
+    {
+      stopReason: () => undefined,
+      notRun: (c) => passedResult(c),
+      run: async (c) => {
+        order.push(`+${c.id}`);
+        await bodies[c.id]?.(resting, c, order);
+        order.push(`-${c.id}`);
+        return passedResult(c);
+      },
+    },
+    resting,
+  );
+  return order;
+}
+
+describe('injector checks that rest', () => {
+  it('let an NRI check start beside them once they rest, and not before', async () => {
+    const checks = [fakeCheck('I-01', ['slow-runtime'], 'waits out a TTL'), fakeCheck('N-01', ['nri'])];
+    const order = await scheduleWith(checks, 4, {
+      'I-01': async (resting, c) => {
+        await sleep(20);
+        resting.turnFor(c).rest();
+        await sleep(60);
+      },
+      'N-01': () => sleep(10),
+    });
+    expect(order).to.deep.equal(['+I-01', '+N-01', '-N-01', '-I-01']);
+  });
+
+  it('arm again only once the NRI checks beside them are done, and none starts meanwhile', async () => {
+    const checks = [
+      fakeCheck('I-01', ['slow-runtime'], 'waits out a TTL'),
+      fakeCheck('N-01', ['nri']),
+      fakeCheck('N-02', ['nri']),
+    ];
+    const abort = new AbortController();
+    let seenWhenArmed = '';
+    // Two at once: N-02 is still waiting for a place when I-01 resumes.
+    const order = await scheduleWith(checks, 2, {
+      'I-01': async (resting, c, soFar) => {
+        const turn = resting.turnFor(c);
+        turn.rest();
+        await sleep(10);
+        await turn.resume(abort.signal);
+        seenWhenArmed = soFar.join(' ');
+        await sleep(20);
+      },
+      'N-01': () => sleep(40),
+      'N-02': () => sleep(5),
+    });
+    expect(seenWhenArmed).to.equal('+I-01 +N-01 -N-01');
+    expect(order).to.deep.equal(['+I-01', '+N-01', '-N-01', '-I-01', '+N-02', '-N-02']);
+  });
+
+  it('counts a resting check as CRI-only: still never beside one that runs alone', () => {
+    const resting = new RestingChecks();
+    const injector = fakeCheck('I-01', ['slow-runtime', 'creation-delay']);
+    resting.turnFor(injector).rest();
+    expect(resting.asScheduled(injector).needs).to.deep.equal([]);
+    resting.ended(injector);
+    expect(resting.asScheduled(injector).needs).to.deep.equal(['slow-runtime', 'creation-delay']);
+  });
+});
