@@ -26,6 +26,7 @@ function testFiles(dir) {
 const { snapshotTree, treeChanges } = await import(
   pathToFileURL(join(root, 'dist/scripts/lib/tree-changes.js')).href
 );
+const { pruneEmptyStateDirs } = await import(pathToFileURL(join(root, 'dist/src/cli/state-dirs.js')).href);
 // Rewriting the replay sample is what CRI_CONFORM_RECORD_REPLAY_SAMPLE=1 asks for (src/cli/containerd.e2e.test.ts).
 const askedToChange =
   process.env.CRI_CONFORM_RECORD_REPLAY_SAMPLE === '1' ? ['fixtures/deviation-replay/'] : [];
@@ -116,6 +117,9 @@ runner.on('end', () => {
   mkdirSync(join(root, 'reports'), { recursive: true });
   writeFileSync(join(root, 'reports/test-summary.txt'), `${line}\n`);
   removeScratch();
+  // Tests that drive the harness directly (not through `cri-conform run`, which prunes them) make the
+  // tool's folders under /run/cri-conform as root; the empty ones go, as after a run.
+  pruneEmptyStateDirs();
   process.stdout.write(`\n${line}\n`);
   process.exitCode = failed > 0 || passed === 0 ? 1 : 0;
   // mocha waits for the event loop to drain; a test that leaves a socket or timer open would keep CI

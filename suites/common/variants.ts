@@ -2,7 +2,7 @@
  * A variant of a check in two parts: its start, which times a request out and learns what the runtime
  * built for it, and the rest, returned by the start (none when the variant cannot run here).
  */
-export type Variant = () => Promise<(() => Promise<void>) | undefined | void>;
+export type Variant = () => Promise<(() => Promise<void>) | undefined>;
 
 /**
  * Runs a check's variants that each wait out a long bound (--cache-ttl) so that the check waits it once.

@@ -31,6 +31,9 @@ export const containerVariantOnSlowHandler =
   ): Variant =>
   async () => {
     const timedOut = await timeOutContainerOnSlowHandler(t, name, slow);
-    if ('notRun' in timedOut) return variantNotRun(t, timedOut.notRun);
+    if ('notRun' in timedOut) {
+      variantNotRun(t, timedOut.notRun);
+      return undefined;
+    }
     return () => rest(timedOut);
   };

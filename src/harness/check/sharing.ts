@@ -1,6 +1,7 @@
 /**
  * Which checks may share the runtime at once. Checks of one group run side by side, CRI-only checks run
- * beside any group but 'alone', and a check of the group 'alone' runs with nothing beside it.
+ * beside any group but 'alone' and the hook lane (whose holds would stall their pods' hooks too), and a
+ * check of the group 'alone' runs with nothing beside it.
  *
  * - alone: checks that hold, hang or delay an NRI hook. Runtimes deliver hooks one at a time across all
  *   pods, so such a check stalls every pod's hooks while it does: a concurrent check would see its calls
