@@ -50,11 +50,12 @@ describe('injector checks that rest', () => {
     const checks = [
       fakeCheck('I-01', ['slow-runtime'], 'waits out a TTL'),
       fakeCheck('N-01', ['nri']),
+      fakeCheck('A-01'),
       fakeCheck('N-02', ['nri']),
     ];
     const abort = new AbortController();
     let seenWhenArmed = '';
-    // Two at once: N-02 is still waiting for a place when I-01 resumes.
+    // Two at once: N-02 waits for a place while A-01 runs; from N-01's end only I-01's injectors keep it out.
     const order = await scheduleWith(checks, 2, {
       'I-01': async (resting, c, soFar) => {
         const turn = resting.turnFor(c);
@@ -65,10 +66,28 @@ describe('injector checks that rest', () => {
         await sleep(20);
       },
       'N-01': () => sleep(40),
+      'A-01': () => sleep(20),
       'N-02': () => sleep(5),
     });
-    expect(seenWhenArmed).to.equal('+I-01 +N-01 -N-01');
-    expect(order).to.deep.equal(['+I-01', '+N-01', '-N-01', '-I-01', '+N-02', '-N-02']);
+    expect(seenWhenArmed).to.equal('+I-01 +N-01 +A-01 -A-01 -N-01');
+    expect(order.slice(-3)).to.deep.equal(['-I-01', '+N-02', '-N-02']);
+  });
+
+  it('take no place of --parallel while they rest', async () => {
+    const checks = [
+      fakeCheck('I-01', ['slow-runtime'], 'waits out a TTL'),
+      fakeCheck('A-01'),
+      fakeCheck('A-02'),
+    ];
+    const order = await scheduleWith(checks, 2, {
+      'I-01': async (resting, c) => {
+        resting.turnFor(c).rest();
+        await sleep(40);
+      },
+      'A-01': () => sleep(20),
+      'A-02': () => sleep(20),
+    });
+    expect(order.slice(0, 3)).to.deep.equal(['+I-01', '+A-01', '+A-02']);
   });
 
   it('counts a resting check as CRI-only: still never beside one that runs alone', () => {

@@ -2,9 +2,9 @@
  * Injector checks that hold no creation for a while. An injector check keeps NRI checks away because a
  * creation it holds for seconds would hold back their plugins' registrations (sharing.ts). One that waits
  * out a long bound with every delay off (IDEM-08 and IDEM-09 wait out --cache-ttl) holds nothing: while
- * it rests, the scheduler counts it as a CRI-only check, so NRI checks fill its wait. Arming a delay again
- * ends the rest, and waits until no check beside it is one an injector check may not share the runtime
- * with; no new such check starts meanwhile.
+ * it rests, the scheduler counts it as a CRI-only check that takes no place of --parallel, so NRI checks
+ * fill its wait. Arming a delay again ends the rest, and waits until no check beside it is one an injector
+ * check may not share the runtime with; no new such check starts meanwhile.
  */
 import type { Check } from '../check/check.js';
 import type { HoldingTurn } from '../check/context.js';
@@ -37,6 +37,10 @@ export class RestingChecks {
     const wake = this.wake;
     this.next = this.newChange();
     wake();
+  }
+
+  isResting(c: Check): boolean {
+    return this.resting.has(c.id);
   }
 
   /** The check as the scheduler counts it now: a resting injector check counts as CRI-only. */

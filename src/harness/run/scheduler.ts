@@ -40,14 +40,18 @@ export async function runScheduled(
     .map((check, index) => ({ check, index }))
     .sort((a, b) => startRank(a.check) - startRank(b.check));
   const running = new Map<Promise<void>, Check>();
+  const thrown: unknown[] = [];
   resting.watch(() => [...running.values()]);
   const limit = Math.max(1, parallel);
   const fits = (c: Check): boolean => {
     if (running.size === 0) return true;
-    if (running.size >= limit) return false;
+    // A resting check adds no load: it takes no place of --parallel.
+    if ([...running.values()].filter((r) => !resting.isResting(r)).length >= limit) return false;
     return [...running.values()].every((r) => mayShareChecks(c, resting.asScheduled(r)));
   };
   for (;;) {
+    // A run hook that threw (a broken reporter) ends the schedule with its error.
+    if (thrown.length > 0) throw thrown[0];
     const stop = hooks.stopReason();
     if (stop) for (const p of pending.splice(0)) results[p.index] = hooks.notRun(p.check, stop);
     const next = pending.findIndex((p) => fits(p.check));
@@ -55,9 +59,14 @@ export async function runScheduled(
       const [{ check, index }] = pending.splice(next, 1) as [Pending];
       const tracked: Promise<void> = hooks
         .run(check)
-        .then((r) => {
-          results[index] = r;
-        })
+        .then(
+          (r) => {
+            results[index] = r;
+          },
+          (e: unknown) => {
+            thrown.push(e);
+          },
+        )
         .finally(() => {
           running.delete(tracked);
           resting.ended(check);
