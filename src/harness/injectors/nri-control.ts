@@ -48,6 +48,14 @@ export interface NriControlDeps {
   laned?: () => boolean;
 }
 
+/**
+ * How long a check's plugin may take to be registered and synchronized. The runtime synchronizes a new
+ * plugin only once the creations and hook deliveries under way have ended (containerd 2.x blocks plugin
+ * sync during each), which on a loaded node took more than the NRI default of 5 s (NAME-05 on containerd
+ * 2.1.9 in CI, twice in three runs on a slow machine). Waiting longer costs nothing where it is quick.
+ */
+const CHECK_PLUGIN_REGISTERED_WITHIN_MS = 15_000;
+
 export class CheckNri implements NriControl {
   readonly available = true;
   /** The check's plugins, each with the trial it was registered in. */
@@ -72,6 +80,7 @@ export class CheckNri implements NriControl {
       index: opts.index,
       events: opts.events,
       sequence: this.deps.sequence.next,
+      registrationTimeoutMs: CHECK_PLUGIN_REGISTERED_WITHIN_MS,
       acceptsPod: (pod, container) => this.isOurs(pod, container, trial),
       onEvent: (e) => this.record(e),
       // Until the runtime gives up on the plugin the check can only wait; past its timeout it waits on the
