@@ -98,6 +98,15 @@ export const DELAY_MS = FIRST_DEADLINE_MS + LATE_CANCEL_MS + HOLD_MARGIN_MS;
 export const CONVERGE_WITHIN_MS = 1_500;
 
 /**
+ * How much longer kubelet-like retries go on, past their budget, while the runtime lists nothing under the
+ * request's name: the timed-out build, or its rollback, is still going. A rollback is a teardown, and a
+ * loaded node takes seconds for one (containerd 2.1.9 kept a cancelled sandbox's name for over 4.5 s on
+ * these two-core machines while listing nothing under it); a kubelet keeps retrying through it. A name
+ * still refused when this has passed is held by something stuck, and the check says so.
+ */
+export const SETTLE_WITHIN_MS = 15_000;
+
+/**
  * An NRI delay that a creation's deadline (or cancel) must expire in: until the client has surely given up
  * (its deadline and the late cancel, or its cancel), and the margin. It must stay 500 ms clear of the
  * runtime's plugin request timeout (which would end the hold for the runtime's own reasons), else the check
@@ -124,9 +133,13 @@ export function nriHoldFor(ending: 'deadline' | 'cancel'): number {
 
 /**
  * A cancel for a call held in an NRI hook: CANCEL_IN_HOOK_MS after `reached` resolves, or at
- * CANCEL_IN_HOOK_LATEST_MS when it never does. `cancelledAt()` says when it came (performance.now()).
+ * CANCEL_IN_HOOK_LATEST_MS (plus `lateMs`, where the hook was seen reached later) when it never does.
+ * `cancelledAt()` says when it came (performance.now()).
  */
-export function cancelInHook(reached: Promise<unknown>): {
+export function cancelInHook(
+  reached: Promise<unknown>,
+  lateMs = 0,
+): {
   signal: AbortSignal;
   cancelledAt(): number | undefined;
 } {
@@ -136,7 +149,7 @@ export function cancelInHook(reached: Promise<unknown>): {
       AbortSignal.timeout(CANCEL_IN_HOOK_MS).addEventListener('abort', () => inHook.abort(), { once: true }),
     () => undefined,
   );
-  const signal = AbortSignal.any([inHook.signal, AbortSignal.timeout(CANCEL_IN_HOOK_LATEST_MS)]);
+  const signal = AbortSignal.any([inHook.signal, AbortSignal.timeout(CANCEL_IN_HOOK_LATEST_MS + lateMs)]);
   let at: number | undefined;
   signal.addEventListener(
     'abort',

@@ -54,6 +54,11 @@ export interface RetryOutcome<T> {
   /** Set when an attempt succeeded within the budget. */
   value?: T;
   attempts: RetryAttempt[];
+  /**
+   * Set when the retries went on past the budget while the runtime was still settling the timed-out
+   * request (RetryPolicy.settleMs): how long they went on.
+   */
+  settlingMs?: number;
 }
 
 export interface RetryPolicy {
@@ -70,6 +75,13 @@ export interface RetryPolicy {
   /** First back-off; doubles each attempt up to maxBackoffMs (kubelet-like). */
   backoffMs?: number;
   maxBackoffMs?: number;
+  /**
+   * Past the budget, up to this much more while the runtime lists nothing under the request's name: it
+   * is still building or rolling back the timed-out request, so it has neither converged nor broken the
+   * contract yet (a loaded node's rollback takes seconds). Ends as soon as something is listed. 0 when
+   * not given.
+   */
+  settleMs?: number;
 }
 
 /** CRI access that labels, tracks and records. Helpers without `try` assert success. */

@@ -57,6 +57,47 @@ describe('kubelet-like retries', () => {
     expect(outcome.attempts.length).to.be.greaterThan(0);
   });
 
+  it('goes on past the budget while the runtime is still settling, and says for how long', async () => {
+    let n = 0;
+    const outcome = await retryLikeKubelet(
+      async () => (++n < 6 ? failed('name is reserved') : { ok: true, value: 'pod-1', latencyMs: 1 }),
+      { attemptDeadlineMs: 10, budgetMs: 20, backoffMs: 5, maxBackoffMs: 5, settleMs: 2_000 },
+      new AbortController().signal,
+      async () => true,
+    );
+    expect(outcome.value).to.equal('pod-1');
+    expect(outcome.attempts.map((a) => a.attempt)).to.deep.equal([1, 2, 3, 4, 5, 6]);
+    expect(outcome.settlingMs).to.be.a('number');
+  });
+
+  it('stops going on as soon as something is listed under the name', async () => {
+    let n = 0;
+    let asked = 0;
+    const outcome = await retryLikeKubelet(
+      async () => {
+        n++;
+        return failed('name is reserved');
+      },
+      { attemptDeadlineMs: 10, budgetMs: 10, backoffMs: 5, maxBackoffMs: 5, settleMs: 5_000 },
+      new AbortController().signal,
+      async () => ++asked < 3,
+    );
+    expect(outcome.value).to.equal(undefined);
+    expect(outcome.settlingMs).to.be.below(1_000);
+    expect(n - outcome.attempts.length).to.equal(0);
+    expect(asked).to.equal(3);
+  });
+
+  it('does not go on past the budget when the policy gives no settling time', async () => {
+    const outcome = await retryLikeKubelet(
+      async () => failed('name is reserved'),
+      { attemptDeadlineMs: 10, budgetMs: 10, backoffMs: 5 },
+      new AbortController().signal,
+      async () => true,
+    );
+    expect(outcome.settlingMs).to.equal(undefined);
+  });
+
   it('stops at once when the check is aborted', async () => {
     const abort = new AbortController();
     abort.abort(new Error('check timed out'));

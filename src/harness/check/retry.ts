@@ -6,18 +6,48 @@
 import { sleep } from '../core/waits.js';
 import type { CallResult, RetryAttempt, RetryOutcome, RetryPolicy } from './context.js';
 
+type Attempt<T> = (deadlineMs: number) => Promise<CallResult<T>>;
+
+/**
+ * Retries within the policy's budget. Where the budget ran out while `stillSettling` says the runtime has
+ * not yet settled the timed-out request (it lists nothing under its name: the build or its rollback is
+ * still going), the retries go on for up to `policy.settleMs` more, as long as that stays so.
+ */
 export async function retryLikeKubelet<T>(
-  attempt: (deadlineMs: number) => Promise<CallResult<T>>,
+  attempt: Attempt<T>,
   policy: RetryPolicy,
   signal: AbortSignal,
+  stillSettling?: () => Promise<boolean>,
+): Promise<RetryOutcome<T>> {
+  const within = await retryFor(attempt, policy, policy.budgetMs, signal, 1);
+  const settleMs = policy.settleMs ?? 0;
+  if (within.value !== undefined || settleMs <= 0 || !stillSettling || signal.aborted) return within;
+  if (!(await stillSettling())) return within;
+  const startedAt = performance.now();
+  const past = await retryFor(attempt, policy, settleMs, signal, within.attempts.length + 1, stillSettling);
+  return {
+    ...past,
+    attempts: [...within.attempts, ...past.attempts],
+    settlingMs: Math.round(performance.now() - startedAt),
+  };
+}
+
+async function retryFor<T>(
+  attempt: Attempt<T>,
+  policy: RetryPolicy,
+  budgetMs: number,
+  signal: AbortSignal,
+  firstNumber: number,
+  goOn?: () => Promise<boolean>,
 ): Promise<RetryOutcome<T>> {
   const attempts: RetryAttempt[] = [];
-  const endAt = Date.now() + policy.budgetMs;
+  const endAt = Date.now() + budgetMs;
   let backoffMs = policy.backoffMs ?? 200;
   const maxBackoffMs = policy.maxBackoffMs ?? 2_000;
-  for (let n = 1; !signal.aborted; n++) {
+  for (let n = firstNumber; !signal.aborted; n++) {
     const left = endAt - Date.now();
     if (left <= 0) break;
+    if (n > firstNumber && goOn && !(await goOn())) break;
     const keep = policy.nextAttemptMs ?? 0;
     const ownMs = left > 2 * keep ? left - keep : left;
     const result = await attempt(Math.min(policy.attemptDeadlineMs, ownMs));
