@@ -1,7 +1,7 @@
 import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
 import { DELAY_MS } from '../common/timing.js';
 import { claimAndRemove } from './claim.js';
-import { timeOutOnSlowHandler } from './scenarios.js';
+import { timeOutOnSlowHandler } from './slow-handler.js';
 
 /**
  * How long after its slow step ends a runtime may still be finishing the held build (starting the sandbox,
@@ -28,8 +28,8 @@ export const check = defineCheck({
     const timedOut = await timeOutOnSlowHandler(t, 'idem-04');
     const heldId = timedOut.builtId;
     const name = timedOut.config.metadata.name;
-    // The handler has logged the create by now, so its delay (the build's slow step) ends within DELAY_MS.
-    const watchMs = DELAY_MS + BUILD_SETTLE_MS;
+    // The handler has logged the create by now, so its delay (the build's slow step) ends within its hold.
+    const watchMs = (timedOut.first.holdMs ?? DELAY_MS) + BUILD_SETTLE_MS;
     /** How the held sandbox was published, and the clause that breaks. */
     let published: { how: string; clause: 'unreported' | 'unusable' } | undefined;
     let nextCreateAt = 0;
@@ -61,7 +61,7 @@ export const check = defineCheck({
       return false;
     };
     t.step(
-      `watch the held sandbox ${shortId(heldId)} until its build has ended (the handler's ${DELAY_MS} ms from its logged create at the latest) and ${BUILD_SETTLE_MS} ms more, trying CreateContainer into it every ${CREATE_EVERY_MS} ms`,
+      `watch the held sandbox ${shortId(heldId)} until its build has ended (the handler's ${watchMs - BUILD_SETTLE_MS} ms from its logged create at the latest) and ${BUILD_SETTLE_MS} ms more, trying CreateContainer into it every ${CREATE_EVERY_MS} ms`,
     );
     await t
       .holdsFor(

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { evidence, whyNothingLogged } from './scenarios.js';
+import { evidence } from './scenarios.js';
+import { whyNothingLogged } from './slow-handler.js';
 
 describe('IDEM evidence: one call, one outcome, the one the timeline shows', () => {
   it('names the code the runtime answered, and that it came past the deadline a kubelet gave up at', () => {

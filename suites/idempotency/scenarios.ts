@@ -334,19 +334,6 @@ export async function converge<T>(
 }
 
 /**
- * A RunPodSandbox timed out on the slow runtime handler, with the id the timed-out call built (the
- * handler logs every create; a sandbox's id is its pause container's id). The request is not retried.
- */
-export async function timeOutOnSlowHandler(
-  t: CheckContext,
-  name: string,
-): Promise<TimedOutPod & { builtId: string }> {
-  const slow = t.inject.slowRuntime();
-  const timedOut = await timeOutRunPod(t, name, slowHandlerDelay(slow));
-  return { ...timedOut, builtId: await timedOutId(t, slow, timedOut.first) };
-}
-
-/**
  * Retries the identical RunPodSandbox like the kubelet and asserts that it converges (as `clause`); returns
  * its id.
  */
@@ -398,27 +385,6 @@ export async function kubeletBackoff(t: CheckContext, first: FirstAttempt<unknow
   const leftMs = Math.round(heldUntil + 100 - performance.now());
   if (leftMs > 0)
     await t.pause(leftMs, 'kubelet-like back-off: the first retry comes after the timed-out build has ended');
-}
-
-/** The id the slow runtime handler logged first since the check started: what the timed-out call built. */
-export function timedOutId(t: CheckContext, slow: SlowRuntime, first: CallResult<unknown>): Promise<string> {
-  // A handler that logged nothing held no build: a setup failure (ERROR), not the runtime's. A busy runtime
-  // may reach the handler only after the client's deadline (its build goes on without the caller: CNI and
-  // the shim come first), so the log is awaited as long as the handler holds, plus the margin.
-  return t.poll(async () => (await slow.createdIds())[0], {
-    withinMs: DELAY_MS + t.settings.marginMs,
-    what: `the slow runtime handler to log the id the timed-out request built (it logged nothing: ${whyNothingLogged(first)})`,
-  });
-}
-
-/**
- * Why a handler that logs every create before it sleeps (doctor and the run prove it) logged none. A first
- * attempt that failed at its deadline ended in a step before the runtime's OCI create (containerd starts
- * the sandbox's shim first, and gives up there when the deadline runs out), so nothing reached the handler.
- */
-export function whyNothingLogged(first: FirstAttempt<unknown>): string {
-  if (first.ok) return 'the injector did not hold the request';
-  return `the request's ${first.deadlineMs ?? FIRST_DEADLINE_MS} ms deadline ran out (${first.code} after ${Math.round(first.latencyMs)} ms) before it reached the injector: the runtime gave the build up in an earlier step, such as starting the shim, so no build was held to check`;
 }
 
 /**

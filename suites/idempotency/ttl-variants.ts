@@ -9,7 +9,8 @@ import {
   timeOutContainerOnSlowHandler,
   variantNotRun,
 } from './container-scenarios.js';
-import { type TimedOutPod, timeOutOnSlowHandler } from './scenarios.js';
+import type { TimedOutPod } from './scenarios.js';
+import { timeOutOnSlowHandler } from './slow-handler.js';
 
 export type BuiltPod = TimedOutPod & { builtId: string };
 export type BuiltContainer = TimedOutContainer & { builtId: string };

@@ -291,8 +291,10 @@ export function expectFaultsReached(
   steps: readonly StepOutcome[],
 ): void {
   const unreached = unreachedFaults(spec, steps);
+  // The replies say whether the runtime refused the call before its hook, or answered without sending it.
+  const replies = steps.filter((s) => unreached.includes(s.event)).map(describeStep);
   t.require(
     unreached.length === 0,
-    `plugin 10 never got ${unreached.join(', ')}, so its ${spec.action.kind} there was never exercised`,
+    `plugin 10 never got ${unreached.join(', ')}, so its ${spec.action.kind} there was never exercised (${replies.join('; ')})`,
   );
 }

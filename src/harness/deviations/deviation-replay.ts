@@ -126,7 +126,7 @@ export function replayDeviations(
         !(opts.fresh && explainedByOthers(d, entries, r.version, own))
       ) {
         problems.push(
-          `${name}: dead on ${d.runtime} ${r.version}: /${d.message.source}/ matches none of the ${own.length} ${d.id} messages recorded there (the first: ${own[0]?.slice(0, 300)})`,
+          `${name}: dead on ${d.runtime} ${r.version}: /${d.message.source}/ matches none of the ${own.length} ${d.id} messages recorded there (the first: ${own[0]?.slice(0, 2_000)})`,
         );
       }
     }

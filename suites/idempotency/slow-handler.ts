@@ -1,0 +1,72 @@
+/**
+ * A sandbox request timed out on the slow runtime handler, with the id of what its build made: the start
+ * of the checks that go on with a held build (IDEM-04, IDEM-08, IDEM-09).
+ */
+import type { CallOpts, CallResult, CheckContext, SlowRuntime } from '../../src/harness/face.js';
+import { DELAY_MS, FIRST_DEADLINE_MS } from '../common/timing.js';
+import { claimAbandoned } from './late-reach.js';
+import {
+  type Delay,
+  type FirstAttempt,
+  kubeletRetry,
+  slowHandlerDelay,
+  type TimedOutPod,
+  timeOutRunPod,
+} from './scenarios.js';
+
+/** How many first attempts timeOutOnSlowHandler makes, at most, until one lands in the handler. */
+const SLOW_HANDLER_TRIES = 3;
+
+/**
+ * A RunPodSandbox timed out on the slow runtime handler, with the id the timed-out call built (the
+ * handler logs every create; a sandbox's id is its pause container's id). The request is not retried.
+ * A first attempt that gave up before the runtime reached the handler (a loaded node's setup) held no
+ * build: its request is answered and left for the check's cleanup, and a new pod is timed out with the
+ * later deadline that taught (lateReach), up to SLOW_HANDLER_TRIES times.
+ */
+export async function timeOutOnSlowHandler(
+  t: CheckContext,
+  name: string,
+): Promise<TimedOutPod & { builtId: string }> {
+  const slow = t.inject.slowRuntime();
+  const delay: Delay = { ...slowHandlerDelay(slow), watchReach: slow.watchReach };
+  for (let tries = 1; ; tries++) {
+    const before = new Set(await slow.createdIds());
+    const timedOut = await timeOutRunPod(t, name, delay);
+    const missed = timedOut.first.missedDelay;
+    if (!missed || tries === SLOW_HANDLER_TRIES)
+      return { ...timedOut, builtId: await timedOutId(t, slow, timedOut.first, before) };
+    t.step(`that attempt held no build (${missed}): a new pod, timed out with a later deadline`);
+    const send = (opts: CallOpts) => t.cri.tryCall('RunPodSandbox', timedOut.request, opts);
+    await claimAbandoned(t, `RunPodSandbox ${timedOut.config.metadata.name}`, send, kubeletRetry(t));
+  }
+}
+
+/**
+ * The id the slow runtime handler logged first since the check started (and not in `before`): what the
+ * timed-out call built.
+ */
+export function timedOutId(
+  t: CheckContext,
+  slow: SlowRuntime,
+  first: CallResult<unknown>,
+  before: ReadonlySet<string> = new Set(),
+): Promise<string> {
+  // A handler that logged nothing held no build: a setup failure (ERROR), not the runtime's. A busy runtime
+  // may reach the handler only after the client's deadline (its build goes on without the caller: CNI and
+  // the shim come first), so the log is awaited as long as the handler holds, plus the margin.
+  return t.poll(async () => (await slow.createdIds()).find((id) => !before.has(id)), {
+    withinMs: DELAY_MS + t.settings.marginMs,
+    what: `the slow runtime handler to log the id the timed-out request built (it logged nothing: ${whyNothingLogged(first)})`,
+  });
+}
+
+/**
+ * Why a handler that logs every create before it sleeps (doctor and the run prove it) logged none. A first
+ * attempt that failed at its deadline ended in a step before the runtime's OCI create (containerd starts
+ * the sandbox's shim first, and gives up there when the deadline runs out), so nothing reached the handler.
+ */
+export function whyNothingLogged(first: FirstAttempt<unknown>): string {
+  if (first.ok) return 'the injector did not hold the request';
+  return `the request's ${first.deadlineMs ?? FIRST_DEADLINE_MS} ms deadline ran out (${first.code} after ${Math.round(first.latencyMs)} ms) before it reached the injector: the runtime gave the build up in an earlier step, such as starting the shim, so no build was held to check`;
+}
