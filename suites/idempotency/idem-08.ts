@@ -1,5 +1,4 @@
 import {
-  type CallResult,
   type CheckContext,
   defineCheck,
   type RetryOutcome,
@@ -10,7 +9,7 @@ import { podState } from '../common/census.js';
 import { DELAY_MS } from '../common/timing.js';
 import { variantsSideBySide } from '../common/variants.js';
 import { containerState, watchUntilLetGo } from './abandoned.js';
-import { converge, idOf } from './scenarios.js';
+import { converge, type FirstAttempt, idOf } from './scenarios.js';
 import {
   type BuiltContainer,
   type BuiltPod,
@@ -24,7 +23,7 @@ interface Bump {
   method: 'RunPodSandbox' | 'CreateContainer';
   timedOut: {
     config: { metadata: { name: string; attempt: number } };
-    first: CallResult<unknown>;
+    first: FirstAttempt<unknown>;
     builtId: string;
   };
   /** Attempt + 1, retried kubelet-like; the value is the id it got. */
@@ -37,7 +36,10 @@ interface Bump {
 async function bumpAndWatch(t: CheckContext, b: Bump): Promise<string> {
   const { metadata } = b.timedOut.config;
   const abandoned = b.timedOut.builtId;
-  await t.pause(DELAY_MS, 'let the timed-out build finish, so attempt 0 has a finished object to abandon');
+  await t.pause(
+    b.timedOut.first.holdMs ?? DELAY_MS,
+    'let the timed-out build finish, so attempt 0 has a finished object to abandon',
+  );
   // Every build the check held has ended: NRI checks may fill its watch.
   t.inject.doneHolding();
   const call = `${b.method} ${metadata.name} with attempt ${metadata.attempt + 1}`;

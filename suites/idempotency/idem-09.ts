@@ -19,11 +19,12 @@ import {
 async function expectReclaimed(
   t: CheckContext,
   what: string,
-  id: string,
+  built: { id: string; heldMs: number | undefined },
   state: () => Promise<string>,
 ): Promise<void> {
+  const { id } = built;
   const ttlMs = t.settings.cacheTtlMs;
-  await t.pause(DELAY_MS, `nobody asks for ${what} ${shortId(id)} while its build ends`);
+  await t.pause(built.heldMs ?? DELAY_MS, `nobody asks for ${what} ${shortId(id)} while its build ends`);
   // Every build the check held has ended: NRI checks may fill the wait.
   t.inject.doneHolding();
   await t.pause(ttlMs, `nobody asks for ${what} ${shortId(id)} until --cache-ttl has passed`);
@@ -64,10 +65,15 @@ async function expectReclaimed(
   );
 }
 
+/** What the timed-out request built, and how long its build was held (more where setup was seen late). */
+function builtBy(timedOut: BuiltPod | BuiltContainer): { id: string; heldMs: number | undefined } {
+  return { id: timedOut.builtId, heldMs: timedOut.first.holdMs };
+}
+
 /** The sandbox variant: nobody retries the timed-out RunPodSandbox until the TTL has passed. */
 async function reclaimedSandbox(t: CheckContext, timedOut: BuiltPod) {
   const held = timedOut.builtId;
-  await expectReclaimed(t, 'the unclaimed timed-out sandbox', held, () => podState(t, held));
+  await expectReclaimed(t, 'the unclaimed timed-out sandbox', builtBy(timedOut), () => podState(t, held));
   const what = `the identical RunPodSandbox ${timedOut.config.metadata.name} after the TTL`;
   const { value } = await converge(t, 'fresh', what, timedOut.first, (p) =>
     t.cri.retry('RunPodSandbox', timedOut.request, p),
@@ -82,7 +88,9 @@ async function reclaimedSandbox(t: CheckContext, timedOut: BuiltPod) {
 /** The container variant: nobody retries the timed-out CreateContainer until the TTL has passed. */
 async function reclaimedContainer(t: CheckContext, timedOut: BuiltContainer) {
   const held = timedOut.builtId;
-  await expectReclaimed(t, 'the unclaimed timed-out container', held, () => containerState(t, held));
+  await expectReclaimed(t, 'the unclaimed timed-out container', builtBy(timedOut), () =>
+    containerState(t, held),
+  );
   const what = `the identical CreateContainer in ${shortId(timedOut.podId)} after the TTL`;
   const { value } = await converge(t, 'fresh', what, timedOut.first, (p) =>
     t.cri.retry('CreateContainer', timedOut.request, p),
