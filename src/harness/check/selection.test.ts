@@ -20,6 +20,8 @@ function check(id: string, level: Level, tags: Tag[] = []): Check {
     longWait: '',
     besideHeldHooks: '',
     apartFromInjectorChecks: '',
+    timesCalls: '',
+    loadsRuntime: '',
     run: async () => {},
   };
 }

@@ -20,6 +20,8 @@ export function fakeCheck(id: string, needs: Need[] = [], longWait = ''): Check 
     longWait,
     besideHeldHooks: '',
     apartFromInjectorChecks: '',
+    timesCalls: '',
+    loadsRuntime: '',
     run: async () => {},
   };
 }
