@@ -3,7 +3,8 @@
  * parent that was there before stays unless it is the tool's own; the tool's systemd slice is stopped
  * through systemd under the same rules.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import type { CgroupPlacement } from './cgroup-parent.js';
 import { CgroupParentLease, removeIdleDefaultParent } from './cgroup-parent-lease.js';
@@ -24,12 +25,22 @@ describe('the cgroup parent a run leaves', () => {
   const has = (relative: string) =>
     HIERARCHIES.filter((h) => existsSync(tree.path(`/sys/fs/cgroup/${h}${relative}`)));
 
-  it('removes /cri-conform in every hierarchy where it is empty, and keeps it where a pod cgroup is left', () => {
+  it('removes /cri-conform in every hierarchy where it is empty, and keeps it where a pod cgroup is in use', () => {
     const lease = CgroupParentLease.take(placement('cgroupfs', '/cri-conform'), tree);
     tree.makeEverywhere('/cri-conform');
-    mkdirSync(tree.path('/sys/fs/cgroup/memory/cri-conform/0123456789abcdef'));
+    const inUse = tree.path('/sys/fs/cgroup/memory/cri-conform/0123456789abcdef');
+    mkdirSync(inUse);
+    // rmdir refuses a cgroup with a task; here a file stands in for the task.
+    writeFileSync(join(inUse, 'task'), '');
     expect(lease.release([]).removed).to.have.lengthOf(HIERARCHIES.length - 1);
     expect(has('/cri-conform')).to.deep.equal(['memory']);
+  });
+
+  it('removes the empty pod cgroups the runtime left below /cri-conform, so the run leaves nothing', () => {
+    const lease = CgroupParentLease.take(placement('cgroupfs', '/cri-conform'), tree);
+    tree.makeEverywhere('/cri-conform/45ccbc4bf651f9593676');
+    expect(lease.release([]).removed).to.have.lengthOf(2 * HIERARCHIES.length);
+    expect(has('/cri-conform')).to.deep.equal([]);
   });
 
   it('removes the parent its pods made once they are gone, in every controller and the unified hierarchy', () => {

@@ -53,6 +53,8 @@ export class CgroupParentLease {
     /** Node paths of parent directories this lease may remove, in every hierarchy. */
     private readonly removable: readonly string[],
     private readonly slice?: OwnSlice,
+    /** The parent is the tool's own /cri-conform: every cgroup below it is a pod of the tool's. */
+    private readonly ownParent = false,
   ) {}
 
   /** Nothing to remove: a node whose cgroups this process cannot see, or doctor once done. */
@@ -90,7 +92,7 @@ export class CgroupParentLease {
         relative = relative.slice(0, relative.lastIndexOf('/'));
       }
     }
-    return new CgroupParentLease(view, removable);
+    return new CgroupParentLease(view, removable, undefined, owned);
   }
 
   /**
@@ -103,7 +105,9 @@ export class CgroupParentLease {
     if (otherRuns.length > 0)
       return { removed: [], keptBecause: `${otherRuns.length} other run(s) of cri-conform are alive` };
     if (this.slice) return stopIfIdle(this.slice, view);
-    const removed: string[] = [];
+    // What the runtime left of pods the run removed (runc on cgroup v1, an abandoned create), first: it
+    // would keep the parent, and `cleanup` would have to be run for what the run itself made.
+    const removed = this.ownParent ? removeStalePodCgroups(view, otherRuns) : [];
     // A directory gone already, or holding a cgroup or a task, is not ours to empty.
     for (const dir of [...this.removable].sort((a, b) => b.length - a.length))
       if (removeEmpty(view.path(dir))) removed.push(dir);
