@@ -27,6 +27,11 @@ export interface Deviation {
   links: string[];
   /** A bug no upstream issue tracks: its report, drafted for filing, relative to the package root. */
   draft?: string;
+  /**
+   * The bug shows in some trials only (`race: true`): one run whose check failed through a bug no entry
+   * names says nothing about this entry's pattern (deviation-replay.ts).
+   */
+  race?: boolean;
   /** "<file> entry <n>", for warnings. */
   where: string;
 }
@@ -35,9 +40,9 @@ export interface Deviation {
 export const BUNDLED_DEVIATIONS_DIR = join('fixtures', 'expected-deviations');
 
 const REQUIRED = ['id', 'runtime', 'versions', 'message', 'reason'] as const;
-const KEYS = [...REQUIRED, 'link', 'proposal', 'draft', 'related'] as const;
+const KEYS = [...REQUIRED, 'link', 'proposal', 'draft', 'related', 'race'] as const;
 const FORMAT =
-  'id, runtime, versions, message, reason, and link (optionally proposal) or, for a bug not reported upstream, draft (optionally related)';
+  'id, runtime, versions, message, reason, and link (optionally proposal) or, for a bug not reported upstream, draft (optionally related); race: true for a bug only some trials show';
 /** Where drafted bug reports live in the package: docs/upstream/<runtime>-<check>.md. */
 const DRAFT_PATH = /^docs\/upstream\/[a-z0-9.-]+-[A-Z]{3,5}-\d{2}\.md$/;
 
@@ -100,6 +105,8 @@ function toDeviation(raw: unknown, where: string): Deviation {
   if (!/^[A-Z]{3,5}-\d{2}$/.test(field('id'))) {
     throw new EnvironmentError(`${where}: id ${field('id')} is not a check ID such as IDEM-05`);
   }
+  if (r.race !== undefined && r.race !== true)
+    throw new EnvironmentError(`${where}: race is true or left out, not ${JSON.stringify(r.race)}`);
   const { links, draft } = trackedBy(where, text);
   const notHttp = links.find((l) => !/^https?:\/\//.test(l));
   if (notHttp) throw new EnvironmentError(`${where}: ${notHttp} is not an http(s) link`);
@@ -111,6 +118,7 @@ function toDeviation(raw: unknown, where: string): Deviation {
     reason: field('reason'),
     links,
     ...(draft ? { draft } : {}),
+    ...(r.race === true ? { race: true } : {}),
     where,
   };
 }

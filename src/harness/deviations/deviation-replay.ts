@@ -123,7 +123,8 @@ export function replayDeviations(
       const own = r.messages[d.id] ?? [];
       if (
         !own.some((m) => d.message.test(m)) &&
-        !(opts.fresh && explainedByOthers(d, entries, r.version, own))
+        !(opts.fresh && explainedByOthers(d, entries, r.version, own)) &&
+        !(opts.fresh && d.race && !explainedByAny(d, entries, r.version, own))
       ) {
         problems.push(
           `${name}: dead on ${d.runtime} ${r.version}: /${d.message.source}/ matches none of the ${own.length} ${d.id} messages recorded there (the first: ${own[0]?.slice(0, 2_000)})`,
@@ -163,4 +164,22 @@ function explainedByOthers(
       e.versions.test(version),
   );
   return messages.every((m) => others.some((e) => e.message.test(m)));
+}
+
+/**
+ * Whether any entry of the check for this version matches one of its messages. A race entry (`race:
+ * true`) whose check failed in one run through a bug no entry names was not drifting: that run's first
+ * violation was another bug's (IDEM-14 on containerd: a leftover cgroup of the abandoned attempt, not the
+ * shim the entry names), and the run shows it as an unexplained FAIL.
+ */
+function explainedByAny(
+  d: Deviation,
+  entries: readonly Deviation[],
+  version: string,
+  messages: readonly string[],
+): boolean {
+  const ofCheck = entries.filter(
+    (e) => e.id === d.id && e.runtime.toLowerCase() === d.runtime.toLowerCase() && e.versions.test(version),
+  );
+  return messages.some((m) => ofCheck.some((e) => e.message.test(m)));
 }
