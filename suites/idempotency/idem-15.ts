@@ -81,8 +81,6 @@ export const check = defineCheck({
   // Counts StopPodSandbox events with its own plugins.
   needs: ['nri'],
   uses: ['slow-cni'],
-  loadsRuntime:
-    'its trials run side by side, each with 8 pods that get 4 StopPodSandbox calls at once: the runtime answers every call beside it late',
   trials: {
     scale: 2,
     why: 'concurrent network teardowns collide only now and then (a CNI DEL that finds the link already gone): about one pod in ten where it happens at all',

@@ -14,39 +14,18 @@ import { FIRST_DEADLINE_MS, nriHoldFor } from '../common/timing.js';
  * timeout still lands in the delay, where the check's path needs it. Nothing changes where every attempt
  * reaches the delay in time.
  */
-/**
- * The most a reach never seen is guessed late by: doubling from the 500 ms deadline, a few misses reach
- * it. In run-local.sh on a loaded two-core node the guesses grew to 4 s, and every later first attempt of
- * the run then held its build for 4.75 s.
- */
-const MAX_GUESSED_LATE_MS = 2_000;
-
 export const lateReach = {
   byRun: new WeakMap<CheckContext['settings'], Map<string, number>>(),
   of(t: CheckContext, key: string): number {
     return this.byRun.get(t.settings)?.get(key) ?? 0;
   },
-  /** The delay was reached `reachedAfterMs` after the send (undefined: not by the reply), too late. */
+  /** The delay was reached `reachedAfterMs` after the send (undefined: not by the reply). */
   learn(t: CheckContext, key: string, reachedAfterMs: number | undefined): void {
     const known = this.of(t, key);
-    // Unseen, the reach is guessed later and later, but never past what a kubelet's own deadline allows.
     const next =
-      reachedAfterMs === undefined
-        ? Math.min(Math.max(2 * known, FIRST_DEADLINE_MS), MAX_GUESSED_LATE_MS)
-        : Math.ceil(reachedAfterMs);
-    this.set(t, key, Math.max(known, next));
-  },
-  /**
-   * The delay was reached in time, `reachedAfterMs` after the send: a node that got faster again gives
-   * its first attempts back the deadline they need now, not the one its worst moment needed.
-   */
-  landed(t: CheckContext, key: string, reachedAfterMs: number): void {
-    const known = this.of(t, key);
-    if (known > 0) this.set(t, key, Math.min(known, Math.ceil(reachedAfterMs)));
-  },
-  set(t: CheckContext, key: string, ms: number): void {
+      reachedAfterMs === undefined ? Math.max(2 * known, FIRST_DEADLINE_MS) : Math.ceil(reachedAfterMs);
     const perDelay = this.byRun.get(t.settings) ?? new Map<string, number>();
-    perDelay.set(key, ms);
+    perDelay.set(key, Math.max(known, next));
     this.byRun.set(t.settings, perDelay);
   },
 };

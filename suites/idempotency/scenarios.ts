@@ -222,9 +222,7 @@ export async function firstAttempt<T>(
       // The scenario is an expired deadline (or a cancel) inside the hook: one reached only after the
       // client gave up tested something else.
       const gaveUpAt = ending === 'deadline' ? sentAt + deadlineMs : inHook?.cancelledAt();
-      if (hold.reachedAt !== undefined && gaveUpAt !== undefined && hold.reachedAt < gaveUpAt)
-        lateReach.landed(t, reachKey, hold.reachedAt - sentAt);
-      else {
+      if (hold.reachedAt === undefined || gaveUpAt === undefined || hold.reachedAt >= gaveUpAt) {
         lateReach.learn(t, reachKey, hold.reachedAt === undefined ? undefined : hold.reachedAt - sentAt);
         await claimAbandoned(t, what, send, kubeletRetry(t));
         t.missed(
@@ -255,10 +253,7 @@ export async function firstAttempt<T>(
   const reached = await reach();
   const gaveUpAt = first.sentAt + (ending === 'deadline' ? deadlineMs : cancelAfterMs);
   const missedDelay = landedBeforeDelay(delay.name, ending, first.sentAt, gaveUpAt, reached);
-  if (!missedDelay) {
-    if (typeof reached === 'object') lateReach.landed(t, reachKey, reached.atMs - first.sentAt);
-    return first;
-  }
+  if (!missedDelay) return first;
   lateReach.learn(t, reachKey, typeof reached === 'object' ? reached.atMs - first.sentAt : undefined);
   return { ...first, missedDelay };
 }

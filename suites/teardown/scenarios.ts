@@ -79,10 +79,3 @@ export const LEAK_PROBED_SCENARIOS: readonly (readonly [string, FaultyTeardownSp
   ['TEAR-05', LOWER_PLUGIN_REFUSES],
   ['TEAR-06 (crash)', LOWER_PLUGIN_CRASHES],
 ];
-
-/**
- * Why the checks of a recorded teardown scenario time its calls (CheckSpec.timesCalls): each call has a
- * deadline just past TEAR-04's bound, so a call the node's load alone held past it never reaches its hook.
- */
-export const TEARDOWN_CALLS_BOUNDED =
-  "each teardown call has a deadline just past TEAR-04's bound (the plugin timeout plus the margin): one held past it by load never reaches the hook the check needs";

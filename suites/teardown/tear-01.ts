@@ -1,13 +1,12 @@
 import { type CheckContext, defineCheck } from '../../src/harness/face.js';
 import { describeStep, expectFaultsReached, expectRetryClears, stepOf } from './faulty-teardown.js';
 import { recordedTeardown } from './recorded-teardown.js';
-import { STOP_POD_REFUSED, TEARDOWN_CALLS_BOUNDED } from './scenarios.js';
+import { STOP_POD_REFUSED } from './scenarios.js';
 
 export const check = defineCheck({
   id: 'TEAR-01',
   level: 'MUST',
   needs: ['nri'],
-  timesCalls: TEARDOWN_CALLS_BOUNDED,
   title:
     'A plugin error on StopPodSandbox does not keep the sandbox from stopping: the call is OK or a retry clears its error, and the sandbox is NOTREADY',
   contract:

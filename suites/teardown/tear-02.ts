@@ -2,13 +2,12 @@ import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.
 import { describeReply } from '../common/replies.js';
 import { describeStep, expectFaultsReached, expectRetryClears, stepOf } from './faulty-teardown.js';
 import { recordedTeardown } from './recorded-teardown.js';
-import { REMOVE_POD_REFUSED, TEARDOWN_CALLS_BOUNDED } from './scenarios.js';
+import { REMOVE_POD_REFUSED } from './scenarios.js';
 
 export const check = defineCheck({
   id: 'TEAR-02',
   level: 'MUST',
   needs: ['nri'],
-  timesCalls: TEARDOWN_CALLS_BOUNDED,
   title:
     'A plugin error on RemovePodSandbox does not block removal: the call is OK or a retry clears its error, the sandbox is gone (NOT_FOUND) and its name reusable',
   contract:

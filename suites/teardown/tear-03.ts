@@ -1,13 +1,12 @@
 import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
 import { describeStep, expectFaultsReached, expectRetryClears, stepOf } from './faulty-teardown.js';
 import { recordedTeardown } from './recorded-teardown.js';
-import { CONTAINER_TEARDOWN_REFUSED, TEARDOWN_CALLS_BOUNDED } from './scenarios.js';
+import { CONTAINER_TEARDOWN_REFUSED } from './scenarios.js';
 
 export const check = defineCheck({
   id: 'TEAR-03',
   level: 'MUST',
   needs: ['nri'],
-  timesCalls: TEARDOWN_CALLS_BOUNDED,
   title:
     'Plugin errors on StopContainer and RemoveContainer do not block them: each call is OK or a retry clears its error, the container exits, then is gone (NOT_FOUND)',
   contract:

@@ -12,7 +12,6 @@ const STOP_TIMEOUT_S = 1;
 export const check = defineCheck({
   id: 'TEAR-10',
   level: 'MUST',
-  timesCalls: 'it bounds StopContainer on a TERM-ignoring container by its timeout plus the margin',
   title:
     'StopContainer on a container that ignores SIGTERM returns within its timeout plus a margin, and the container is EXITED',
   contract:

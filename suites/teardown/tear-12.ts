@@ -13,7 +13,6 @@ const GRACE_S = 1;
 export const check = defineCheck({
   id: 'TEAR-12',
   level: 'MUST',
-  timesCalls: 'it bounds StopContainer by the grace period plus the margin',
   tags: ['Node'],
   title:
     'A container that ignores SIGTERM, leaves an orphan that holds its output and a zombie child still stops within its grace period plus a margin, is EXITED when StopContainer returns, and tears down completely: the host holds nothing of the pod',

@@ -1,13 +1,12 @@
 import { type CheckContext, defineCheck } from '../../src/harness/face.js';
 import { describeStep, expectFaultsReached } from './faulty-teardown.js';
 import { recordedTeardown } from './recorded-teardown.js';
-import { LOWER_PLUGIN_REFUSES, TEARDOWN_CALLS_BOUNDED } from './scenarios.js';
+import { LOWER_PLUGIN_REFUSES } from './scenarios.js';
 
 export const check = defineCheck({
   id: 'TEAR-15',
   level: 'SHOULD',
   needs: ['nri'],
-  timesCalls: TEARDOWN_CALLS_BOUNDED,
   title:
     'When only a plugin failed, StopContainer, RemoveContainer, StopPodSandbox and RemovePodSandbox themselves return OK, so the kubelet has nothing to retry',
   contract:

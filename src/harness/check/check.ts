@@ -52,14 +52,6 @@ export interface CheckSpec<C extends string = string> {
    * beside it: it then shares the runtime with the rest of the lane only.
    */
   apartFromInjectorChecks?: string;
-  /**
-   * Why the check bounds how long the runtime takes to answer a call (a stop within its timeout plus the
-   * margin, a teardown call within the plugin timeout): it shares the runtime with no check that
-   * loadsRuntime, whose load alone can push an answer past the bound on a small node.
-   */
-  timesCalls?: string;
-  /** Why the check keeps the runtime busy enough to slow every call beside it (many pods at once). */
-  loadsRuntime?: string;
   run(t: CheckContext<NoInfer<C>>): Promise<void>;
 }
 
@@ -77,12 +69,7 @@ export interface TrialsSpec {
 }
 
 export interface Check
-  extends Required<
-    Omit<
-      CheckSpec,
-      'trials' | 'longWait' | 'besideHeldHooks' | 'apartFromInjectorChecks' | 'timesCalls' | 'loadsRuntime'
-    >
-  > {
+  extends Required<Omit<CheckSpec, 'trials' | 'longWait' | 'besideHeldHooks' | 'apartFromInjectorChecks'>> {
   suite: SuiteName;
   trials: boolean;
   /** Trials per --trials (1 unless the check declares a scale). */
@@ -97,10 +84,6 @@ export interface Check
   besideHeldHooks: string;
   /** Why it keeps the hook lane's injector checks away ('' when it need not). */
   apartFromInjectorChecks: string;
-  /** Why it bounds a call's latency ('' when it does not): it keeps loadsRuntime checks away. */
-  timesCalls: string;
-  /** Why it loads the runtime ('' when it does not). */
-  loadsRuntime: string;
 }
 
 const ID_PATTERN = /^[A-Z]{3,5}-\d{2}$/;
@@ -133,8 +116,6 @@ export function inSuite(suite: SuiteName, specs: readonly CheckSpec[]): Check[] 
     longWait: s.longWait ?? '',
     besideHeldHooks: s.besideHeldHooks ?? '',
     apartFromInjectorChecks: s.apartFromInjectorChecks ?? '',
-    timesCalls: s.timesCalls ?? '',
-    loadsRuntime: s.loadsRuntime ?? '',
     run: s.run,
   }));
 }

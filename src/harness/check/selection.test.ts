@@ -20,8 +20,6 @@ function check(id: string, level: Level, tags: Tag[] = []): Check {
     longWait: '',
     besideHeldHooks: '',
     apartFromInjectorChecks: '',
-    timesCalls: '',
-    loadsRuntime: '',
     run: async () => {},
   };
 }

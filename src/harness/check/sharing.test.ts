@@ -23,16 +23,6 @@ describe('sharing the runtime between checks', () => {
     expect(mayShare('alone', 'alone')).to.equal(false);
   });
 
-  it('keeps a check that loads the runtime away from one that bounds how long a call takes, either way round', () => {
-    const loads = { needs: ['nri'], besideHeldHooks: '', loadsRuntime: 'many pods at once' } as const;
-    const times = { needs: [], besideHeldHooks: '', timesCalls: 'a stop within its timeout' } as const;
-    const plain = { needs: ['nri'], besideHeldHooks: '' } as const;
-    expect(mayShareChecks(loads, times)).to.equal(false);
-    expect(mayShareChecks(times, loads)).to.equal(false);
-    expect(mayShareChecks(loads, plain)).to.equal(true);
-    expect(mayShareChecks(times, plain)).to.equal(true);
-  });
-
   it('lets checks whose holds take turns in the hook lane share the runtime with each other only', () => {
     expect(mayShare('hook-lane', 'hook-lane')).to.equal(true);
     expect(mayShare('hook-lane', 'cri-only')).to.equal(false);

@@ -45,7 +45,6 @@ export function sharingGroup(c: Pick<Check, 'needs'>): SharingGroup {
  * check keeps such checks away (CheckSpec.apartFromInjectorChecks).
  */
 export function mayShareChecks(a: SharingSpec, b: SharingSpec): boolean {
-  if (loadMeetsTiming(a, b) || loadMeetsTiming(b, a)) return false;
   const [ga, gb] = [sharingGroup(a), sharingGroup(b)];
   if (mayShare(ga, gb)) return true;
   const undisturbed = (c: SharingSpec, g: SharingGroup) => g === 'injectors' && c.besideHeldHooks !== '';
@@ -53,18 +52,7 @@ export function mayShareChecks(a: SharingSpec, b: SharingSpec): boolean {
   return (welcomes(a, ga) && undisturbed(b, gb)) || (welcomes(b, gb) && undisturbed(a, ga));
 }
 
-type SharingSpec = Pick<Check, 'needs' | 'besideHeldHooks'> &
-  Partial<Pick<Check, 'apartFromInjectorChecks' | 'timesCalls' | 'loadsRuntime'>>;
-
-/**
- * A check that loads the runtime (CheckSpec.loadsRuntime) beside one that bounds a call's latency
- * (CheckSpec.timesCalls): on a two-core node, IDEM-15's pods made a TERM-ignoring container's StopContainer
- * take 5.1 s against TEAR-10's 4 s bound, and a StopPodSandbox in TEAR-01's scenario outlast its 8 s
- * deadline before the runtime reached the hook. Such a FAIL would be the tool's doing.
- */
-function loadMeetsTiming(loader: SharingSpec, timer: SharingSpec): boolean {
-  return (loader.loadsRuntime ?? '') !== '' && (timer.timesCalls ?? '') !== '';
-}
+type SharingSpec = Pick<Check, 'needs' | 'besideHeldHooks'> & Partial<Pick<Check, 'apartFromInjectorChecks'>>;
 
 /** Whether checks of these two groups may run at once. */
 export function mayShare(a: SharingGroup, b: SharingGroup): boolean {

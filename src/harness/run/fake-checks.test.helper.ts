@@ -20,8 +20,6 @@ export function fakeCheck(id: string, needs: Need[] = [], longWait = ''): Check 
     longWait,
     besideHeldHooks: '',
     apartFromInjectorChecks: '',
-    timesCalls: '',
-    loadsRuntime: '',
     run: async () => {},
   };
 }
