@@ -107,17 +107,23 @@ export const CONVERGE_WITHIN_MS = 1_500;
 export const SETTLE_WITHIN_MS = 15_000;
 
 /**
+ * How long before the runtime's plugin request timeout a hook's hold must end: past it, the runtime may
+ * end the hold for its own reasons, and the hold no longer tests what the check says.
+ */
+export const NRI_TIMEOUT_CLEARANCE_MS = 500;
+
+/**
  * An NRI delay that a creation's deadline (or cancel) must expire in: until the client has surely given up
- * (its deadline and the late cancel, or its cancel), and the margin. It must stay 500 ms clear of the
+ * (its deadline and the late cancel, or its cancel), and the margin. It must stay clear of the
  * runtime's plugin request timeout (which would end the hold for the runtime's own reasons), else the check
  * skips, saying so. Holds take turns (t.oneAtATime), so this is the price of every trial.
  */
 export function nriHoldMs(t: CheckContext, what: string, ending: 'deadline' | 'cancel' = 'deadline'): number {
   const holdMs = nriHoldFor(ending);
   const longest = nriHoldFor('deadline');
-  if (t.settings.nriRequestTimeoutMs - 500 < longest)
+  if (t.settings.nriRequestTimeoutMs - NRI_TIMEOUT_CLEARANCE_MS < longest)
     t.skip(
-      `--nri-request-timeout ${t.settings.nriRequestTimeoutMs} ms is too short to hold ${what} ${longest} ms, past a ${FIRST_DEADLINE_MS} ms deadline (it takes at least ${longest + 500} ms)`,
+      `--nri-request-timeout ${t.settings.nriRequestTimeoutMs} ms is too short to hold ${what} ${longest} ms, past a ${FIRST_DEADLINE_MS} ms deadline (it takes at least ${longest + NRI_TIMEOUT_CLEARANCE_MS} ms)`,
     );
   return holdMs;
 }

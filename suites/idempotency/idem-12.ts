@@ -11,7 +11,7 @@ import { pathFor, runPodAfterTimeout, SIDE_BY_SIDE_WITH_HOLDS } from './scenario
 /** The container variant: a CreateContainer cancelled mid-create, on the slow runtime handler. */
 async function cancelContainer(t: CheckContext, slow: SlowRuntime): Promise<void> {
   t.step('container variant: cancel a CreateContainer while the slow runtime handler creates it');
-  const done = await containerVariant((notHeld) =>
+  const done = await containerVariant(t, (notHeld) =>
     createContainerAfterTimeout(t, 'idem-12-ctr', slowHandlerCreateDelay(slow), 'converges', {
       ending: 'cancel',
       notHeld,

@@ -12,6 +12,9 @@ import {
   type CallResult,
   type CheckContext,
   type CreationDelay,
+  type CriMethod,
+  type CriRequest,
+  type CriResponse,
   describeAttempts,
   type PodSandboxConfig,
   type ReachWatch,
@@ -178,14 +181,15 @@ function answeredPastDeadline(reply: FirstAttempt<unknown>): boolean {
  * so nothing about the runtime was decided). A first attempt that the runtime answered with an error of
  * its own is an ERROR too: the scenario (a timed-out build) never came about.
  */
-export async function firstAttempt<T>(
+export async function firstAttempt<M extends CriMethod>(
   t: CheckContext,
   what: string,
   delay: HeldBy,
   ending: Ending,
-  send: (opts: CallOpts) => Promise<CallResult<T>>,
+  call: { method: M; request: CriRequest<M> },
   notHeld: (why: string) => never = (why) => setupFailed(t, why),
-): Promise<FirstAttempt<T>> {
+): Promise<FirstAttempt<CriResponse<M>>> {
+  const send = (opts: CallOpts) => t.cri.tryCall(call.method, call.request, opts);
   // What reaches the delay late is the runtime's setup before it, which differs by call: keyed by both.
   const reachKey = `${what.split(' ')[0]} ${delay.name}`;
   const lateMs = lateFor(t, reachKey, delay, ending);
@@ -195,7 +199,7 @@ export async function firstAttempt<T>(
     : (delay.holdMs ?? DELAY_MS) + lateMs;
   const [deadlineMs, cancelAfterMs] = [FIRST_DEADLINE_MS + lateMs, CANCEL_AFTER_MS + lateMs];
   let reach: ReachWatch | undefined;
-  const attempt = async (): Promise<FirstAttempt<T>> => {
+  const attempt = async (): Promise<FirstAttempt<CriResponse<M>>> => {
     await delay.setDelay(holdMs);
     reach = delay.watchReach?.();
     // The cancel's timer starts with the call, not before a wait for the lane; one meant for a hook comes
@@ -222,9 +226,16 @@ export async function firstAttempt<T>(
       // The scenario is an expired deadline (or a cancel) inside the hook: one reached only after the
       // client gave up tested something else.
       const gaveUpAt = ending === 'deadline' ? sentAt + deadlineMs : inHook?.cancelledAt();
-      if (hold.reachedAt === undefined || gaveUpAt === undefined || hold.reachedAt >= gaveUpAt) {
-        lateReach.learn(t, reachKey, hold.reachedAt === undefined ? undefined : hold.reachedAt - sentAt);
-        await claimAbandoned(t, what, send, kubeletRetry(t));
+      if (hold.reachedAt !== undefined && gaveUpAt !== undefined && hold.reachedAt < gaveUpAt)
+        lateReach.landed(t, reachKey, hold.reachedAt - sentAt);
+      else {
+        lateReach.learn(
+          t,
+          reachKey,
+          lateMs,
+          hold.reachedAt === undefined ? undefined : hold.reachedAt - sentAt,
+        );
+        await claimAbandoned(t, what, () => t.cri.retry(call.method, call.request, kubeletRetry(t)));
         t.missed(
           `the ${delay.name} was ${hold.reachedAt === undefined ? 'never reached' : `reached only ${Math.round(hold.reachedAt - sentAt)} ms after ${what} was sent`}, after its client had given up: the ${ending} did not land in the hook`,
         );
@@ -253,8 +264,11 @@ export async function firstAttempt<T>(
   const reached = await reach();
   const gaveUpAt = first.sentAt + (ending === 'deadline' ? deadlineMs : cancelAfterMs);
   const missedDelay = landedBeforeDelay(delay.name, ending, first.sentAt, gaveUpAt, reached);
-  if (!missedDelay) return first;
-  lateReach.learn(t, reachKey, typeof reached === 'object' ? reached.atMs - first.sentAt : undefined);
+  if (!missedDelay) {
+    if (typeof reached === 'object') lateReach.landed(t, reachKey, reached.atMs - first.sentAt);
+    return first;
+  }
+  lateReach.learn(t, reachKey, lateMs, typeof reached === 'object' ? reached.atMs - first.sentAt : undefined);
   return { ...first, missedDelay };
 }
 
@@ -303,9 +317,10 @@ export async function timeOutRunPod(
   const config = t.make.pod(name);
   const request = t.cri.runPodRequest(config, delay.runtimeHandler);
   const forThisPod = { ...delay, setDelay: (ms: number) => delay.setDelay(ms, config.metadata.name) };
-  const first = await firstAttempt(t, `RunPodSandbox ${config.metadata.name}`, forThisPod, ending, (opts) =>
-    t.cri.tryCall('RunPodSandbox', request, opts),
-  );
+  const first = await firstAttempt(t, `RunPodSandbox ${config.metadata.name}`, forThisPod, ending, {
+    method: 'RunPodSandbox',
+    request,
+  });
   return { config, request, first };
 }
 

@@ -2,7 +2,7 @@
  * A sandbox request timed out on the slow runtime handler, with the id of what its build made: the start
  * of the checks that go on with a held build (IDEM-04, IDEM-08, IDEM-09).
  */
-import type { CallOpts, CallResult, CheckContext, SlowRuntime } from '../../src/harness/face.js';
+import type { CallResult, CheckContext, SlowRuntime } from '../../src/harness/face.js';
 import { DELAY_MS, FIRST_DEADLINE_MS } from '../common/timing.js';
 import { claimAbandoned } from './late-reach.js';
 import {
@@ -37,8 +37,9 @@ export async function timeOutOnSlowHandler(
     if (!missed || tries === SLOW_HANDLER_TRIES)
       return { ...timedOut, builtId: await timedOutId(t, slow, timedOut.first, before) };
     t.step(`that attempt held no build (${missed}): a new pod, timed out with a later deadline`);
-    const send = (opts: CallOpts) => t.cri.tryCall('RunPodSandbox', timedOut.request, opts);
-    await claimAbandoned(t, `RunPodSandbox ${timedOut.config.metadata.name}`, send, kubeletRetry(t));
+    await claimAbandoned(t, `RunPodSandbox ${timedOut.config.metadata.name}`, () =>
+      t.cri.retry('RunPodSandbox', timedOut.request, kubeletRetry(t)),
+    );
   }
 }
 

@@ -11,6 +11,7 @@ import { CONVERGE_WITHIN_MS, deliveryWithinMs, nriHoldMs } from '../common/timin
 import type { TrialEvidence } from '../common/trial-leftovers.js';
 import {
   type ContainerDelay,
+  createNotHeld,
   nriCreateDelay,
   slowHandlerCreateDelay,
   timeOutCreateContainer,
@@ -129,6 +130,8 @@ export async function driveTimeoutPath(
   };
   if (path.startsWith('sandbox')) return timeOutSandbox(t, sandboxDelay(t, path, hooks), ending, seen, logs);
   const slow = path === 'container: runtime create' ? t.inject.slowRuntime() : undefined;
+  const knownNotHeld = slow ? createNotHeld.of(t) : undefined;
+  if (knownNotHeld !== undefined) return { notHeld: knownNotHeld };
   // The path is where the timeout lands: a trial whose timeout came before the runtime reached the slow
   // handler runs again (scenarios.ts landedBeforeDelay).
   const delay: ContainerDelay = slow
@@ -149,8 +152,10 @@ export async function driveTimeoutPath(
     if (e instanceof NotHeld) return e;
     throw e;
   });
-  if (timedOut instanceof NotHeld)
-    return { notHeld: `${timedOut.message}: the runtime creates the OCI container later` };
+  if (timedOut instanceof NotHeld) {
+    const why = `${timedOut.message}: the runtime creates the OCI container later`;
+    return { notHeld: slow ? createNotHeld.found(t, why) : why };
+  }
   await seen.fromInjectors(logs);
   await seen.look();
   await kubeletBackoff(t, timedOut.first);

@@ -323,6 +323,11 @@ export interface Injectors {
    * then use it without declaring it as a need), else why not (a check would skip with that).
    */
   offers(need: 'slow-runtime' | 'slow-cni'): string | undefined;
+  /**
+   * Why the slow runtime handler cannot hold a CreateContainer here, when the run's injector proof found
+   * so before the checks began (the runtime runs the OCI create at StartContainer); else undefined.
+   */
+  createNotHeld(): string | undefined;
   /** Whichever creation delay is configured (slow runtime first), or skips. */
   creationDelay(): CreationDelay;
   /**
@@ -410,10 +415,15 @@ export interface CheckContext<C extends string = string> {
    * With `build`, a trial's objects that no race depends on are built by it, with a factory whose objects
    * belong to that trial (`last` says whether it is the last trial planned), and handed to the scenario as
    * `setup.built`; `setup.buildNext()` lets the next trial's build run while this trial only waits.
+   *
+   * With `pathCount`, the check has learnt at its start how many paths its trials can take here, and that
+   * number replaces its declared scale: --trials on each of them, no more (IDEM-14 once ran 30 trials on
+   * each of two paths because a third, which the runtime cannot hold, was planned for).
    */
   trials<P = undefined>(
     scenario: (trial: number, setup: TrialSetup<P>) => Promise<void>,
     build?: (trial: number, make: ConfigFactory, last: boolean) => Promise<P>,
+    pathCount?: number,
   ): Promise<void>;
   /**
    * Runs `work` once no other trial of the check is inside oneAtATime, trials taking turns in the order

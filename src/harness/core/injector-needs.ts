@@ -7,6 +7,8 @@ export interface InjectorConfig {
   slowRuntimeHandler?: string;
   slowRuntimeDir?: string;
   slowCniDir?: string;
+  /** Set once the run's injector proof saw the OCI create come at StartContainer (CREATE_NOT_HELD). */
+  createNotHeld?: string;
 }
 
 /**

@@ -105,6 +105,10 @@ export class CheckInjectors implements Injectors {
     ];
   }
 
+  createNotHeld(): string | undefined {
+    return this.config.createNotHeld;
+  }
+
   offers(need: OfferedInjector): string | undefined {
     // A check that needs a creation delay may take either injector (readiness counts it a user of both).
     const declared = this.declared.includes(need) || this.declared.includes('creation-delay');

@@ -35,11 +35,13 @@ export interface TrialsDeps {
 /** t.trials: builds each trial's objects, runs the trials side by side with cleanup after each, asserts. */
 export function checkTrials(env: RunEnv, check: Check, deps: TrialsDeps): CheckContext['trials'] {
   const { timeline, assertions, paths, scope, make, cleanupNow, signal } = deps;
-  return async (scenario, build) => {
-    const planned = plannedTrials(env.settings.trials, check.trialScale);
+  return async (scenario, build, pathCount) => {
+    const scale = pathCount ?? check.trialScale;
+    const planned = plannedTrials(env.settings.trials, scale);
     const atOnce = trialsAtOnce(env.settings.parallelTrials, check.trialsAtOnce, planned);
-    if (check.trialScale !== 1)
-      timeline.note(`${planned} trials, ${check.trialScale} x --trials: ${check.trialScaleWhy}`);
+    if (pathCount !== undefined && pathCount !== check.trialScale)
+      timeline.note(`${planned} trials, --trials on each of the ${pathCount} paths that can be held here`);
+    else if (scale !== 1) timeline.note(`${planned} trials, ${scale} x --trials: ${check.trialScaleWhy}`);
     if (check.trialsAtOnce && check.trialsAtOnce.max < env.settings.parallelTrials)
       timeline.note(`at most ${check.trialsAtOnce.max} trials at once: ${check.trialsAtOnce.why}`);
     timeline.note(`${planned} trials, up to ${atOnce} side by side`);

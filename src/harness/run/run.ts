@@ -137,7 +137,7 @@ async function prepare(
     client,
     sequence: new Sequence(),
     settings: checkSettingsOf(config, { cgroupParent: readiness.cgroup.parent, nriTimeouts: nri.timeouts }),
-    injectors: config,
+    injectors: availability.heldCreate ? { ...config, createNotHeld: availability.heldCreate } : config,
     nri: nri.socketPath
       ? { socketPath: nri.socketPath }
       : { unavailable: nri.unavailable ?? 'NRI unavailable' },
