@@ -52,6 +52,11 @@ export interface CheckSpec<C extends string = string> {
    * beside it: it then shares the runtime with the rest of the lane only.
    */
   apartFromInjectorChecks?: string;
+  /**
+   * Why the check loads the runtime so much that a check beside it would measure the load, not the
+   * runtime (a latency bound missed, a plugin registration timed out): it then runs alone.
+   */
+  loadsRuntime?: string;
   run(t: CheckContext<NoInfer<C>>): Promise<void>;
 }
 
@@ -69,7 +74,9 @@ export interface TrialsSpec {
 }
 
 export interface Check
-  extends Required<Omit<CheckSpec, 'trials' | 'longWait' | 'besideHeldHooks' | 'apartFromInjectorChecks'>> {
+  extends Required<
+    Omit<CheckSpec, 'trials' | 'longWait' | 'besideHeldHooks' | 'apartFromInjectorChecks' | 'loadsRuntime'>
+  > {
   suite: SuiteName;
   trials: boolean;
   /** Trials per --trials (1 unless the check declares a scale). */
@@ -84,6 +91,8 @@ export interface Check
   besideHeldHooks: string;
   /** Why it keeps the hook lane's injector checks away ('' when it need not). */
   apartFromInjectorChecks: string;
+  /** Why it runs alone for the load it puts on the runtime ('' when it need not). */
+  loadsRuntime: string;
 }
 
 const ID_PATTERN = /^[A-Z]{3,5}-\d{2}$/;
@@ -116,6 +125,7 @@ export function inSuite(suite: SuiteName, specs: readonly CheckSpec[]): Check[] 
     longWait: s.longWait ?? '',
     besideHeldHooks: s.besideHeldHooks ?? '',
     apartFromInjectorChecks: s.apartFromInjectorChecks ?? '',
+    loadsRuntime: s.loadsRuntime ?? '',
     run: s.run,
   }));
 }

@@ -20,6 +20,7 @@ function check(id: string, level: Level, tags: Tag[] = []): Check {
     longWait: '',
     besideHeldHooks: '',
     apartFromInjectorChecks: '',
+    loadsRuntime: '',
     run: async () => {},
   };
 }

@@ -6,6 +6,8 @@ describe('sharing the runtime between checks', () => {
     expect(sharingGroup({ needs: ['nri', 'stalls-hooks'] })).to.equal('alone');
     expect(sharingGroup({ needs: ['exclusive'] })).to.equal('alone');
     expect(sharingGroup({ needs: ['nri', 'creation-delay'] })).to.equal('alone');
+    expect(sharingGroup({ needs: ['nri'], loadsRuntime: 'eight pods a trial' })).to.equal('alone');
+    expect(sharingGroup({ needs: ['nri'], loadsRuntime: '' })).to.equal('nri');
     expect(sharingGroup({ needs: ['creation-delay'] })).to.equal('injectors');
     expect(sharingGroup({ needs: ['slow-cni'] })).to.equal('injectors');
     expect(sharingGroup({ needs: [] })).to.equal('cri-only');

@@ -7,7 +7,8 @@
  *   pods, so such a check stalls every pod's hooks while it does: a concurrent check would see its calls
  *   answered late, and its absence windows could hold only because what must be absent was held back.
  *   Restarts (exclusive) change every pod. A check that uses both NRI and an injector runs alone too, for
- *   the reason below.
+ *   the reason below, and so does one that loads the runtime enough to slow every call beside it
+ *   (CheckSpec.loadsRuntime).
  * - hook-lane: checks that stall hooks only inside the run's hook lane (need 'holds-in-lane'; hook-lane.ts).
  *   Their holds take turns, as the trials of one check do, so they share the runtime with each other, and
  *   with the injector checks that say why a held hook changes nothing they assert (besideHeldHooks).
@@ -30,11 +31,11 @@ type FaultKind = FaultAction['kind'];
 
 export type SharingGroup = 'alone' | 'hook-lane' | 'injectors' | 'cri-only' | 'nri';
 
-export function sharingGroup(c: Pick<Check, 'needs'>): SharingGroup {
+export function sharingGroup(c: Pick<Check, 'needs'> & Partial<Pick<Check, 'loadsRuntime'>>): SharingGroup {
   const nri = c.needs.includes('nri');
   const injectors = c.needs.some(isInjectorNeed);
   if (c.needs.includes('holds-in-lane') && !c.needs.includes('exclusive') && !injectors) return 'hook-lane';
-  if (stallsOrIsExclusive(c) || (nri && injectors)) return 'alone';
+  if (stallsOrIsExclusive(c) || (nri && injectors) || c.loadsRuntime) return 'alone';
   if (nri) return 'nri';
   return injectors ? 'injectors' : 'cri-only';
 }
@@ -52,7 +53,8 @@ export function mayShareChecks(a: SharingSpec, b: SharingSpec): boolean {
   return (welcomes(a, ga) && undisturbed(b, gb)) || (welcomes(b, gb) && undisturbed(a, ga));
 }
 
-type SharingSpec = Pick<Check, 'needs' | 'besideHeldHooks'> & Partial<Pick<Check, 'apartFromInjectorChecks'>>;
+type SharingSpec = Pick<Check, 'needs' | 'besideHeldHooks'> &
+  Partial<Pick<Check, 'apartFromInjectorChecks' | 'loadsRuntime'>>;
 
 /** Whether checks of these two groups may run at once. */
 export function mayShare(a: SharingGroup, b: SharingGroup): boolean {

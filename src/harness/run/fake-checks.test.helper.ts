@@ -20,6 +20,7 @@ export function fakeCheck(id: string, needs: Need[] = [], longWait = ''): Check 
     longWait,
     besideHeldHooks: '',
     apartFromInjectorChecks: '',
+    loadsRuntime: '',
     run: async () => {},
   };
 }
