@@ -95,6 +95,8 @@ export type FirstAttempt<T> = CallResult<T> & {
   heldUntil?: number;
   /** Where a delay watched for its reach (HeldBy.watchReach) was reached only after the client gave up: why. */
   missedDelay?: string;
+  /** With missedDelay: the next first attempt on that delay gives up later than this one did. */
+  laterNext?: boolean;
 };
 
 /** The slow runtime handler as a Delay, for checks that also need its record of created ids. */
@@ -238,6 +240,7 @@ export async function firstAttempt<M extends CriMethod>(
         await claimAbandoned(t, what, () => t.cri.retry(call.method, call.request, kubeletRetry(t)));
         t.missed(
           `the ${delay.name} was ${hold.reachedAt === undefined ? 'never reached' : `reached only ${Math.round(hold.reachedAt - sentAt)} ms after ${what} was sent`}, after its client had given up: the ${ending} did not land in the hook`,
+          lateFor(t, reachKey, delay, ending) > lateMs,
         );
       }
     }
@@ -269,7 +272,7 @@ export async function firstAttempt<M extends CriMethod>(
     return first;
   }
   lateReach.learn(t, reachKey, lateMs, typeof reached === 'object' ? reached.atMs - first.sentAt : undefined);
-  return { ...first, missedDelay };
+  return { ...first, missedDelay, laterNext: lateFor(t, reachKey, delay, ending) > lateMs };
 }
 
 /**

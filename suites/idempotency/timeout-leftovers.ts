@@ -101,6 +101,6 @@ async function leftoversAfterTimeout(
     clauseOfPath(path),
   );
   // A timeout that landed before the path's delay left nothing, but tested another place: not this path.
-  if (run.missedDelay) t.missed(`${run.missedDelay}: the timeout did not land in ${path}`);
+  if (run.missedDelay) t.missed(`${run.missedDelay}: the timeout did not land in ${path}`, run.laterNext);
   return undefined;
 }

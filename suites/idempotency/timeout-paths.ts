@@ -39,6 +39,8 @@ export type PathRun =
       line: string;
       /** Why the timeout landed before the path's delay (FirstAttempt.missedDelay), when it did. */
       missedDelay?: string;
+      /** With missedDelay: the next first attempt on the path gives up later (FirstAttempt.laterNext). */
+      laterNext?: boolean;
     }
   /** The path could not be held on this runtime (nothing timed out there): no trial of it happened. */
   | { notHeld: string };
@@ -168,8 +170,11 @@ export async function driveTimeoutPath(
   return { podId, line: evidence(timedOut.first, outcome), ...missedDelayOf(timedOut.first) };
 }
 
-function missedDelayOf(first: { missedDelay?: string }): { missedDelay?: string } {
-  return first.missedDelay ? { missedDelay: first.missedDelay } : {};
+function missedDelayOf(first: { missedDelay?: string; laterNext?: boolean }): {
+  missedDelay?: string;
+  laterNext?: boolean;
+} {
+  return first.missedDelay ? { missedDelay: first.missedDelay, laterNext: first.laterNext === true } : {};
 }
 
 class NotHeld extends Error {}

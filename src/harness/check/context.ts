@@ -464,9 +464,10 @@ export interface CheckContext<C extends string = string> {
   /**
    * The scenario did not come about this time, by chance (a deadline expired before the hook it had to land
    * in): the trial runs again from a clean start, a few times at most (trials.ts); outside trials, or when
-   * it keeps missing, the check ends in ERROR with `why`.
+   * it keeps missing, the check ends in ERROR with `why`. `adapted`: the next run is set up to come about
+   * where this one did not (a first attempt that gives up later): such misses count only after a few.
    */
-  missed(why: string): never;
+  missed(why: string, adapted?: boolean): never;
   /**
    * One path of the check's scenario ("sandbox: NRI Run hook", "container half"). A violation on it that
    * an expected deviation (bundled or given) names for this check ends only that run of the path: later

@@ -181,6 +181,26 @@ describe('trials side by side (fake CRI)', () => {
     );
   });
 
+  it('runs a trial again past three misses while each was set up anew to come about, and not without end', async () => {
+    const runs: number[] = [];
+    const r = await run(
+      async (t: CheckContext, n: number) => {
+        runs.push(n);
+        if (runs.length < 5) t.missed('the deadline came before the hook; the next gives up later', true);
+        t.expect(true, 'held', 'unit');
+      },
+      { trials: 1, parallelTrials: 1 },
+    );
+    expect(r.verdict, r.message).to.equal('passed');
+    expect(runs).to.deep.equal([1, 1, 1, 1, 1]);
+    const forever = await run(
+      async (t: CheckContext) => t.missed('the deadline came before the hook; the next gives up later', true),
+      { trials: 1, parallelTrials: 1 },
+    );
+    expect(forever.verdict).to.equal('error');
+    expect(forever.message).to.match(/1 of 1 trials could not decide/);
+  });
+
   it('reports the floors: the side-by-side one from each trial’s own waits, the serial one as their sum', async () => {
     const r = await run(
       async (t: CheckContext) => {

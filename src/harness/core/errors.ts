@@ -66,9 +66,17 @@ export class SetupError extends Error {
 /**
  * The scenario did not come about this time, by chance (a deadline that expired before the hook it had to
  * land in, on a busy node): nothing was tested. A trial runs again from the start (trials.ts); outside
- * trials, or too often, it is an ERROR like any SetupError.
+ * trials, or too often, it is an ERROR like any SetupError. `adapted`: the next run is set up to come
+ * about where this one did not (a first attempt gives up later), so running it again tests more.
  */
-export class ScenarioMissed extends SetupError {}
+export class ScenarioMissed extends SetupError {
+  constructor(
+    message: string,
+    readonly adapted = false,
+  ) {
+    super(message);
+  }
+}
 
 export function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);

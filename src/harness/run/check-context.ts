@@ -317,8 +317,8 @@ export function openCheckScope(
       env.restart
         ? restartRuntime(env.client, env.restart, signal)
         : unavailable('[Restart] pass --restart-cmd'),
-    missed: (why) => {
-      throw new ScenarioMissed(why);
+    missed: (why, adapted) => {
+      throw new ScenarioMissed(why, adapted);
     },
     // A known deviation in one variant leaves the others to run, as on any path.
     variant: (name, scenario) => assertions.variant(name, () => paths.run(name, scenario, scope.current())),
