@@ -58,9 +58,10 @@ export const lateReach = {
 };
 
 /**
- * The lateness a first attempt on `delay` is given. A hold of an NRI hook must end well before the
- * runtime's plugin request timeout would end it (nriHoldMs), so a deadline's lateness there is capped to
- * what that leaves; a cancel's, which only says how long to wait for the hook, is not.
+ * The lateness a first attempt on `delay` is given. A hold of an NRI hook must end
+ * NRI_TIMEOUT_CLEARANCE_MS before the runtime's plugin request timeout would end it (nriHoldMs), so a
+ * deadline's lateness there is capped to what that leaves; a cancel's, which only says how long to wait
+ * for the hook, is not.
  */
 export function lateFor(
   t: CheckContext,

@@ -195,6 +195,8 @@ export async function firstAttempt<M extends CriMethod>(
   // What reaches the delay late is the runtime's setup before it, which differs by call: keyed by both.
   const reachKey = `${what.split(' ')[0]} ${delay.name}`;
   const lateMs = lateFor(t, reachKey, delay, ending);
+  // Once a miss was learnt: whether the next first attempt on this delay gives up later than this one.
+  const laterNext = () => lateFor(t, reachKey, delay, ending) > lateMs;
   // A hook's hold counts from the hook, and a later deadline must still expire inside it.
   const holdMs = delay.holdEnded
     ? nriHoldFor(ending) + (ending === 'deadline' ? lateMs : 0)
@@ -240,7 +242,7 @@ export async function firstAttempt<M extends CriMethod>(
         await claimAbandoned(t, what, () => t.cri.retry(call.method, call.request, kubeletRetry(t)));
         t.missed(
           `the ${delay.name} was ${hold.reachedAt === undefined ? 'never reached' : `reached only ${Math.round(hold.reachedAt - sentAt)} ms after ${what} was sent`}, after its client had given up: the ${ending} did not land in the hook`,
-          lateFor(t, reachKey, delay, ending) > lateMs,
+          laterNext(),
         );
       }
     }
@@ -272,7 +274,7 @@ export async function firstAttempt<M extends CriMethod>(
     return first;
   }
   lateReach.learn(t, reachKey, lateMs, typeof reached === 'object' ? reached.atMs - first.sentAt : undefined);
-  return { ...first, missedDelay, laterNext: lateFor(t, reachKey, delay, ending) > lateMs };
+  return { ...first, missedDelay, laterNext: laterNext() };
 }
 
 /**
