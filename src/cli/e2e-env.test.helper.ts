@@ -105,7 +105,6 @@ export async function labelledLeft(endpoint: string): Promise<{ pods: string[]; 
   }
 }
 
-/** Resolves once a pod of any cri-conform run is listed, or after `withinMs` (polled: CRI has no events). */
 /** Until a labelled pod whose name starts with `namePrefix` exists (`cc-tear-04-`: that check's own). */
 export async function untilLabelledPod(
   endpoint: string,

@@ -1,7 +1,7 @@
 /**
  * One call of a check on its way and back: sent once the test's hook and the look before an ending call are
  * done, marked as the check's own as it goes out, and followed to its outcome (the check's objects learn of
- * it, an own StopContainer is judged beside a kubelet, its required wait is counted). CheckCri
+ * it, an own StopContainer or StopPodSandbox is judged beside a kubelet, its required wait is counted). CheckCri
  * (tracked-cri.ts) makes every call through these two.
  */
 import type { CriClient } from '../../cri/client.js';
@@ -9,6 +9,7 @@ import { CriCallError } from '../../cri/errors.js';
 import type { CriMethod, CriRequest, CriResponse } from '../../cri/types.js';
 import { type CheckObjects, endsAnObject } from '../neighbours/disturbance.js';
 import type { CallOpts } from './context.js';
+import type { AnsweredCall, OwnStop } from './judge-own-stop.js';
 import { requiredWaitOf } from './required-wait.js';
 import type { Timeline } from './timeline.js';
 
@@ -39,14 +40,10 @@ export interface CallDeps {
   lookBeforeEnding?: () => Promise<void>;
 }
 
-/** What the caller does besides when the reply comes: forget the call, judge an own StopContainer. */
+/** What the caller does besides when the reply comes: forget the call, judge an own stop (judge-own-stop.ts). */
 export interface Aftercare {
   forget: () => void;
-  judgeOwnStop: (
-    objects: CheckObjects,
-    stop: CriRequest<'StopContainer'>,
-    answered: { sentAtMs: number; latencyMs: number; opts: CallOpts },
-  ) => Promise<void>;
+  judgeOwnStop: (objects: CheckObjects, stop: OwnStop, answered: AnsweredCall) => Promise<void>;
 }
 
 /**
@@ -86,9 +83,16 @@ export function sendCall<M extends CriMethod>(
   return { reply, sentAt };
 }
 
+/** The call as an own stop to judge once it answered OK, or undefined for any other call. */
+function ownStop(method: CriMethod, request: unknown): OwnStop | undefined {
+  if (method === 'StopContainer') return { method, request: request as CriRequest<'StopContainer'> };
+  if (method === 'StopPodSandbox') return { method, request: request as CriRequest<'StopPodSandbox'> };
+  return undefined;
+}
+
 /**
- * What the call's outcome tells: the check's objects learn of it (an own StopContainer answered OK is
- * judged beside a kubelet), the call leaves the in-flight set, and its required wait is counted.
+ * What the call's outcome tells: the check's objects learn of it (an own StopContainer or StopPodSandbox
+ * answered OK is judged beside a kubelet), the call leaves the in-flight set, and its required wait is counted.
  */
 export function followCall<M extends CriMethod>(
   deps: CallDeps,
@@ -102,8 +106,8 @@ export function followCall<M extends CriMethod>(
   p.then(
     (reply) => {
       objects?.replied(method, shaped, reply);
-      if (method === 'StopContainer' && look && objects?.endedLive(shaped)) {
-        const stop = shaped as CriRequest<'StopContainer'>;
+      const stop = ownStop(method, shaped);
+      if (stop && look && objects?.endedLive(shaped)) {
         const answered = {
           sentAtMs: sentAt.sentAtMs,
           latencyMs: performance.now() - sentAt.startedAt,

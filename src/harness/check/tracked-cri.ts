@@ -24,6 +24,7 @@ import type {
   RunPodRequest,
   TrackedCri,
 } from './context.js';
+import { judgeOwnStop } from './judge-own-stop.js';
 import { retryLikeKubelet } from './retry.js';
 import type { Timeline } from './timeline.js';
 import { type CountedCallOpts, followCall, sendCall } from './tracked-call.js';
@@ -101,34 +102,10 @@ export class CheckCri implements TrackedCri {
     this.inFlight.set(sending.reply, trial);
     followCall(this.deps, outgoing, sending, {
       forget: () => this.inFlight.delete(sending.reply),
-      judgeOwnStop: (objects, stop, answered) => this.judgeOwnStop(objects, stop, answered),
+      judgeOwnStop: (objects, stop, answered) =>
+        judgeOwnStop((id) => this.containerStatus(id), objects, stop, answered),
     });
     return sending.reply;
-  }
-
-  /**
-   * Beside a kubelet, after a StopContainer of the check's own answered OK: when did the container exit?
-   * Not awaited by the call, so its latency stays the runtime's; the verdict waits for it.
-   */
-  private async judgeOwnStop(
-    objects: CheckObjects,
-    stop: CriRequest<'StopContainer'>,
-    answered: { sentAtMs: number; latencyMs: number; opts: CallOpts },
-  ): Promise<void> {
-    const status = await this.containerStatus(stop.containerId).catch(() => undefined);
-    if (!status) return;
-    const finishedNs = BigInt(status.finishedAt || '0');
-    objects.stopAnswered(
-      stop.containerId,
-      {
-        sentAtMs: answered.sentAtMs,
-        graceMs: Number(stop.timeout) * 1_000,
-        latencyMs: answered.latencyMs,
-        finishedAtMs: finishedNs > 0n ? Number(finishedNs / 1_000_000n) : undefined,
-        ignoresTerm: answered.opts.ignoresTerm === true,
-      },
-      status.state,
-    );
   }
 
   async tryCall<M extends CriMethod>(

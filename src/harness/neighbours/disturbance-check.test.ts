@@ -181,6 +181,45 @@ describe('a check beside another client (fake CRI)', () => {
     );
   });
 
+  /** A check that stops its pod with a container, whose status says the container exited `exitedMs` from now. */
+  const stopPodWhoseContainerExited = async (exitedMs: number) => {
+    const { env, monitor } = besideEnv();
+    let exitedAt = 0;
+    // The listings show the container running: only its status, read after the pod's stop, tells when.
+    fake.override('ContainerStatus', (req) => {
+      const c = fake.containers.get((req as { containerId: string }).containerId);
+      const finishedAt = `${BigInt(exitedAt) * 1_000_000n}`;
+      return { status: { ...c, state: 'CONTAINER_EXITED', exitCode: 137, finishedAt } };
+    });
+    const r = await executeCheck(
+      env,
+      testCheck(async (t: CheckContext) => {
+        const { podId } = await t.cri.runPodWithContainer('pod-stop-raced');
+        exitedAt = Date.now() + exitedMs;
+        await t.cri.stopPod(podId);
+        t.expect(true, 'the check judged its own stop', 'unit');
+      }),
+      10_000,
+    );
+    fake.override('ContainerStatus', undefined);
+    await monitor.stop();
+    return r;
+  };
+
+  it('ends in ERROR when a container of the pod had exited before the check’s own StopPodSandbox went out', async () => {
+    // The kubelet's StopPodSandbox kills the containers first; the pod reads NOTREADY only after them.
+    const r = await stopPodWhoseContainerExited(-40);
+    expect(r.verdict, r.message).to.equal('error');
+    expect(r.message).to.match(
+      /^disturbed: container workload of pod cc-unit-01-pod-stop-raced-[0-9a-f]{8} was stopped at .* seen by its status: it had exited at \d\d:\d\d:\d\d\.\d{3}, before its pod's own StopPodSandbox went out at /,
+    );
+  });
+
+  it('passes when the pod’s container exited only after the check’s own StopPodSandbox went out', async () => {
+    const r = await stopPodWhoseContainerExited(60_000);
+    expect(r.verdict, r.message).to.equal('passed');
+  });
+
   it('passes when the check stops and removes its own pod', async () => {
     const { env, monitor } = besideEnv();
     const r = await executeCheck(

@@ -20,9 +20,9 @@
  * - beside a detected kubelet, also a Stop or Remove of the check's own, sent while the check still had the
  *   object, that the runtime fails: the kubelet may have been ending the same object at that moment. A
  *   failed Stop or Remove of an object the check had already ended is the runtime's failure (IDEM-11).
- * - beside a detected kubelet, also a container that exited before the check's own StopContainer went out
- *   (its status's finishedAt), or, for a container the check says ignores TERM, before that call's grace
- *   ran out: another stop was under way (own-stop.ts).
+ * - beside a detected kubelet, also a container that exited before the check's own StopContainer, or its
+ *   pod's StopPodSandbox, went out (its status's finishedAt), or, for a container the check says ignores
+ *   TERM, before its StopContainer's grace ran out: another stop was under way (own-stop.ts).
  * - a StartContainer of the check that fails ends its container as the check's own doing: containerd stops
  *   it, and its StopContainer event may come before the reply.
  * A check that judges a scenario another check ran (t.shared) is disturbed when that scenario was.
@@ -31,7 +31,7 @@ import type { CriMethod } from '../../cri/types.js';
 import type { NriEventRecord } from '../../nri/types.js';
 import { CHECK_LABEL, isOurPod } from '../core/labels.js';
 import { OwnObjects } from './own-objects.js';
-import { type AnsweredStop, stopBeforeOwn } from './own-stop.js';
+import { type AnsweredStop, exitedBeforePodStop, stopBeforeOwn } from './own-stop.js';
 
 /**
  * The clause every check's contract has beside its own (CheckSpec.clauses): the runtime does not end, by
@@ -127,6 +127,8 @@ export class CheckObjects {
   private readonly own = new OwnObjects();
   /** Stop and Remove requests of the check's own that went out while their object was still live. */
   private readonly endingLive = new WeakSet<object>();
+  /** The check's containers that were live when a StopPodSandbox of its own went out, by that request. */
+  private readonly liveAtPodStop = new WeakMap<object, string[]>();
   /** Teardown events for ids no reply had named yet: judged once a reply names them. */
   private readonly early = new Map<string, EndingEvent>();
   /** Containers whose StartContainer is on its way, and whether an NRI StopContainer came meanwhile. */
@@ -177,7 +179,10 @@ export class CheckObjects {
     if (!id) return;
     if (method === 'StartContainer') this.starting.set(id, {});
     if (!ENDING_METHODS.has(method)) return;
-    if (this.own.isLive(id) && typeof request === 'object' && request !== null) this.endingLive.add(request);
+    if (this.own.isLive(id) && typeof request === 'object' && request !== null) {
+      this.endingLive.add(request);
+      if (method === 'StopPodSandbox') this.liveAtPodStop.set(request, this.own.liveContainersOf(id));
+    }
     this.own.ended.add(id);
   }
 
@@ -239,6 +244,20 @@ export class CheckObjects {
   /** Beside a kubelet, a StopContainer of the check's own, sent while it had the container, answered OK. */
   stopAnswered(containerId: string, stop: AnsweredStop, state: string): void {
     const found = this.opts.besideAnotherClient ? stopBeforeOwn(stop, state) : undefined;
+    if (found) this.report(containerId, found.action, found.seenBy, found.at);
+  }
+
+  /** The check's containers that were live when this StopPodSandbox request of its own went out. */
+  containersLiveAt(podStop: object): readonly string[] {
+    return this.liveAtPodStop.get(podStop) ?? [];
+  }
+
+  /**
+   * Beside a kubelet, a container that was live when the check's own StopPodSandbox of its pod went out,
+   * and that call answered OK: had it exited before the call went out (own-stop.ts)?
+   */
+  podStopAnswered(containerId: string, sentAtMs: number, finishedAtMs: number | undefined): void {
+    const found = this.opts.besideAnotherClient ? exitedBeforePodStop(finishedAtMs, sentAtMs) : undefined;
     if (found) this.report(containerId, found.action, found.seenBy, found.at);
   }
 

@@ -36,6 +36,11 @@ export class OwnObjects {
     return c !== undefined && !this.ended.has(c.podId);
   }
 
+  /** The containers of the pod the check made that are still live. */
+  liveContainersOf(podId: string): string[] {
+    return [...this.containers].filter(([id, c]) => c.podId === podId && this.isLive(id)).map(([id]) => id);
+  }
+
   knows(id: string): boolean {
     return this.pods.has(id) || this.containers.has(id) || this.ended.has(id);
   }

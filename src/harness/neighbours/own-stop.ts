@@ -1,7 +1,7 @@
 /**
- * Whether a StopContainer of the check's own that answered OK met a stop that was already under way,
- * judged from when the container exited. Beside a kubelet only (disturbance.ts): without one the runtime
- * is the only other party, and what it did is for the check to judge.
+ * Whether a StopContainer or StopPodSandbox of the check's own that answered OK met a stop that was already
+ * under way, judged from when the containers exited. Beside a kubelet only (disturbance.ts): without one the
+ * runtime is the only other party, and what it did is for the check to judge.
  */
 
 /** How a StopContainer of the check's own went: see stopAnswered. */
@@ -33,10 +33,8 @@ export function stopBeforeOwn(
 ): { action: 'stopped' | 'perhaps being stopped'; seenBy: string; at: Date } | undefined {
   if (state !== 'CONTAINER_EXITED') return undefined;
   const { sentAtMs, graceMs, finishedAtMs, latencyMs } = stop;
-  if (finishedAtMs !== undefined && finishedAtMs < sentAtMs) {
-    const seenBy = `its status: it had exited at ${clock(finishedAtMs)}, before its own StopContainer went out at ${clock(sentAtMs)}`;
-    return { action: 'stopped', seenBy, at: new Date(finishedAtMs) };
-  }
+  const exited = exitedBefore(finishedAtMs, sentAtMs, 'its own StopContainer');
+  if (exited) return exited;
   if (!stop.ignoresTerm) return undefined;
   const endedAtMs = finishedAtMs ?? sentAtMs + latencyMs;
   if (endedAtMs >= sentAtMs + graceMs) return undefined;
@@ -46,6 +44,26 @@ export function stopBeforeOwn(
       : `it exited at ${clock(finishedAtMs)}, ${Math.round(finishedAtMs - sentAtMs)} ms after its own StopContainer went out`;
   const seenBy = `a container that ignores TERM ending before its own ${graceMs} ms grace ran out (${how}): another stop was already under way, or the runtime cut the grace short`;
   return { action: 'perhaps being stopped', seenBy, at: new Date(endedAtMs) };
+}
+
+/**
+ * A container of the pod, live for the check when its own StopPodSandbox went out, whose status says it had
+ * exited before that: a kubelet's StopPodSandbox stops the pod's containers first, and the pod reads
+ * NOTREADY only after them, so this is the first sign of it; a listing right before the call can miss an
+ * exit that comes while it is on its way. An exit after the call went out is no sign of anyone: the
+ * check's own stop ends the container too.
+ */
+export function exitedBeforePodStop(
+  finishedAtMs: number | undefined,
+  sentAtMs: number,
+): { action: 'stopped'; seenBy: string; at: Date } | undefined {
+  return exitedBefore(finishedAtMs, sentAtMs, "its pod's own StopPodSandbox");
+}
+
+function exitedBefore(finishedAtMs: number | undefined, sentAtMs: number, call: string) {
+  if (finishedAtMs === undefined || finishedAtMs >= sentAtMs) return undefined;
+  const seenBy = `its status: it had exited at ${clock(finishedAtMs)}, before ${call} went out at ${clock(sentAtMs)}`;
+  return { action: 'stopped' as const, seenBy, at: new Date(finishedAtMs) };
 }
 
 function clock(ms: number): string {
