@@ -156,6 +156,20 @@ describe('CriClient calls', () => {
     expect(mine[0]?.startedAt).to.be.a('number');
   });
 
+  it("shows every call to an observer added with alsoObserved after the client's own, with the reply", async () => {
+    const order: string[] = [];
+    const replies: unknown[] = [];
+    const scoped = client
+      .withObserver(() => order.push('first'))
+      .alsoObserved((r) => {
+        order.push('second');
+        replies.push(r.reply);
+      });
+    await scoped.call('Version', { version: 'v1' });
+    expect(order).to.deep.equal(['first', 'second']);
+    expect(replies[0]).to.have.property('runtimeApiVersion');
+  });
+
   it('sends ImageService calls to a separate image endpoint', async () => {
     image = await startCriServer(join(tmp.dir, 'img.sock'), {
       ImageStatus: () => ({

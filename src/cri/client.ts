@@ -38,6 +38,8 @@ export interface CallRecord {
   statusName: string;
   /** The status details of a failed call. */
   message?: string;
+  /** The decoded response of a call that succeeded. */
+  reply?: unknown;
 }
 
 export type CallObserver = (record: CallRecord) => void;
@@ -109,6 +111,18 @@ export class CriClient {
     return new CriClient(this.channels, this.version, this.defaultDeadlineMs, observer, this.gate);
   }
 
+  /** The same channels, with `observer` seeing every call after the observer this client already has. */
+  alsoObserved(observer: CallObserver): CriClient {
+    const first = this.observer;
+    const both: CallObserver = first
+      ? (r) => {
+          first(r);
+          observer(r);
+        }
+      : observer;
+    return this.withObserver(both);
+  }
+
   /** The same channels, with every call sent when the gate lets it go. */
   withGate(gate: CallGate): CriClient {
     return new CriClient(this.channels, this.version, this.defaultDeadlineMs, this.observer, gate);
@@ -154,6 +168,7 @@ export class CriClient {
           statusName: statusName(code),
         };
         if (err) record.message = err.details;
+        else record.reply = value;
         try {
           this.observer?.(record);
         } catch (observerError) {

@@ -321,6 +321,7 @@ export class CheckCri implements TrackedCri {
 
   private record(r: CallRecord): void {
     this.deps.ownIds?.addFromError(r.message);
+    this.deps.ownIds?.addMade(r.method, r.reply);
     const trial =
       typeof r.request === 'object' && r.request !== null ? this.trialOfRequest.get(r.request) : undefined;
     this.deps.timeline.add(

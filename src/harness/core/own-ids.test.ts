@@ -20,4 +20,14 @@ describe("the run's own ids", () => {
     ids.addFromError(undefined);
     expect(ids.all()).to.deep.equal([holder]);
   });
+
+  it('takes what a reply of the run says it made: a pod, a container, nothing of other calls', () => {
+    const ids = new OwnIds();
+    const container = holder.replace('a9', 'c9');
+    ids.addMade('RunPodSandbox', { podSandboxId: holder });
+    ids.addMade('CreateContainer', { containerId: container });
+    ids.addMade('PodSandboxStatus', { status: { id: holder.replace('a9', 'd9') } });
+    ids.addMade('RunPodSandbox', undefined);
+    expect(ids.all()).to.deep.equal([holder, container]);
+  });
 });

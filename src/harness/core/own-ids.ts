@@ -1,10 +1,11 @@
 /**
- * Ids of the run's own objects, as the run learns them, including attempts the runtime abandoned: those
- * show only in a reservation error that names the attempt still holding the run's pod name, or in the
- * runtime's own records while they carry the run's labels. After the final sweep, a process that still
- * names one of them, for an id the runtime no longer knows, is one the runtime lost track of
- * (docs/upstream/containerd-IDEM-14.md); ids from nowhere else are collected, so that nothing of another
- * client's is ever taken for the run's.
+ * Ids of the run's own objects, as the run learns them: from the replies of its own calls that made them,
+ * and attempts the runtime abandoned, which show only in a reservation error that names the attempt still
+ * holding the run's pod name, or in the runtime's own records while they carry the run's labels. After the
+ * final sweep, a process that still names one of them, for an id the runtime no longer knows, is one the
+ * runtime lost track of (docs/upstream/containerd-IDEM-14.md; a shim containerd 2.1 "cleaned up" while it
+ * ran on, when two clients stopped its pod at once); ids from nowhere else are collected, so that nothing of
+ * another client's is ever taken for the run's.
  */
 
 /** A full sandbox or container id: 64 hex digits, as containerd and CRI-O make them. */
@@ -22,6 +23,13 @@ export class OwnIds {
   /** The ids a reservation error of one of the run's own calls names as the holder of the run's name. */
   addFromError(message: string | undefined): void {
     if (message) this.add([...message.matchAll(RESERVED_FOR)].map((m) => m[1] ?? ''));
+  }
+
+  /** The pod or container a call of the run's own made, as its reply names it. */
+  addMade(method: string, reply: unknown): void {
+    const made = reply as { podSandboxId?: unknown; containerId?: unknown } | undefined;
+    if (method === 'RunPodSandbox' && typeof made?.podSandboxId === 'string') this.add([made.podSandboxId]);
+    if (method === 'CreateContainer' && typeof made?.containerId === 'string') this.add([made.containerId]);
   }
 
   all(): string[] {

@@ -21,7 +21,7 @@ export class ProofPodWatch {
 
   /** The client the proof uses: every pod it stops or removes, and every container it runs, is remembered. */
   observe(client: CriClient): CriClient {
-    return client.withObserver((r: CallRecord) => {
+    return client.alsoObserved((r: CallRecord) => {
       const request = r.request as { podSandboxId?: string; containerId?: string };
       const pod = request.podSandboxId;
       if (pod && (r.method === 'StopPodSandbox' || r.method === 'RemovePodSandbox')) this.ended.add(pod);

@@ -18,6 +18,7 @@ import { runtimeNetnsDirs } from '../host/runtime-netns.js';
 import { detectKubelet } from '../neighbours/kubelet-detect.js';
 import { pluginSyncDeadlockRisk } from '../neighbours/plugin-sync-deadlock.js';
 import { describeRuntime, nodeProbeAvailability, probeNri } from '../runtime/environment.js';
+import { NodeHostProbe } from '../runtime/host-probe.js';
 import { cgroupReadiness } from './readiness-cgroup.js';
 import { injectorFindings } from './readiness-injectors.js';
 import {
@@ -86,7 +87,8 @@ export async function assessReadiness(
       ? CgroupParentLease.none()
       : CgroupParentLease.take(cgroup.placement, new NodeView(config.nodeAnchorPid));
   const injectors = await injectorFindings({
-    client,
+    // A run kills what the runtime lost track of of its own pods at its end (NodeHostProbe.endStrays).
+    client: purpose === 'run' && host instanceof NodeHostProbe ? host.learningFrom(client) : client,
     config,
     handlers: status.handlers,
     active: checks.filter((c) => !skipped.has(c)),

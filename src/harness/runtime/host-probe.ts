@@ -3,6 +3,7 @@
  * sandbox and container ids in cgroup paths, shim command lines and mount paths, so ids find them without
  * knowing which runtime this is.
  */
+import type { CriClient } from '../../cri/client.js';
 import type { HostProbe, NetnsKind } from '../check/context.js';
 import { SkipSignal } from '../core/errors.js';
 import { shortId } from '../core/ids.js';
@@ -70,6 +71,11 @@ export class NodeHostProbe implements HostProbe {
     private readonly view: NodeView = ON_NODE,
     private readonly parentPath?: string,
   ) {}
+
+  /** The client, learning the ids of what its calls make as the run's own (the injector proof's pods). */
+  learningFrom(client: CriClient): CriClient {
+    return client.alsoObserved((r) => this.ownIds.addMade(r.method, r.reply));
+  }
 
   async snapshot(podId: string, containerIds: string[] = []): Promise<PodHostSnapshot> {
     const ids = [podId, ...containerIds];
@@ -261,7 +267,10 @@ function findLeaks(s: PodHostSnapshot, view: NodeView): HostLeak[] {
     const now = readProc(p.pid);
     if (now && now.startTime === p.startTime && now.state !== 'Z') {
       seen.add(p.pid);
-      const what = `pid ${p.pid} (${p.cmdline.slice(0, 80)}) is still alive`;
+      // As it is now: a snapshot taken while the pod was being built can catch its pause mid-exec, with
+      // no command line yet.
+      const cmdline = now.cmdline || p.cmdline;
+      const what = `pid ${p.pid} (${cmdline.slice(0, 80)}) is still alive`;
       leaks.push({ kind: 'process', what, object: `pid ${p.pid}` });
     }
   }
