@@ -1,11 +1,12 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { type FakeRuntime, startFakeRuntime } from '../harness/check/fake-runtime.test.helper.js';
 import { RUN_LABEL } from '../harness/core/labels.js';
-import { claimRunLogs, removeRunLogs, runLogDirectory } from '../harness/host/pod-logs.js';
+import { claimRunLogs, OWN_IDS_FILE, removeRunLogs, runLogDirectory } from '../harness/host/pod-logs.js';
 import { currentOwner } from '../harness/host/run-owner.js';
 import { main } from './main.js';
 import { recordingIo } from './test-io.test.helper.js';
@@ -84,6 +85,26 @@ describe('cleanup (fake CRI)', () => {
     } finally {
       removeRunLogs(killed);
       removeRunLogs(running);
+    }
+  });
+
+  it('finds the processes that name an id a killed run recorded, and stops none while the runtime cannot say it lost them', async () => {
+    const killed = `test-killed-ids-${process.pid}`;
+    const id = randomBytes(32).toString('hex');
+    claimRunLogs(killed, { ...currentOwner(), pid: spawnSync('true').pid as number });
+    writeFileSync(join(runLogDirectory(killed), OWN_IDS_FILE), `${id}\n`);
+    const shim = spawn('sleep', ['60'], { argv0: `cc-test-shim -id ${id}`, stdio: 'ignore' });
+    try {
+      await new Promise((resolve) => shim.once('spawn', resolve));
+      const io = recordingIo();
+      await main(['node', 'cri-conform', 'cleanup', '-r', fake.endpoint], io);
+      // The fake serves no containerd records: the shim may still be the runtime's, so it stays.
+      expect(io.stderr()).to.contain(`cri-conform: left running pid ${shim.pid} (cc-test-shim -id ${id}`);
+      expect(shim.exitCode === null && shim.signalCode === null, 'the shim still runs').to.equal(true);
+      expect(existsSync(runLogDirectory(killed))).to.equal(false);
+    } finally {
+      shim.kill('SIGKILL');
+      removeRunLogs(killed);
     }
   });
 

@@ -25,7 +25,7 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
   const cmd = program
     .command('cleanup')
     .description(
-      "stop and remove every pod and container of cri-conform runs (of one run with --run-id), the delay injectors' per-check settings a killed run left, the pod logs of runs no longer running and the empty cgroup parent (/cri-conform, or the slice cri_conform.slice) once no run is alive",
+      "stop and remove every pod and container of cri-conform runs (of one run with --run-id), the delay injectors' per-check settings a killed run left, the processes of a killed run's own pods that the runtime lost track of, the pod logs of runs no longer running and the empty cgroup parent (/cri-conform, or the slice cri_conform.slice) once no run is alive",
     );
   addEndpointOptions(cmd)
     .option('--run-id <id>', 'only the objects of this run (the id is in every report)')
@@ -58,6 +58,8 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
           );
         if (report.problems.length === 0)
           await removePodLogs([...report.runs, ...(runId ? [runId] : [])], io);
+        // Before the dead runs' folders go: the ids they recorded name what the runtime lost of them.
+        if (!runId) await stopDeadRunsLostProcesses(client, config.runtimeEndpoint, io);
         // A run killed before or after its objects existed left none to find it by: its process tells.
         if (!runId) await removeDeadRunLogsOf(io);
         // Claims carry no run id, so only a cleanup of every run may take them.
@@ -79,6 +81,33 @@ async function removePodLogs(runIds: readonly string[], io: Io): Promise<void> {
     const problem = removeRunLogs(id);
     if (problem) io.err(`cri-conform: could not remove ${problem}\n`);
   }
+}
+
+/**
+ * Stops the processes of runs killed before their final sweep that the runtime lost track of: a process
+ * that names an id such a run recorded as its own (beside its pod logs), which neither the CRI nor the
+ * runtime's records know any more. Only those ids: nothing else tells a lost process of the tool's.
+ */
+async function stopDeadRunsLostProcesses(client: CriClient, endpoint: string, io: Io): Promise<void> {
+  const [{ deadRunsOwnIds }, { NodeHostProbe }, { lostProcesses, stopLostProcesses }] = await Promise.all([
+    import('../harness/host/pod-logs.js'),
+    import('../harness/runtime/host-probe.js'),
+    import('../harness/runtime/lost-processes.js'),
+  ]);
+  const ids = deadRunsOwnIds();
+  if (ids.length === 0) return;
+  const probe = new NodeHostProbe(endpoint);
+  probe.ownIds.add(ids);
+  const strays = await stopLostProcesses(client, probe);
+  const what = (n: number) => lostProcesses(n, "killed runs'");
+  if (strays && strays.ended.length > 0) {
+    io.out(`stopped ${what(strays.ended.length)} that the runtime had lost track of\n`);
+    for (const p of strays.ended) io.out(`  ${p}\n`);
+  }
+  for (const p of strays?.left ?? [])
+    io.err(
+      `cri-conform: left running ${p}: the runtime's records could not be read, or it outlived SIGKILL\n`,
+    );
 }
 
 /** Removes the pod log directories of runs that no longer run, whatever of them the runtime still has. */

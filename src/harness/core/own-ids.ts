@@ -15,9 +15,23 @@ const RESERVED_FOR = /is reserved for \\?"([0-9a-f]{64})\\?"/g;
 
 export class OwnIds {
   private readonly ids = new Set<string>();
+  private record: ((id: string) => void) | undefined;
 
   add(ids: Iterable<string>): void {
-    for (const id of ids) if (FULL_ID.test(id)) this.ids.add(id);
+    for (const id of ids)
+      if (FULL_ID.test(id) && !this.ids.has(id)) {
+        this.ids.add(id);
+        this.record?.(id);
+      }
+  }
+
+  /**
+   * Hands every id learnt so far, and each one learnt from now on, to `record`: a run writes them beside
+   * its pod logs, so that `cleanup` can stop what the runtime lost of a run killed before its final sweep.
+   */
+  recordTo(record: (id: string) => void): void {
+    this.record = record;
+    for (const id of this.ids) record(id);
   }
 
   /** The ids a reservation error of one of the run's own calls names as the holder of the run's name. */

@@ -11,10 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { createConfigFactory, kubeletShaped } from '../check/config-factory.js';
+import { OwnIds } from '../core/own-ids.js';
 import {
   claimRunLogs,
+  deadRunsOwnIds,
   makeContainerLogDir,
   missingLogPath,
+  OWN_IDS_FILE,
+  ownIdsRecorder,
   POD_LOG_ROOT,
   RUN_OWNER_FILE,
   removeDeadRunLogs,
@@ -112,6 +116,36 @@ describe("pod log directories: a killed run's go, a running run's stay", () => {
     expect(found).to.deep.equal({ removed: [killed], unowned: [unowned], problems: [] });
     expect(readdirSync(root).sort()).to.deep.equal(['running', 'unowned']);
     expect(existsSync(join(running, RUN_OWNER_FILE))).to.equal(true);
+  });
+
+  it('gives cleanup the own ids a killed run recorded, and none of a running run or one with no owner', () => {
+    const me = currentOwner();
+    const ids = (n: string) => [n.repeat(64), `${n.repeat(63)}f`];
+    for (const [name, owner] of [
+      ['running', me],
+      ['killed', { ...me, startTime: `${me.startTime}0` }],
+      ['unowned', undefined],
+    ] as const) {
+      runDir(name, owner);
+      writeFileSync(join(root, name, OWN_IDS_FILE), `${ids(name[0] ?? '').join('\n')}\n`);
+    }
+    expect(deadRunsOwnIds(root)).to.deep.equal(ids('k'));
+  });
+
+  it('records a run’s own ids as it learns them, the ones learnt before included', () => {
+    const runId = `test-own-ids-${process.pid}`;
+    try {
+      claimRunLogs(runId);
+      const ids = new OwnIds();
+      const [early, late] = ['a'.repeat(64), 'b'.repeat(64)];
+      ids.add([early]);
+      ids.recordTo(ownIdsRecorder(runId));
+      ids.add([late, early]);
+      const recorded = readFileSync(join(runLogDirectory(runId), OWN_IDS_FILE), 'utf8');
+      expect(recorded).to.equal(`${early}\n${late}\n`);
+    } finally {
+      removeRunLogs(runId);
+    }
   });
 
   it('finds nothing to do before any run made the root', () => {

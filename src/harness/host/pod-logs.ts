@@ -6,7 +6,7 @@
  * one directory of its own, made before its first pod with a file naming the run's process, removed when
  * the run ends, or by `cleanup` once that process is gone.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { currentOwner, ownerGone, type ProcessView, parseOwner, type RunOwner } from './run-owner.js';
@@ -37,6 +37,41 @@ export function containerLogPath(name: string, attempt: number): string {
 
 /** In a run's log directory, beside its pods' (`<namespace>_<name>_<uid>`): who made it (run-owner.ts). */
 export const RUN_OWNER_FILE = 'cri-conform-run.json';
+
+/** In a run's log directory: the ids of its own objects, one a line, as the run learns them (OwnIds). */
+export const OWN_IDS_FILE = 'cri-conform-own-ids';
+
+/** Appends one id to the run's own-ids file; a failure to write costs only what `cleanup` can stop later. */
+export function ownIdsRecorder(runId: string): (id: string) => void {
+  const file = join(runLogDirectory(runId), OWN_IDS_FILE);
+  return (id) => {
+    try {
+      appendFileSync(file, `${id}\n`);
+    } catch {
+      // The run's own final sweep still stops what it learnt.
+    }
+  };
+}
+
+/** The ids recorded by runs whose process is gone (their log directories are removed after this). */
+export function deadRunsOwnIds(root = POD_LOG_ROOT, view?: ProcessView): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return [];
+  }
+  return names.flatMap((name) => {
+    const dir = join(root, name);
+    const owner = readOwner(dir);
+    if (owner === undefined || !ownerGone(owner, view)) return [];
+    try {
+      return readFileSync(join(dir, OWN_IDS_FILE), 'utf8').split('\n').filter(Boolean);
+    } catch {
+      return [];
+    }
+  });
+}
 
 /** Makes the run's log directory and its owner file; before the run's first pod, so no folder lacks one. */
 export function claimRunLogs(runId: string, owner: RunOwner = currentOwner()): void {

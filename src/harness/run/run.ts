@@ -21,7 +21,7 @@ import {
 } from '../deviations/deviations.js';
 import type { CgroupParentLease } from '../host/cgroup-parent-lease.js';
 import { hostPlatform } from '../host/host-platform.js';
-import { claimRunLogs, otherLiveRuns, removeRunLogs } from '../host/pod-logs.js';
+import { claimRunLogs, otherLiveRuns, ownIdsRecorder, removeRunLogs } from '../host/pod-logs.js';
 import { HookLane } from '../injectors/hook-lane.js';
 import { RegistrationGate } from '../injectors/registration-gate.js';
 import { besideKubeletMonitor } from '../neighbours/disturbance-monitor.js';
@@ -30,6 +30,7 @@ import { besideDetectedKubelet } from '../readiness/readiness-probes.js';
 import { type CleanupReport, removeLabelledUntilGone } from '../runtime/cleanup.js';
 import { connectRuntime } from '../runtime/environment.js';
 import { NodeHostProbe } from '../runtime/host-probe.js';
+import { lostProcesses, stopLostProcesses } from '../runtime/lost-processes.js';
 import { describeLeftovers, runtimeLeftovers } from '../runtime/runtime-leftovers.js';
 import { RuntimeWatch } from '../runtime/runtime-watch.js';
 import { executeCheck, identityOf } from './execute-check.js';
@@ -178,6 +179,7 @@ async function prepare(
     ...(nri.socketPath ? { nriTimeouts: nri.timeouts ?? 'not sent' } : {}),
   };
   claimRunLogs(runId);
+  if (host instanceof NodeHostProbe) host.ownIds.recordTo(ownIdsRecorder(runId));
   return { env, properties, availability, runtime, watch, cgroupLease: readiness.cgroupLease };
 }
 
@@ -264,34 +266,30 @@ async function sweep(
     listener.onNote(
       `final sweep left alone ${s}: it carries the run label but not every mark of the run's own`,
     );
+  if (swept) {
+    const leftovers = await runtimeLeftovers(config.runtimeEndpoint, runId);
+    if (leftovers.length > 0) listener.onNote(describeLeftovers(config.runtimeEndpoint, leftovers));
+    if (env.host instanceof NodeHostProbe) await endStrays(client, env.host, listener);
+  }
   // After the sweep, whatever it left or could not reach: a container still running writes on into unlinked
-  // files, and the directory is the run's alone.
+  // files, and the directory is the run's alone. Last, since it holds the ids a killed sweep leaves to
+  // `cleanup`.
   const logs = removeRunLogs(runId);
   if (logs) listener.onNote(`final sweep: ${logs}`);
-  if (!swept) return;
-  const leftovers = await runtimeLeftovers(config.runtimeEndpoint, runId);
-  if (leftovers.length > 0) listener.onNote(describeLeftovers(config.runtimeEndpoint, leftovers));
-  if (env.host instanceof NodeHostProbe) await endStrays(client, env.host, listener);
 }
 
 /** Stops the processes of the run's own ids that the runtime lost track of, and says which. */
 async function endStrays(client: CriClient, host: NodeHostProbe, listener: RunListener): Promise<void> {
-  const [pods, containers] = await Promise.all([
-    client.call('ListPodSandbox', { filter: null }),
-    client.call('ListContainers', { filter: null }),
-  ]).catch(() => [undefined, undefined]);
-  // Without the lists, an id the runtime still serves cannot be told from a lost one.
-  if (!pods || !containers) return;
-  const listed = new Set([...pods.items.map((p) => p.id), ...containers.containers.map((c) => c.id)]);
-  const { ended, left } = await host.endStrays(listed);
-  const what = (n: number) => `${n} process${n === 1 ? '' : 'es'} of this run's own sandboxes or containers`;
-  if (ended.length > 0)
+  const strays = await stopLostProcesses(client, host);
+  if (!strays) return;
+  const what = (n: number) => lostProcesses(n, "this run's");
+  if (strays.ended.length > 0)
     listener.onNote(
-      `final sweep stopped ${what(ended.length)} that the runtime had lost track of (no CRI object, no record of it; a runtime bug, as IDEM-14 reports): ${ended.join('; ')}`,
+      `final sweep stopped ${what(strays.ended.length)} that the runtime had lost track of (no CRI object, no record of it; a runtime bug, as IDEM-14 reports): ${strays.ended.join('; ')}`,
     );
-  if (left.length > 0)
+  if (strays.left.length > 0)
     listener.onNote(
-      `final sweep left running ${what(left.length)} that the CRI no longer lists (the runtime's own records could not be read to tell whether it still keeps them, or the process outlived SIGKILL): ${left.join('; ')}`,
+      `final sweep left running ${what(strays.left.length)} that the CRI no longer lists (the runtime's own records could not be read to tell whether it still keeps them, or the process outlived SIGKILL): ${strays.left.join('; ')}`,
     );
 }
 
