@@ -55,15 +55,7 @@ export function ownIdsRecorder(runId: string): (id: string) => void {
 
 /** The ids recorded by runs whose process is gone (their log directories are removed after this). */
 export function deadRunsOwnIds(root = POD_LOG_ROOT, view?: ProcessView): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(root);
-  } catch {
-    return [];
-  }
-  return names.flatMap((name) => {
-    const dir = join(root, name);
-    const owner = readOwner(dir);
+  return runFolders(root).flatMap(({ dir, owner }) => {
     if (owner === undefined || !ownerGone(owner, view)) return [];
     try {
       return readFileSync(join(dir, OWN_IDS_FILE), 'utf8').split('\n').filter(Boolean);
@@ -90,15 +82,7 @@ export interface DeadRunLogs {
 /** Removes the log directories of runs whose process is gone; those of running runs stay. */
 export function removeDeadRunLogs(root = POD_LOG_ROOT, view?: ProcessView): DeadRunLogs {
   const found: DeadRunLogs = { removed: [], unowned: [], problems: [] };
-  let names: string[];
-  try {
-    names = readdirSync(root);
-  } catch {
-    return found; // no run has made one yet
-  }
-  for (const name of names) {
-    const dir = join(root, name);
-    const owner = readOwner(dir);
+  for (const { dir, owner } of runFolders(root)) {
     if (owner === undefined) found.unowned.push(dir);
     else if (ownerGone(owner, view)) {
       try {
@@ -114,18 +98,24 @@ export function removeDeadRunLogs(root = POD_LOG_ROOT, view?: ProcessView): Dead
 
 /** Runs of the tool on this node other than `runId` whose process still runs (or cannot be told gone). */
 export function otherLiveRuns(runId: string, root = POD_LOG_ROOT, view?: ProcessView): string[] {
+  const own = runLogDirectory(runId);
+  // A folder without an owner file may be a run that is making it right now: it counts as running.
+  return runFolders(root)
+    .filter(({ dir, owner }) => dir !== own && (owner === undefined || !ownerGone(owner, view)))
+    .map(({ name }) => name);
+}
+
+/** Every run folder under the root, with its owner file (undefined when it has none); none before the first run. */
+function runFolders(root: string): { name: string; dir: string; owner: RunOwner | undefined }[] {
   let names: string[];
   try {
     names = readdirSync(root);
   } catch {
     return [];
   }
-  const own = runLogDirectory(runId);
-  return names.filter((name) => {
+  return names.map((name) => {
     const dir = join(root, name);
-    const owner = readOwner(dir);
-    // A folder without an owner file may be a run that is making it right now: it counts as running.
-    return dir !== own && (owner === undefined || !ownerGone(owner, view));
+    return { name, dir, owner: readOwner(dir) };
   });
 }
 
