@@ -131,7 +131,7 @@ const PACING: readonly FlagSpec[] = [
   // In the config file `timeout` is crictl's per-call timeout, so the per-check one has its own key.
   {
     flags: '--timeout <duration>',
-    help: "deadline of each check's own work; the waits it declares add to it (default 5m)",
+    help: "deadline of each check's own work at 20 trials (a race check with more gets it in proportion); the waits it declares add to it (default 5m)",
     fileKey: 'check-timeout',
   },
   { flags: '--run-timeout <duration>', help: 'deadline of the whole run (default none)' },

@@ -24,6 +24,7 @@ import {
   ENDED_BY_RUNTIME_CLAUSE,
   KUBELET_KILL_SHOWS_MS,
 } from '../neighbours/disturbance.js';
+import { type CheckBudget, checkBudget } from './check-budget.js';
 import { openCheckScope } from './check-context.js';
 import type { RunEnv } from './run-env.js';
 
@@ -46,7 +47,8 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
   const onDisturbed = (d: Disturbance) => scope.timeline.note(describeDisturbance(d));
   const scope = openCheckScope(env, check, controller.signal, onDisturbed);
   const unwatch = env.disturbance?.watch(scope.objects);
-  const deadline = checkDeadline(controller, checkTimeoutMs, () => scope.timeline.requiredWaitMs);
+  const budget = checkBudget(checkTimeoutMs, check, env.settings.trials);
+  const deadline = checkDeadline(controller, budget, () => scope.timeline.requiredWaitMs);
   scope.timeline.note(`start ${displayName(check)}`);
 
   let verdict: Verdict;
@@ -143,14 +145,14 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
 }
 
 /**
- * --timeout bounds the check's own work; every wait the check declares (pauses, absence windows, calls
+ * --timeout bounds the check's own work (check-budget.ts); every wait the check declares (pauses, absence windows, calls
  * meant to hang, NRI windows) moves its deadline out by as much, so a check that must wait out --cache-ttl
  * twice is never cut short by a limit that knows nothing of it. The waits are counted as they are
  * declared, so when the first deadline comes the timer only re-arms for what they added.
  */
 function checkDeadline(
   controller: AbortController,
-  ownWorkMs: number,
+  { ms: ownWorkMs, source }: CheckBudget,
   declaredWaitMs: () => number,
 ): { clear(): void } {
   const startedAt = performance.now();
@@ -164,8 +166,8 @@ function checkDeadline(
     }
     const limit =
       waits > 0
-        ? `${ownWorkMs} ms (--timeout) plus ${Math.round(waits)} ms of its declared waits`
-        : `${ownWorkMs} ms (--timeout)`;
+        ? `${ownWorkMs} ms (${source}) plus ${Math.round(waits)} ms of its declared waits`
+        : `${ownWorkMs} ms (${source})`;
     controller.abort(new CheckTimeout(`check timed out after ${limit}`));
   };
   timer = setTimeout(arm, ownWorkMs);
