@@ -1,8 +1,8 @@
 /**
  * One call of a check on its way and back: sent once the test's hook and the look before an ending call are
  * done, marked as the check's own as it goes out, and followed to its outcome (the check's objects learn of
- * it, an own StopContainer or StopPodSandbox is judged beside a kubelet, its required wait is counted). CheckCri
- * (tracked-cri.ts) makes every call through these two.
+ * it, an own StopContainer or StopPodSandbox is judged beside a kubelet, its required wait is counted).
+ * CheckCri (tracked-cri.ts) makes every call through these two.
  */
 import type { CriClient } from '../../cri/client.js';
 import { CriCallError } from '../../cri/errors.js';
@@ -40,7 +40,7 @@ export interface CallDeps {
   lookBeforeEnding?: () => Promise<void>;
 }
 
-/** What the caller does besides when the reply comes: forget the call, judge an own stop (judge-own-stop.ts). */
+/** Besides the reply: forget the call, and judge an own stop (judge-own-stop.ts). */
 export interface Aftercare {
   forget: () => void;
   judgeOwnStop: (objects: CheckObjects, stop: OwnStop, answered: AnsweredCall) => Promise<void>;
@@ -92,7 +92,8 @@ function ownStop(method: CriMethod, request: unknown): OwnStop | undefined {
 
 /**
  * What the call's outcome tells: the check's objects learn of it (an own StopContainer or StopPodSandbox
- * answered OK is judged beside a kubelet), the call leaves the in-flight set, and its required wait is counted.
+ * answered OK is judged beside a kubelet), the call leaves the in-flight set, and its required wait is
+ * counted.
  */
 export function followCall<M extends CriMethod>(
   deps: CallDeps,

@@ -105,7 +105,10 @@ export function otherLiveRuns(runId: string, root = POD_LOG_ROOT, view?: Process
     .map(({ name }) => name);
 }
 
-/** Every run folder under the root, with its owner file (undefined when it has none); none before the first run. */
+/**
+ * Every run folder under the root, with its owner file (undefined when it has none); none before the first
+ * run made the root.
+ */
 function runFolders(root: string): { name: string; dir: string; owner: RunOwner | undefined }[] {
   let names: string[];
   try {

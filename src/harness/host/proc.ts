@@ -174,3 +174,17 @@ export function exists(path: string): boolean {
     return false;
   }
 }
+
+/** Processes (not zombies) whose cgroup or command line names one of the ids: workloads, pause, shims. */
+export function livingProcessesOf(ids: readonly string[]): ProcInfo[] {
+  const found: ProcInfo[] = [];
+  for (const pid of listPids()) {
+    if (pid === process.pid) continue;
+    // Names first: most processes name none of the ids, and need not be read further.
+    const names = readProcNames(pid);
+    if (!names || !ids.some((id) => namesId(names, id))) continue;
+    const stat = readProcStat(pid);
+    if (stat && stat.state !== 'Z') found.push({ pid, ...stat, ...names });
+  }
+  return found;
+}

@@ -181,7 +181,7 @@ describe('a check beside another client (fake CRI)', () => {
     );
   });
 
-  /** A check that stops its pod with a container, whose status says the container exited `exitedMs` from now. */
+  /** A check that stops its pod with a container whose status says it exited `exitedMs` from now. */
   const stopPodWhoseContainerExited = async (exitedMs: number) => {
     const { env, monitor } = besideEnv();
     let exitedAt = 0;

@@ -30,6 +30,7 @@
 import type { CriMethod } from '../../cri/types.js';
 import type { NriEventRecord } from '../../nri/types.js';
 import { CHECK_LABEL, isOurPod } from '../core/labels.js';
+import { timeOfDay } from '../core/time-of-day.js';
 import { OwnObjects } from './own-objects.js';
 import { type AnsweredStop, exitedBeforePodStop, stopBeforeOwn } from './own-stop.js';
 
@@ -79,7 +80,7 @@ export interface Disturbance {
 }
 
 export function describeDisturbance(d: Disturbance): string {
-  const time = d.at.toISOString().slice(11, 23);
+  const time = timeOfDay(d.at);
   if (d.by === 'the runtime')
     return `ended by the runtime itself: ${d.object} was ${d.action} at ${time} though no client asked for it (the check had not, and no kubelet drives the runtime), seen by ${d.seenBy}`;
   if (d.action === 'exited by itself, as the check meant it to, or stopped')

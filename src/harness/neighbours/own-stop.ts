@@ -3,6 +3,7 @@
  * under way, judged from when the containers exited. Beside a kubelet only (disturbance.ts): without one the
  * runtime is the only other party, and what it did is for the check to judge.
  */
+import { timeOfDay } from '../core/time-of-day.js';
 
 /** How a StopContainer of the check's own went: see stopAnswered. */
 export interface AnsweredStop {
@@ -41,7 +42,7 @@ export function stopBeforeOwn(
   const how =
     finishedAtMs === undefined
       ? `its own StopContainer answered in ${Math.round(latencyMs)} ms`
-      : `it exited at ${clock(finishedAtMs)}, ${Math.round(finishedAtMs - sentAtMs)} ms after its own StopContainer went out`;
+      : `it exited at ${timeOfDay(finishedAtMs)}, ${Math.round(finishedAtMs - sentAtMs)} ms after its own StopContainer went out`;
   const seenBy = `a container that ignores TERM ending before its own ${graceMs} ms grace ran out (${how}): another stop was already under way, or the runtime cut the grace short`;
   return { action: 'perhaps being stopped', seenBy, at: new Date(endedAtMs) };
 }
@@ -62,10 +63,6 @@ export function exitedBeforePodStop(
 
 function exitedBefore(finishedAtMs: number | undefined, sentAtMs: number, call: string) {
   if (finishedAtMs === undefined || finishedAtMs >= sentAtMs) return undefined;
-  const seenBy = `its status: it had exited at ${clock(finishedAtMs)}, before ${call} went out at ${clock(sentAtMs)}`;
+  const seenBy = `its status: it had exited at ${timeOfDay(finishedAtMs)}, before ${call} went out at ${timeOfDay(sentAtMs)}`;
   return { action: 'stopped' as const, seenBy, at: new Date(finishedAtMs) };
-}
-
-function clock(ms: number): string {
-  return new Date(ms).toISOString().slice(11, 23);
 }

@@ -10,7 +10,7 @@ import { DEFAULT_TRIALS } from '../core/settings.js';
 
 export interface CheckBudget {
   ms: number;
-  /** How the message of a check that ran out names it: "--timeout", or "--timeout for 40 trials". */
+  /** How a check that ran out names it: "--timeout", or "--timeout for 20 trials, scaled to its 40". */
   source: string;
 }
 

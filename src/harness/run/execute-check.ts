@@ -18,6 +18,7 @@ import {
   violationOf,
   WaitTimeout,
 } from '../core/errors.js';
+import { timeOfDay } from '../core/time-of-day.js';
 import {
   type Disturbance,
   describeDisturbance,
@@ -88,7 +89,7 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
   unwatch?.();
   const disturbed = scope.objects.disturbance;
   if (env.disturbance && !disturbed)
-    scope.timeline.note(`no other client stopped or removed the check's objects up to ${wallClock()}`);
+    scope.timeline.note(`no other client stopped or removed the check's objects up to ${timeOfDay()}`);
   if (disturbed?.by === 'the runtime') {
     // Whatever the check concluded, the runtime broke the lifecycle: the event is the evidence.
     const what = describeDisturbance(disturbed);
@@ -145,10 +146,10 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
 }
 
 /**
- * --timeout bounds the check's own work (check-budget.ts); every wait the check declares (pauses, absence windows, calls
- * meant to hang, NRI windows) moves its deadline out by as much, so a check that must wait out --cache-ttl
- * twice is never cut short by a limit that knows nothing of it. The waits are counted as they are
- * declared, so when the first deadline comes the timer only re-arms for what they added.
+ * --timeout bounds the check's own work (check-budget.ts); every wait the check declares (pauses, absence
+ * windows, calls meant to hang, NRI windows) moves its deadline out by as much, so a check that must wait
+ * out --cache-ttl twice is never cut short by a limit that knows nothing of it. The waits are counted as
+ * they are declared, so when the first deadline comes the timer only re-arms for what they added.
  */
 function checkDeadline(
   controller: AbortController,
@@ -172,11 +173,6 @@ function checkDeadline(
   };
   timer = setTimeout(arm, ownWorkMs);
   return { clear: () => clearTimeout(timer) };
-}
-
-/** The time of day to the millisecond, to compare with another client's own log. */
-function wallClock(): string {
-  return new Date().toISOString().slice(11, 23);
 }
 
 /** Whether the runtime still answers at all: Version needs none of the locks a wedged runtime holds. */

@@ -28,13 +28,12 @@ import {
   hostCgroupMounts,
   inodeOf,
   isNsfs,
-  listPids,
+  livingProcessesOf,
   mountsMentioning,
   namesId,
   type ProcInfo,
   parseCgroupMounts,
   readProc,
-  readProcNames,
   readProcStat,
 } from '../host/proc.js';
 
@@ -293,20 +292,6 @@ function findLeaks(s: PodHostSnapshot, view: NodeView): HostLeak[] {
     leaks.push({ kind: 'mount', what: `${m} is still mounted`, object: m });
   }
   return leaks;
-}
-
-/** Processes (not zombies) whose cgroup or command line names one of the ids: workloads, pause, shims. */
-function livingProcessesOf(ids: readonly string[]): ProcInfo[] {
-  const found: ProcInfo[] = [];
-  for (const pid of listPids()) {
-    if (pid === process.pid) continue;
-    // Names first: most processes name none of the ids, and need not be read further.
-    const names = readProcNames(pid);
-    if (!names || !ids.some((id) => namesId(names, id))) continue;
-    const stat = readProcStat(pid);
-    if (stat && stat.state !== 'Z') found.push({ pid, ...stat, ...names });
-  }
-  return found;
 }
 
 function netnsOf(pids: readonly number[], view: NodeView): string | undefined {
