@@ -13,8 +13,9 @@ import type { RunFlags } from './resolve-config.js';
 const HELP = `
 It takes the flags of run (report and pacing flags have no effect here), so a run's command line can be
 checked by changing the verb. It proves each configured injector with one short pod labelled
-cri-conform.io/run (removed again; \`cri-conform cleanup\` finds it if doctor is killed), and lists the
-selected checks that will skip with these flags, by the rule run applies.
+cri-conform.io/run (removed again, with any process of it the runtime lost track of, as a run's final
+sweep does; \`cri-conform cleanup\` finds both if doctor is killed), and lists the selected checks that will
+skip with these flags, by the rule run applies.
 
 Exit code 0 when a run with these flags can start (some checks may skip), 2 when it would stop at once.
 
@@ -41,16 +42,18 @@ async function doctor(flags: RunFlags & { config?: string; color?: boolean }, io
   const config = configFromFlags(rest, io);
   const checks = await selectedChecks(config);
   // Loaded here, not at the top: grpc and protobuf would slow down --help.
-  const [{ connectRuntime }, { assessReadiness }] = await Promise.all([
+  const [{ connectRuntime }, { doctorReadiness }] = await Promise.all([
     import('../harness/runtime/environment.js'),
-    import('../harness/readiness/readiness.js'),
+    import('../harness/readiness/doctor-readiness.js'),
   ]);
+  // On stderr, as a run's notes and --isolated's are: stdout stays the findings.
+  const note = (text: string) => io.err(`cri-conform: ${text}\n`);
   const { value: readiness, record } = await maybeIsolated(
     config,
     io,
     async (target) => {
       const client = await connectRuntime(target);
-      return assessReadiness(client, target, checks, 'doctor').finally(() => client.close());
+      return doctorReadiness(client, target, checks, note).finally(() => client.close());
     },
     { announce: false },
   );

@@ -15,7 +15,9 @@ import {
   type sendUnaryData,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
-import { IMAGE_SERVICE, loadCriDefinition, RUNTIME_SERVICE } from './load-proto.js';
+import { loadSync } from '@grpc/proto-loader';
+import { IMAGE_SERVICE, LOADER_OPTIONS, loadCriDefinition, RUNTIME_SERVICE } from './load-proto.js';
+import { protoPath } from './package-root.js';
 
 export type Handler = (
   request: unknown,
@@ -34,10 +36,15 @@ export function socketDir(): { dir: string; remove(): void } {
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Serves the given runtime.v1 handlers; any other RPC answers UNIMPLEMENTED (grpc-js's default). */
+/**
+ * Serves the given runtime.v1 handlers; any other RPC answers UNIMPLEMENTED (grpc-js's default), as a
+ * runtime other than containerd does. With `containerdRecords`, containerd's own Containers/List and
+ * Tasks/List answer too, with no record: a containerd that knows none of the ids a test asks about.
+ */
 export async function startCriServer(
   socketPath: string,
   handlers: Record<string, Handler>,
+  { containerdRecords = false }: { containerdRecords?: boolean } = {},
 ): Promise<Running> {
   const def = loadCriDefinition();
   const server = new Server();
@@ -50,7 +57,20 @@ export async function startCriServer(
     }
     server.addService(service, impl);
   }
+  if (containerdRecords) serveNoContainerdRecords(server);
   return bind(server, socketPath);
+}
+
+function serveNoContainerdRecords(server: Server): void {
+  const def = loadSync([protoPath('containerd-containers.proto'), protoPath('containerd-tasks.proto')], {
+    ...LOADER_OPTIONS,
+  });
+  server.addService(def['containerd.services.containers.v1.Containers'] as ServiceDefinition, {
+    List: unary(() => ({ containers: [] })),
+  });
+  server.addService(def['containerd.services.tasks.v1.Tasks'] as ServiceDefinition, {
+    List: unary(() => ({ tasks: [] })),
+  });
 }
 
 /** Serves only runtime.v1alpha2.RuntimeService/Version with a raw codec, like a pre-v1 runtime. */

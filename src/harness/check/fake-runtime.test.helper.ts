@@ -62,7 +62,8 @@ function matches(item: Labelled, filter: ListFilter | null): boolean {
   );
 }
 
-export async function startFakeRuntime(): Promise<FakeRuntime> {
+/** @param opts.containerdRecords also serve containerd's own record lists, empty (startCriServer) */
+export async function startFakeRuntime(opts: { containerdRecords?: boolean } = {}): Promise<FakeRuntime> {
   const tmp = socketDir();
   const pods = new Map<string, Labelled>();
   const containers = new Map<string, FakeContainer>();
@@ -150,7 +151,7 @@ export async function startFakeRuntime(): Promise<FakeRuntime> {
   for (const method of Object.keys(own)) {
     handlers[method] = (req, call) => (overrides.get(method) ?? own[method])?.(req, call);
   }
-  const server: Running = await startCriServer(join(tmp.dir, 'cri.sock'), handlers);
+  const server: Running = await startCriServer(join(tmp.dir, 'cri.sock'), handlers, opts);
   const client = await CriClient.connect({ runtimeEndpoint: server.endpoint });
   return {
     client,

@@ -46,7 +46,7 @@ export interface Readiness {
   cgroup: CgroupPlacement;
   /**
    * The cgroupfs parent's directories the first pods may make, taken before them: a run releases it
-   * after its sweep; doctor's readiness has released it already (its pods are gone).
+   * after its final sweep, and doctor after its own (doctor-readiness.ts).
    */
   cgroupLease: CgroupParentLease;
 }

@@ -13,7 +13,6 @@ import type { RunConfig } from '../core/settings.js';
 import { parentCgroupPath } from '../host/cgroup-parent.js';
 import { CgroupParentLease } from '../host/cgroup-parent-lease.js';
 import { NodeView } from '../host/node-view.js';
-import { otherLiveRuns } from '../host/pod-logs.js';
 import { runtimeNetnsDirs } from '../host/runtime-netns.js';
 import { detectKubelet } from '../neighbours/kubelet-detect.js';
 import { pluginSyncDeadlockRisk } from '../neighbours/plugin-sync-deadlock.js';
@@ -36,11 +35,16 @@ import type { Finding, Readiness, ReadinessPurpose, SkipForecast } from './readi
 
 const NRI_REGISTRATION_MS = 6_000;
 
+/**
+ * @param recordOwnIds where the ids of the proof's pods go as they are learnt (OwnIds.recordTo), for a
+ *   caller whose own folder exists before the proof: doctor's (doctor-readiness.ts)
+ */
 export async function assessReadiness(
   client: CriClient,
   config: RunConfig,
   checks: readonly Check[],
   purpose: ReadinessPurpose,
+  recordOwnIds?: (id: string) => void,
 ): Promise<Readiness> {
   const status = await runtimeStatus(client);
   const kubelet = await detectKubelet(client, config.runtimeEndpoint);
@@ -86,9 +90,11 @@ export async function assessReadiness(
     blocked || 'unavailable' in host
       ? CgroupParentLease.none()
       : CgroupParentLease.take(cgroup.placement, new NodeView(config.nodeAnchorPid));
+  if (host instanceof NodeHostProbe && recordOwnIds) host.ownIds.recordTo(recordOwnIds);
   const injectors = await injectorFindings({
-    // A run kills what the runtime lost track of of its own pods at its end (NodeHostProbe.endStrays).
-    client: purpose === 'run' && host instanceof NodeHostProbe ? host.learningFrom(client) : client,
+    // A run and doctor kill what the runtime lost track of of their own pods at their end
+    // (NodeHostProbe.endStrays).
+    client: host instanceof NodeHostProbe ? host.learningFrom(client) : client,
     config,
     handlers: status.handlers,
     active: checks.filter((c) => !skipped.has(c)),
@@ -107,11 +113,7 @@ export async function assessReadiness(
     const reason = staticSkipReason(check, availability);
     return reason ? [{ check, reason }] : [];
   });
-  const found = { findings, nri, host, availability, skips, kubelet, cgroup: cgroup.placement };
-  if (purpose === 'run') return { ...found, cgroupLease };
-  // Doctor's pods are gone by now, and nothing of its own may stay.
-  cgroupLease.release(otherLiveRuns(''));
-  return { ...found, cgroupLease: CgroupParentLease.none() };
+  return { findings, nri, host, availability, skips, kubelet, cgroup: cgroup.placement, cgroupLease };
 }
 
 function runtimeOf(client: CriClient): { name: string; version: string } {

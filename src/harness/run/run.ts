@@ -30,7 +30,7 @@ import { besideDetectedKubelet } from '../readiness/readiness-probes.js';
 import { type CleanupReport, removeLabelledUntilGone } from '../runtime/cleanup.js';
 import { connectRuntime } from '../runtime/environment.js';
 import { NodeHostProbe } from '../runtime/host-probe.js';
-import { lostProcesses, stopLostProcesses } from '../runtime/lost-processes.js';
+import { endLostProcesses } from '../runtime/lost-processes.js';
 import { describeLeftovers, runtimeLeftovers } from '../runtime/runtime-leftovers.js';
 import { RuntimeWatch } from '../runtime/runtime-watch.js';
 import { executeCheck, identityOf } from './execute-check.js';
@@ -269,28 +269,14 @@ async function sweep(
   if (swept) {
     const leftovers = await runtimeLeftovers(config.runtimeEndpoint, runId);
     if (leftovers.length > 0) listener.onNote(describeLeftovers(config.runtimeEndpoint, leftovers));
-    if (env.host instanceof NodeHostProbe) await endStrays(client, env.host, listener);
+    if (env.host instanceof NodeHostProbe)
+      await endLostProcesses(client, env.host, "this run's", (text) => listener.onNote(text));
   }
   // After the sweep, whatever it left or could not reach: a container still running writes on into unlinked
   // files, and the directory is the run's alone. Last, since it holds the ids a killed sweep leaves to
   // `cleanup`.
   const logs = removeRunLogs(runId);
   if (logs) listener.onNote(`final sweep: ${logs}`);
-}
-
-/** Stops the processes of the run's own ids that the runtime lost track of, and says which. */
-async function endStrays(client: CriClient, host: NodeHostProbe, listener: RunListener): Promise<void> {
-  const strays = await stopLostProcesses(client, host);
-  if (!strays) return;
-  const what = (n: number) => lostProcesses(n, "this run's");
-  if (strays.ended.length > 0)
-    listener.onNote(
-      `final sweep stopped ${what(strays.ended.length)} that the runtime had lost track of (no CRI object, no record of it; a runtime bug, as IDEM-14 reports): ${strays.ended.join('; ')}`,
-    );
-  if (strays.left.length > 0)
-    listener.onNote(
-      `final sweep left running ${what(strays.left.length)} that the CRI no longer lists (the runtime's own records could not be read to tell whether it still keeps them, or the process outlived SIGKILL): ${strays.left.join('; ')}`,
-    );
 }
 
 /** "TEAR-14 x2, IDEM-13": whose objects a sweep found, most first. */

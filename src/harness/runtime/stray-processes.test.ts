@@ -3,22 +3,11 @@
  * runtime knows any more, is one the runtime lost (a shim of an abandoned create): the sweep stops it. A
  * process of an id still listed, or of an id the run never learnt as its own, is never touched.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { NodeHostProbe } from './host-probe.js';
-
-function sleeper(id: string): Promise<ChildProcess> {
-  const child = spawn('sleep', ['60'], { argv0: `cc-test-shim -id ${id}`, stdio: 'ignore' });
-  return new Promise((resolve, reject) => {
-    child.once('spawn', () => resolve(child));
-    child.once('error', reject);
-  });
-}
-
-const alive = (c: ChildProcess) => c.exitCode === null && c.signalCode === null;
-const exited = (c: ChildProcess) =>
-  alive(c) ? new Promise<void>((resolve) => c.once('exit', () => resolve())) : Promise.resolve();
+import { alive, exited, standInShim } from './stand-in-shim.test.helper.js';
 
 describe("the final sweep's look for processes the runtime lost", () => {
   const children: ChildProcess[] = [];
@@ -35,9 +24,9 @@ describe("the final sweep's look for processes the runtime lost", () => {
     const probe = new NodeHostProbe();
     probe.ownIds.add([lost, listed]);
     const [lostProc, listedProc, foreignProc] = await Promise.all([
-      sleeper(lost),
-      sleeper(listed),
-      sleeper(foreign),
+      standInShim(lost),
+      standInShim(listed),
+      standInShim(foreign),
     ]);
     children.push(lostProc, listedProc, foreignProc);
 
