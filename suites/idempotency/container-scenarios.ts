@@ -176,21 +176,24 @@ export const createNotHeld = {
 /**
  * Runs a container variant of a sandbox check on the slow runtime handler. When the runtime does not
  * create the OCI container inside CreateContainer, nothing outside NRI can hold it: the variant is then
- * not run (the reason is returned) instead of skipping the whole check.
+ * not run (the reason is returned) instead of skipping the whole check. A variant held in an NRI hook
+ * (`heldBy`) gets the same treatment, but what it finds says nothing of the slow handler: not recorded.
  */
 export async function containerVariant<T>(
   t: CheckContext,
   run: (notHeld: (why: string) => never) => Promise<T>,
+  heldBy: 'slow runtime handler' | 'NRI hook' = 'slow runtime handler',
 ): Promise<T | { notRun: string }> {
-  const known = createNotHeld.of(t);
+  const onSlowHandler = heldBy === 'slow runtime handler';
+  const known = onSlowHandler ? createNotHeld.of(t) : undefined;
   if (known !== undefined) return { notRun: known };
   const notHeld = (why: string): never => {
     throw new NotHeld(why);
   };
   return run(notHeld).catch((e: unknown) => {
-    if (e instanceof NotHeld)
-      return { notRun: createNotHeld.found(t, `${e.message}: the runtime creates the OCI container later`) };
-    throw e;
+    if (!(e instanceof NotHeld)) throw e;
+    const why = `${e.message}: the runtime creates the OCI container later`;
+    return { notRun: onSlowHandler ? createNotHeld.found(t, why) : why };
   });
 }
 

@@ -11,11 +11,12 @@ import { CONVERGE_WITHIN_MS, deliveryWithinMs, nriHoldMs } from '../common/timin
 import type { TrialEvidence } from '../common/trial-leftovers.js';
 import {
   type ContainerDelay,
-  createNotHeld,
+  containerVariant,
   nriCreateDelay,
   slowHandlerCreateDelay,
   timeOutCreateContainer,
 } from './container-scenarios.js';
+import { buildsOfCutOffRetries } from './retry-builds.js';
 import {
   type Delay,
   type Ending,
@@ -41,6 +42,8 @@ export type PathRun =
       missedDelay?: string;
       /** With missedDelay: the next first attempt on the path gives up later (FirstAttempt.laterNext). */
       laterNext?: boolean;
+      /** Builds of retries that timed out in turn, by id (retry-builds.ts). */
+      retryBuilds: ReadonlyMap<string, number>;
     }
   /** The path could not be held on this runtime (nothing timed out there): no trial of it happened. */
   | { notHeld: string };
@@ -132,32 +135,25 @@ export async function driveTimeoutPath(
   };
   if (path.startsWith('sandbox')) return timeOutSandbox(t, sandboxDelay(t, path, hooks), ending, seen, logs);
   const slow = path === 'container: runtime create' ? t.inject.slowRuntime() : undefined;
-  const knownNotHeld = slow ? createNotHeld.of(t) : undefined;
-  if (knownNotHeld !== undefined) return { notHeld: knownNotHeld };
   // The path is where the timeout lands: a trial whose timeout came before the runtime reached the slow
   // handler runs again (scenarios.ts landedBeforeDelay).
   const delay: ContainerDelay = slow
     ? { ...slowHandlerCreateDelay(slow), watchReach: slow.watchReach }
     : await nriCreateDelay(t, hooks());
-  const pod = t.make.pod(t.id.toLowerCase());
-  const podId = await t.cri.runPod(pod, { runtimeHandler: delay.runtimeHandler || undefined });
-  seen.add(podId);
-  const timedOut = await timeOutCreateContainer(t, t.id.toLowerCase(), delay, {
-    ending,
-    podId,
-    podConfig: pod,
-    // A runtime that creates the OCI container later (containerd: at start) cannot be held here.
-    notHeld: (why) => {
-      throw new NotHeld(why);
+  const held = await containerVariant(
+    t,
+    async (notHeld) => {
+      const pod = t.make.pod(t.id.toLowerCase());
+      const podId = await t.cri.runPod(pod, { runtimeHandler: delay.runtimeHandler || undefined });
+      seen.add(podId);
+      const options = { ending, podId, podConfig: pod, notHeld };
+      return { podId, timedOut: await timeOutCreateContainer(t, t.id.toLowerCase(), delay, options) };
     },
-  }).catch((e: unknown) => {
-    if (e instanceof NotHeld) return e;
-    throw e;
-  });
-  if (timedOut instanceof NotHeld) {
-    const why = `${timedOut.message}: the runtime creates the OCI container later`;
-    return { notHeld: slow ? createNotHeld.found(t, why) : why };
-  }
+    slow ? 'slow runtime handler' : 'NRI hook',
+  );
+  // A runtime that creates the OCI container later (containerd: at start) cannot be held here.
+  if ('notRun' in held) return { notHeld: held.notRun };
+  const { podId, timedOut } = held;
   await seen.fromInjectors(logs);
   await seen.look();
   await kubeletBackoff(t, timedOut.first);
@@ -167,7 +163,12 @@ export async function driveTimeoutPath(
   });
   if (outcome.value) await t.cri.startContainer(outcome.value.containerId);
   await seen.fromInjectors(logs);
-  return { podId, line: evidence(timedOut.first, outcome), ...missedDelayOf(timedOut.first) };
+  return {
+    podId,
+    line: evidence(timedOut.first, outcome),
+    retryBuilds: buildsOfCutOffRetries(outcome.attempts),
+    ...missedDelayOf(timedOut.first),
+  };
 }
 
 function missedDelayOf(first: { missedDelay?: string; laterNext?: boolean }): {
@@ -176,8 +177,6 @@ function missedDelayOf(first: { missedDelay?: string; laterNext?: boolean }): {
 } {
   return first.missedDelay ? { missedDelay: first.missedDelay, laterNext: first.laterNext === true } : {};
 }
-
-class NotHeld extends Error {}
 
 function sandboxDelay(t: CheckContext, path: TimeoutPath, nri: () => SharedPlugin): Delay {
   if (path === 'sandbox: runtime create') {
@@ -236,6 +235,7 @@ async function timeOutSandbox(
   return {
     ...(podId ? { podId } : {}),
     line: evidence(timedOut.first, outcome),
+    retryBuilds: buildsOfCutOffRetries(outcome.attempts),
     ...missedDelayOf(timedOut.first),
   };
 }
