@@ -37,7 +37,7 @@ const NRI_REGISTRATION_MS = 6_000;
 
 /**
  * @param recordOwnIds where the ids of the proof's pods go as they are learnt (OwnIds.recordTo), for a
- *   caller whose own folder exists before the proof: doctor's (doctor-readiness.ts)
+ *   caller whose own folder exists before the proof: a run's, and doctor's (doctor-readiness.ts)
  */
 export async function assessReadiness(
   client: CriClient,

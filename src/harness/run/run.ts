@@ -27,6 +27,7 @@ import { RegistrationGate } from '../injectors/registration-gate.js';
 import { besideKubeletMonitor } from '../neighbours/disturbance-monitor.js';
 import { assessReadiness, requireReady } from '../readiness/readiness.js';
 import { besideDetectedKubelet } from '../readiness/readiness-probes.js';
+import type { Readiness } from '../readiness/readiness-types.js';
 import { type CleanupReport, removeLabelledUntilGone } from '../runtime/cleanup.js';
 import { connectRuntime } from '../runtime/environment.js';
 import { NodeHostProbe } from '../runtime/host-probe.js';
@@ -117,19 +118,23 @@ async function prepare(
   toolVersion: string,
   hooks: Pick<RunEnv, 'beforeCall'>,
 ): Promise<Prepared> {
-  const readiness = await assessReadiness(client, config, checks, 'run');
+  const runId = newRunId();
+  // Before the proof pods: a run killed among them leaves their ids to `cleanup`, as it does its checks'.
+  claimRunLogs(runId);
+  let readiness: Readiness | undefined;
   try {
+    readiness = await assessReadiness(client, config, checks, 'run', ownIdsRecorder(runId));
     requireReady(readiness);
   } catch (e) {
     // The proof pods may have made the cgroupfs parent before readiness said no.
-    readiness.cgroupLease.release(otherLiveRuns(''));
+    readiness?.cgroupLease.release(otherLiveRuns(runId));
+    removeRunLogs(runId);
     throw e;
   }
   const { nri, host, availability } = readiness;
   const runtime = { name: client.version.runtimeName, version: client.version.runtimeVersion };
   const watch = new RuntimeWatch(client, config.runtimeEndpoint);
   await watch.start();
-  const runId = newRunId();
   const env: RunEnv = {
     registrations: new RegistrationGate(),
     hookLane: new HookLane(),
@@ -178,8 +183,6 @@ async function prepare(
     ...(nri.socketPath ? { nriSocket: nri.socketPath } : {}),
     ...(nri.socketPath ? { nriTimeouts: nri.timeouts ?? 'not sent' } : {}),
   };
-  claimRunLogs(runId);
-  if (host instanceof NodeHostProbe) host.ownIds.recordTo(ownIdsRecorder(runId));
   return { env, properties, availability, runtime, watch, cgroupLease: readiness.cgroupLease };
 }
 
