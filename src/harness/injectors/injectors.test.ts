@@ -104,6 +104,27 @@ describe('check injectors', () => {
     expect(await untimed(), "a wrapper of the user's that logs no time").to.equal('untimed');
   });
 
+  it("hands the ids the wrappers logged for the check's pods to the run as its own, and no others", async () => {
+    const d = dirs();
+    const learnt: string[] = [];
+    const config = { slowRuntimeHandler: 'conform-slow', ...d };
+    const x = new CheckInjectors(
+      config,
+      ['slow-runtime', 'slow-cni'],
+      'cc-x-',
+      [],
+      undefined,
+      undefined,
+      (ids) => learnt.push(...ids),
+    );
+    const [slow, cni] = [x.slowRuntime(), x.slowCni()];
+    appendFileSync(join(d.slowRuntimeDir, 'created.log'), `1.0 ${A} cc-x-\n2.0 ${B} cc-y-\n3.0 ${B} \n`);
+    appendFileSync(join(d.slowCniDir, 'added.log'), `${B} /run/netns/two cc-y-\n${A} /run/netns/one cc-x-\n`);
+    await slow.createdIds();
+    await cni.added();
+    expect(learnt).to.deep.equal([A, A]);
+  });
+
   it('reads no DELs when the wrapper keeps no log', async () => {
     expect(await new CheckInjectors(dirs(), ['slow-cni'], 'cc-x-').slowCni().deletedIds()).to.deep.equal([]);
   });

@@ -62,6 +62,7 @@ export class CheckInjectors implements Injectors {
    * `uses`: the injectors it may take where the run offers them (CheckSpec.uses).
    * `trialOf`: the trial the caller runs in; inside one, every setting and log is the trial's own.
    * `holding`: the run's account of the check's rest (doneHolding); without it the check never rests.
+   * `learnOwn`: takes the ids the wrappers logged for the check's pods, as the run's own (OwnIds).
    */
   constructor(
     private readonly config: InjectorConfig,
@@ -70,8 +71,10 @@ export class CheckInjectors implements Injectors {
     private readonly uses: readonly OfferedInjector[] = [],
     trialOf: () => number | undefined = () => undefined,
     private readonly holding?: { turn: HoldingTurn; signal: AbortSignal },
+    learnOwn?: (ids: readonly string[]) => void,
   ) {
     this.claims = new InjectorClaims(key, trialOf);
+    if (learnOwn) this.claims.learnOwn = learnOwn;
     // A delay or failure armed after a rest waits for the runtime to be the injector checks' again.
     const { turn, signal } = this.holding ?? {};
     if (turn && signal) this.claims.beforeArming = () => turn.resume(signal);
@@ -178,7 +181,7 @@ function slowRuntimeOf(config: InjectorConfig, claims: InjectorClaims): SlowRunt
   return {
     handler,
     setDelay: (ms) => claims.arming(ms > 0, () => writeDelay(claims.claim(dir), ms)),
-    createdIds: claims.idsLoggedSince(dir, keyedLog(dir, 'created.log')),
+    createdIds: claims.ownIds(claims.idsLoggedSince(dir, keyedLog(dir, 'created.log'))),
     watchReach: () => {
       const since = claims.linesLoggedSince(dir, keyedLog(dir, 'created.log'));
       return async () => {
@@ -221,6 +224,7 @@ function slowCniOf(config: InjectorConfig, claims: InjectorClaims): SlowCni {
       const owners = new Map<string, string>();
       for (const [id, netns] of (await added()).map((l) => l.split(' ')))
         if (id && netns) owners.set(netns, id);
+      claims.learnOwn([...owners.values()]);
       return owners;
     },
   };
@@ -234,11 +238,25 @@ class InjectorClaims {
   private readonly linesAtClaim = new Map<string, number>();
   /** Runs before a delay or a failure is armed (CheckInjectors' constructor). */
   beforeArming: () => Promise<void> = async () => undefined;
+  /**
+   * Takes ids the wrappers logged under the check's key: its own pods' sandboxes and containers, even an
+   * attempt the runtime dropped, so the run's final sweep can stop a process the runtime lost of one.
+   */
+  learnOwn: (ids: readonly string[]) => void = () => undefined;
 
   constructor(
     private readonly key: string,
     private readonly trialOf: () => number | undefined,
   ) {}
+
+  /** `read`, with what it reads handed to learnOwn on the way. */
+  ownIds(read: () => Promise<string[]>): () => Promise<string[]> {
+    return async () => {
+      const ids = await read();
+      this.learnOwn(ids);
+      return ids;
+    };
+  }
 
   /** Writes a setting; one that arms a delay or a failure first waits for beforeArming. */
   async arming(arms: boolean, write: () => Promise<void>): Promise<void> {

@@ -152,6 +152,7 @@ function openCheckClients(env: RunEnv, check: Check, share: ClientsShare): Check
     check.uses,
     scope.current,
     env.resting ? { turn: env.resting.turnFor(check), signal } : undefined,
+    env.ownIds ? (ids) => env.ownIds?.add(ids) : undefined,
   );
   return { client, cri, nri, injectors };
 }
