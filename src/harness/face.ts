@@ -55,6 +55,7 @@ export { errorMessage, skipReason } from './core/errors.js';
 export { shortId } from './core/ids.js';
 export { CREATE_NOT_HELD } from './core/injector-needs.js';
 export { CHECK_LABEL, RUN_LABEL, TRIAL_LABEL } from './core/labels.js';
+export { reservationHolders } from './core/own-ids.js';
 export type { CheckSettings } from './core/settings.js';
 export type { Level, Need, SuiteName, Tag } from './core/vocabulary.js';
 export { notYet } from './core/waits.js';

@@ -41,12 +41,12 @@ describe('builds of retries that timed out in turn', () => {
   });
 
   it('adds a note only for the builds the leftovers name', () => {
-    const builds = new Map([[RETRY, 1]]);
+    const retries = [cutOff(1), refused(2, RETRY), ok(3)];
     expect(
-      leftoversOfCutOffRetries(`cgroup: cri-conform/${RETRY} exists in 10 hierarchies`, builds),
+      leftoversOfCutOffRetries(`cgroup: cri-conform/${RETRY} exists in 10 hierarchies`, retries),
     ).to.equal('; 02ac5fc9053b3 was the build of retry #1, which timed out in turn');
     expect(
-      leftoversOfCutOffRetries(`cgroup: cri-conform/${FIRST} exists in 10 hierarchies`, builds),
+      leftoversOfCutOffRetries(`cgroup: cri-conform/${FIRST} exists in 10 hierarchies`, retries),
     ).to.equal('');
   });
 });

@@ -5,10 +5,8 @@
  * left, so a leftover names the attempt it came from (run-local on a loaded VM: retry #1 on the network
  * setup path timed out after 3.8 s, and the cgroup left was its build's, not the first attempt's).
  */
-import { type RetryAttempt, shortId } from '../../src/harness/face.js';
+import { type RetryAttempt, reservationHolders, shortId } from '../../src/harness/face.js';
 
-/** containerd's refusal of a name in use names the id it is reserved for (sandboxes and containers). */
-const RESERVED_FOR = /is reserved for "([0-9a-f]{12,})"/;
 const CUT_OFF = new Set(['DEADLINE_EXCEEDED', 'CANCELLED']);
 
 /**
@@ -21,7 +19,7 @@ export function buildsOfCutOffRetries(attempts: readonly RetryAttempt[]): Map<st
   const builds = new Map<string, number>();
   let cutOff: number | undefined;
   for (const attempt of attempts) {
-    const id = RESERVED_FOR.exec(attempt.message)?.[1];
+    const [id] = reservationHolders(attempt.message);
     if (id !== undefined) {
       if (cutOff !== undefined && !named.has(id)) builds.set(id, cutOff);
       named.add(id);
@@ -33,11 +31,12 @@ export function buildsOfCutOffRetries(attempts: readonly RetryAttempt[]): Map<st
 }
 
 /**
- * "; <id> was the build of retry #n, which timed out in turn" for each such build that `leftovers` names
- * ('' when none does): appended to a trial's leftovers, so the failure says which attempt left them.
+ * "; <id> was the build of retry #n, which timed out in turn" for each such build of these retries that
+ * `leftovers` names ('' when none does): appended to a trial's leftovers, so the failure says which attempt
+ * left them.
  */
-export function leftoversOfCutOffRetries(leftovers: string, builds: ReadonlyMap<string, number>): string {
-  return [...builds]
+export function leftoversOfCutOffRetries(leftovers: string, retries: readonly RetryAttempt[]): string {
+  return [...buildsOfCutOffRetries(retries)]
     .filter(([id]) => leftovers.includes(shortId(id)))
     .map(([id, retry]) => `; ${shortId(id)} was the build of retry #${retry}, which timed out in turn`)
     .join('');

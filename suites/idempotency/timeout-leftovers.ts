@@ -98,7 +98,7 @@ async function leftoversAfterTimeout(
   const leaks = await seen.leftovers();
   t.expect(
     leaks === '',
-    `after a ${ending} in ${path}, retries (${run.line}) and removal of ${run.podId ? shortId(run.podId) : 'every pod of the check'}, the host or runtime still holds ${leaks}${leftoversOfCutOffRetries(leaks, run.retryBuilds)}`,
+    `after a ${ending} in ${path}, retries (${run.line}) and removal of ${run.podId ? shortId(run.podId) : 'every pod of the check'}, the host or runtime still holds ${leaks}${leftoversOfCutOffRetries(leaks, run.retries)}`,
     clauseOfPath(path),
   );
   // A timeout that landed before the path's delay left nothing, but tested another place: not this path.

@@ -4,7 +4,7 @@
  * (the check's plugin delays it), for IDEM-16; each for a sandbox and for a container where the runtime can
  * be held there. Each path is ended by a deadline or by a client cancel.
  */
-import type { CheckContext, FaultHandle } from '../../src/harness/face.js';
+import type { CheckContext, FaultHandle, RetryAttempt } from '../../src/harness/face.js';
 import { holdOutcome, holdReached } from '../common/holds.js';
 import { SharedPlugin } from '../common/shared-plugin.js';
 import { CONVERGE_WITHIN_MS, deliveryWithinMs, nriHoldMs } from '../common/timing.js';
@@ -16,7 +16,6 @@ import {
   slowHandlerCreateDelay,
   timeOutCreateContainer,
 } from './container-scenarios.js';
-import { buildsOfCutOffRetries } from './retry-builds.js';
 import {
   type Delay,
   type Ending,
@@ -42,8 +41,8 @@ export type PathRun =
       missedDelay?: string;
       /** With missedDelay: the next first attempt on the path gives up later (FirstAttempt.laterNext). */
       laterNext?: boolean;
-      /** Builds of retries that timed out in turn, by id (retry-builds.ts). */
-      retryBuilds: ReadonlyMap<string, number>;
+      /** What each retry got, for what a retry's own timed-out build left (retry-builds.ts). */
+      retries: readonly RetryAttempt[];
     }
   /** The path could not be held on this runtime (nothing timed out there): no trial of it happened. */
   | { notHeld: string };
@@ -166,7 +165,7 @@ export async function driveTimeoutPath(
   return {
     podId,
     line: evidence(timedOut.first, outcome),
-    retryBuilds: buildsOfCutOffRetries(outcome.attempts),
+    retries: outcome.attempts,
     ...missedDelayOf(timedOut.first),
   };
 }
@@ -235,7 +234,7 @@ async function timeOutSandbox(
   return {
     ...(podId ? { podId } : {}),
     line: evidence(timedOut.first, outcome),
-    retryBuilds: buildsOfCutOffRetries(outcome.attempts),
+    retries: outcome.attempts,
     ...missedDelayOf(timedOut.first),
   };
 }

@@ -36,7 +36,7 @@ export class OwnIds {
 
   /** The ids a reservation error of one of the run's own calls names as the holder of the run's name. */
   addFromError(message: string | undefined): void {
-    if (message) this.add([...message.matchAll(RESERVED_FOR)].map((m) => m[1] ?? ''));
+    if (message) this.add(reservationHolders(message));
   }
 
   /** The pod or container a call of the run's own made, as its reply names it. */
@@ -49,4 +49,9 @@ export class OwnIds {
   all(): string[] {
     return [...this.ids];
   }
+}
+
+/** The ids a reservation error names as holding the name it refused (containerd's wording); [] for others. */
+export function reservationHolders(message: string): string[] {
+  return [...message.matchAll(RESERVED_FOR)].map((m) => m[1] ?? '').filter((id) => id !== '');
 }

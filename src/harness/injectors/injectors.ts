@@ -178,10 +178,11 @@ function slowRuntimeOf(config: InjectorConfig, claims: InjectorClaims): SlowRunt
   const { slowRuntimeHandler: handler, slowRuntimeDir: dir } = config;
   if (!handler || !dir) throw new Error('unreachable: require() checked the slow runtime handler');
   claims.claim(dir);
+  const created = claims.idsLoggedSince(dir, keyedLog(dir, 'created.log'));
   return {
     handler,
     setDelay: (ms) => claims.arming(ms > 0, () => writeDelay(claims.claim(dir), ms)),
-    createdIds: claims.ownIds(claims.idsLoggedSince(dir, keyedLog(dir, 'created.log'))),
+    createdIds: async () => claims.learnt(await created()),
     watchReach: () => {
       const since = claims.linesLoggedSince(dir, keyedLog(dir, 'created.log'));
       return async () => {
@@ -224,7 +225,7 @@ function slowCniOf(config: InjectorConfig, claims: InjectorClaims): SlowCni {
       const owners = new Map<string, string>();
       for (const [id, netns] of (await added()).map((l) => l.split(' ')))
         if (id && netns) owners.set(netns, id);
-      claims.learnOwn([...owners.values()]);
+      claims.learnt([...owners.values()]);
       return owners;
     },
   };
@@ -249,13 +250,10 @@ class InjectorClaims {
     private readonly trialOf: () => number | undefined,
   ) {}
 
-  /** `read`, with what it reads handed to learnOwn on the way. */
-  ownIds(read: () => Promise<string[]>): () => Promise<string[]> {
-    return async () => {
-      const ids = await read();
-      this.learnOwn(ids);
-      return ids;
-    };
+  /** The ids, handed to learnOwn on their way back to the caller. */
+  learnt<T extends readonly string[]>(ids: T): T {
+    this.learnOwn(ids);
+    return ids;
   }
 
   /** Writes a setting; one that arms a delay or a failure first waits for beforeArming. */
