@@ -10,7 +10,8 @@ import {
 import { DELAY_MS } from '../common/timing.js';
 import { claimAndRemove, claimContainerAndRemove, removeQuietly } from './claim.js';
 import { timeOutContainerOnSlowHandler, variantNotRun } from './container-scenarios.js';
-import { evidence, idOf, idsBuiltBy, kubeletRetry, timeOutRunPod } from './scenarios.js';
+import { evidence, idOf, kubeletRetry } from './scenarios.js';
+import { timeOutHeldRunPod } from './slow-handler.js';
 
 const VARIANT = 'cri-conform.io/variant';
 
@@ -80,13 +81,8 @@ function withSecondLabel<R extends { config: { labels: Record<string, string> } 
 /** The sandbox variant. */
 async function differentSandbox(t: CheckContext): Promise<void> {
   t.step('time out a RunPodSandbox, then send one with the same metadata and other labels');
-  const delay = t.inject.creationDelay();
-  const built = idsBuiltBy(t, delay);
-  const timedOut = await timeOutRunPod(t, 'idem-10', delay);
-  const builtId = await t.poll(async () => (await built())[0], {
-    withinMs: DELAY_MS + t.settings.marginMs,
-    what: `the ${delay.name} to log the sandbox the timed-out request built`,
-  });
+  const timedOut = await timeOutHeldRunPod(t, 'idem-10');
+  const { builtId } = timedOut;
   const other = withSecondLabel(timedOut.request);
   t.step(`RunPodSandbox ${other.config.metadata.name} again, with the extra label ${VARIANT}=second`);
   const got = await differentObject(

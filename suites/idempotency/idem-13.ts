@@ -1,7 +1,8 @@
 import { type CheckContext, defineCheck } from '../../src/harness/face.js';
 import { expectOnePod } from '../common/census.js';
 import { DELAY_MS } from '../common/timing.js';
-import { idsBuiltBy, retryRunPod, timeOutRunPod } from './scenarios.js';
+import { retryRunPod } from './scenarios.js';
+import { timeOutHeldRunPod } from './slow-handler.js';
 
 export const check = defineCheck({
   id: 'IDEM-13',
@@ -18,15 +19,9 @@ export const check = defineCheck({
   async run(t: CheckContext) {
     t.step('time out a RunPodSandbox, restart the runtime, then retry it');
     // The timed-out build is left to finish: the restart then meets whatever the runtime keeps of it.
-    const delay = t.inject.creationDelay();
-    const built = idsBuiltBy(t, delay);
-    const timedOut = await timeOutRunPod(t, 'idem-13', delay);
     // Without a build of the timed-out request on the runtime, the restart meets nothing and one sandbox
     // after the retries proves nothing: the build must be seen before the restart.
-    await t.poll(async () => (await built())[0], {
-      withinMs: DELAY_MS + t.settings.marginMs,
-      what: `the ${delay.name} to log the sandbox the timed-out request built, so that the restart meets it`,
-    });
+    const timedOut = await timeOutHeldRunPod(t, 'idem-13');
     await t.pause(
       DELAY_MS,
       'let the timed-out build finish, so the runtime holds its result when it restarts',

@@ -8,6 +8,7 @@ import { claimAbandoned } from './late-reach.js';
 import {
   type Delay,
   type FirstAttempt,
+  idsBuiltBy,
   kubeletRetry,
   slowHandlerDelay,
   type TimedOutPod,
@@ -41,6 +42,28 @@ export async function timeOutOnSlowHandler(
       t.cri.retry('RunPodSandbox', timedOut.request, kubeletRetry(t)),
     );
   }
+}
+
+/**
+ * A RunPodSandbox timed out in the run's creation delay, with the id its build made: the start of the
+ * checks that go on only once a build of the timed-out request exists (IDEM-10, IDEM-13). On the slow
+ * runtime handler an attempt that gave up before the runtime reached it is made again, later
+ * (timeOutOnSlowHandler): on a loaded node containerd 2.1 gave one up in its setup, the handler logged
+ * nothing, and IDEM-10 ended in ERROR. The slow CNI wrapper logs each ADD, which comes first in the build.
+ */
+export async function timeOutHeldRunPod(
+  t: CheckContext,
+  name: string,
+): Promise<TimedOutPod & { builtId: string }> {
+  if (t.inject.offers('slow-runtime') === undefined) return timeOutOnSlowHandler(t, name);
+  const delay = t.inject.creationDelay();
+  const built = idsBuiltBy(t, delay);
+  const timedOut = await timeOutRunPod(t, name, delay);
+  const builtId = await t.poll(async () => (await built())[0], {
+    withinMs: DELAY_MS + t.settings.marginMs,
+    what: `the ${delay.name} to log the sandbox the timed-out request built`,
+  });
+  return { ...timedOut, builtId };
 }
 
 /**
