@@ -107,6 +107,14 @@ export const CONVERGE_WITHIN_MS = 1_500;
 export const SETTLE_WITHIN_MS = 15_000;
 
 /**
+ * The longest deadline a kubelet-like retry grows to once one before it was cut off by its own deadline
+ * while the runtime built it. A kubelet gives a RunPodSandbox minutes; the check's 4.5 s retries, cut off
+ * one after another on a loaded two-core VM (containerd 2.1.9 at load 25 took longer than that to build a
+ * sandbox), each left a build holding the name for the next, and IDEM-01 failed for the check's deadlines.
+ */
+export const RETRY_GROWS_TO_MS = 15_000;
+
+/**
  * How long before the runtime's plugin request timeout a hook's hold must end: past it, the runtime may
  * end the hold for its own reasons, and the hold no longer tests what the check says.
  */

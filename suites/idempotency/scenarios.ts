@@ -34,6 +34,7 @@ import {
   FIRST_DEADLINE_MS,
   LATE_CANCEL_MS,
   nriHoldFor,
+  RETRY_GROWS_TO_MS,
   SETTLE_WITHIN_MS,
 } from '../common/timing.js';
 import { claimAbandoned, lateFor, lateReach } from './late-reach.js';
@@ -138,7 +139,8 @@ const NEXT_RETRY_MS = 750;
  * minutes; a retry of the check's own cut off at 2 s, as it was, was abandoned in turn and made a second
  * timed-out build, the check's doing, not the runtime's (seen on a loaded node, and in the self-test).
  * Retries that find nothing listed under the name when the budget ends go on while that stays so
- * (SETTLE_WITHIN_MS): the runtime is still settling the timed-out build, and nothing is decided yet.
+ * (SETTLE_WITHIN_MS): the runtime is still settling the timed-out build, and nothing is decided yet. A
+ * retry cut off by its own deadline all the same gives the next ones longer (RETRY_GROWS_TO_MS).
  */
 export function kubeletRetry(t: CheckContext): RetryPolicy {
   const budgetMs = CONVERGE_WITHIN_MS + t.settings.marginMs;
@@ -149,6 +151,7 @@ export function kubeletRetry(t: CheckContext): RetryPolicy {
     backoffMs: 100,
     maxBackoffMs: 800,
     settleMs: SETTLE_WITHIN_MS,
+    growDeadlineToMs: RETRY_GROWS_TO_MS,
   };
 }
 

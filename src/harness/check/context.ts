@@ -59,6 +59,11 @@ export interface RetryOutcome<T> {
    * request (RetryPolicy.settleMs): how long they went on.
    */
   settlingMs?: number;
+  /**
+   * Set when an attempt was cut off by its own deadline while the runtime worked on it, and later ones were
+   * given longer (RetryPolicy.growDeadlineToMs): the longest deadline given.
+   */
+  grownDeadlineMs?: number;
 }
 
 export interface RetryPolicy {
@@ -82,6 +87,13 @@ export interface RetryPolicy {
    * not given.
    */
   settleMs?: number;
+  /**
+   * An attempt cut off by its own deadline while the runtime still worked on it leaves that build holding
+   * the name, as the timed-out request did, and a kubelet, whose calls have minutes, would have waited for
+   * it: the next attempt gets twice that deadline, up to this, and the retries go on long enough to give it
+   * that. 0 when not given.
+   */
+  growDeadlineToMs?: number;
 }
 
 /** CRI access that labels, tracks and records. Helpers without `try` assert success. */

@@ -47,6 +47,38 @@ describe('kubelet-like retries', () => {
     expect(deadlines[1]).to.be.within(1, 100);
   });
 
+  it('gives the next attempt longer, and the room for it, once one was cut off by its own deadline', async () => {
+    const deadlines: number[] = [];
+    // A loaded runtime: each build takes 120 ms, and a build cut off holds the name until it ends.
+    const outcome = await retryLikeKubelet(
+      async (deadlineMs) => {
+        deadlines.push(deadlineMs);
+        if (deadlineMs >= 120) return { ok: true, value: 'pod-1', latencyMs: 120 };
+        await new Promise((resolve) => setTimeout(resolve, deadlineMs));
+        return { ...failed('Deadline exceeded'), code: 'DEADLINE_EXCEEDED', latencyMs: deadlineMs };
+      },
+      { attemptDeadlineMs: 50, budgetMs: 60, backoffMs: 1, maxBackoffMs: 1, growDeadlineToMs: 150 },
+      new AbortController().signal,
+    );
+    expect(outcome.value).to.equal('pod-1');
+    expect(deadlines).to.deep.equal([50, 100, 150]);
+    expect(outcome.grownDeadlineMs).to.equal(150);
+  });
+
+  it('does not grow past the refusals a runtime answers at once', async () => {
+    const deadlines: number[] = [];
+    const outcome = await retryLikeKubelet(
+      async (deadlineMs) => {
+        deadlines.push(deadlineMs);
+        return failed('name is reserved');
+      },
+      { attemptDeadlineMs: 10, budgetMs: 40, backoffMs: 5, maxBackoffMs: 5, growDeadlineToMs: 1_000 },
+      new AbortController().signal,
+    );
+    expect(outcome.grownDeadlineMs).to.equal(undefined);
+    expect(Math.max(...deadlines)).to.be.at.most(10);
+  });
+
   it('gives up when the budget is spent, with no value', async () => {
     const outcome = await retryLikeKubelet(
       async () => failed('still reserved'),

@@ -157,6 +157,10 @@ export class CheckCri implements TrackedCri {
       timeline.note(
         `the runtime listed nothing under the request's name when the ${policy.budgetMs} ms budget ran out (the timed-out request still being built or rolled back): retries went on ${outcome.settlingMs} ms more, ${outcome.value === undefined ? 'without converging' : 'and converged'}`,
       );
+    if (outcome.grownDeadlineMs !== undefined)
+      timeline.note(
+        `a retry was cut off by its own deadline while the runtime still built it (a kubelet's call would have waited): later retries were given up to ${outcome.grownDeadlineMs} ms`,
+      );
     if (outcome.value === undefined && !this.deps.signal.aborted) {
       const spentMs = Math.min(performance.now() - startedAt, policy.budgetMs + (outcome.settlingMs ?? 0));
       timeline.addRequiredWait(spentMs);
