@@ -65,6 +65,25 @@ describe('kubelet-like retries', () => {
     expect(outcome.grownDeadlineMs).to.equal(150);
   });
 
+  it('gives every attempt after a cut-off its whole deadline, however little of the window is left', async () => {
+    const deadlines: number[] = [];
+    // The cut-off build holds the name for three refusals; the attempt that then gets it needs 80 ms.
+    const outcome = await retryLikeKubelet(
+      async (deadlineMs) => {
+        deadlines.push(deadlineMs);
+        const n = deadlines.length;
+        if (n > 1 && n < 5) return failed('name is reserved');
+        if (n === 5 && deadlineMs >= 80) return { ok: true, value: 'pod-1', latencyMs: 80 };
+        await new Promise((resolve) => setTimeout(resolve, deadlineMs));
+        return { ...failed('Deadline exceeded'), code: 'DEADLINE_EXCEEDED', latencyMs: deadlineMs };
+      },
+      { attemptDeadlineMs: 50, budgetMs: 60, backoffMs: 20, maxBackoffMs: 20, growDeadlineToMs: 100 },
+      new AbortController().signal,
+    );
+    expect(outcome.value, deadlines.join(', ')).to.equal('pod-1');
+    expect(deadlines[4]).to.equal(100);
+  });
+
   it('does not grow past the refusals a runtime answers at once', async () => {
     const deadlines: number[] = [];
     const outcome = await retryLikeKubelet(

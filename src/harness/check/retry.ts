@@ -14,6 +14,8 @@ type Attempt<T> = (deadlineMs: number) => Promise<CallResult<T>>;
  */
 interface Schedule {
   attemptDeadlineMs: number;
+  /** Set once an attempt was cut off: later ones get attemptDeadlineMs in full, not what the window left. */
+  cutOff: boolean;
   readonly latestEndAt: number;
 }
 
@@ -31,13 +33,12 @@ export async function retryLikeKubelet<T>(
   const settleMs = policy.settleMs ?? 0;
   const schedule: Schedule = {
     attemptDeadlineMs: policy.attemptDeadlineMs,
+    cutOff: false,
     // Room for the attempts of a doubling up to growDeadlineToMs, which add up to less than twice that.
     latestEndAt: Date.now() + policy.budgetMs + settleMs + 2 * (policy.growDeadlineToMs ?? 0),
   };
   const grown = (outcome: RetryOutcome<T>): RetryOutcome<T> =>
-    schedule.attemptDeadlineMs > policy.attemptDeadlineMs
-      ? { ...outcome, grownDeadlineMs: schedule.attemptDeadlineMs }
-      : outcome;
+    schedule.cutOff ? { ...outcome, grownDeadlineMs: schedule.attemptDeadlineMs } : outcome;
   const within = await retryFor(attempt, policy, schedule, Date.now() + policy.budgetMs, signal, 1);
   if (within.value !== undefined || settleMs <= 0 || !stillSettling || signal.aborted) return grown(within);
   if (!(await stillSettling())) return grown(within);
@@ -83,7 +84,10 @@ async function retryFor<T>(
     const left = endAt - Date.now();
     if (left <= 0) break;
     if (n > firstNumber && goOn && !(await goOn())) break;
-    const ownMs = left > 2 * keep ? left - keep : left;
+    // After a cut-off the next attempt may be the one that gets the name once that build lets go of it: a
+    // deadline cut short by the window would cut it off in turn (IDEM-14 on containerd 2.1.9 at load 25:
+    // 463, 1456 and 1959 ms, each build holding the name for the next, the last one left behind whole).
+    const ownMs = schedule.cutOff ? schedule.latestEndAt - Date.now() : left > 2 * keep ? left - keep : left;
     const deadlineMs = Math.min(schedule.attemptDeadlineMs, ownMs);
     const result = await attempt(deadlineMs);
     if (result.ok) {
@@ -98,6 +102,7 @@ async function retryFor<T>(
     });
     const growTo = policy.growDeadlineToMs ?? 0;
     grew = cutOffByOwnDeadline(result, deadlineMs) && growTo > 0;
+    schedule.cutOff ||= grew;
     if (grew)
       schedule.attemptDeadlineMs = Math.min(growTo, Math.max(schedule.attemptDeadlineMs, 2 * deadlineMs));
     else if (endAt - Date.now() <= backoffMs) break;
