@@ -136,11 +136,11 @@ function lateness(t: CheckContext, hookMs: number): Lateness {
 }
 
 /**
- * One path: RemovePodSandbox of a stopped pod whose hook takes hookMs (and the lateness learnt), given up on by the client as the
- * trigger says. The plugin must stay connected for the rest of the hook and still get the RemovePodSandbox
- * of a pod removed after it. The whole path takes its turn among the trials (t.oneAtATime): a runtime
- * delivers hooks one at a time, so this hook must not wait behind another trial's (the deadline would
- * expire before it), and a drop seen in the path must be this path's doing.
+ * One path: RemovePodSandbox of a stopped pod whose hook takes hookMs and the lateness learnt, given up on
+ * by the client as the trigger says. The plugin must stay connected for the rest of the hook and still get
+ * the RemovePodSandbox of a pod removed after it. The whole path takes its turn among the trials
+ * (t.oneAtATime): a runtime delivers hooks one at a time, so this hook must not wait behind another
+ * trial's (the deadline would expire before it), and a drop seen in the path must be this path's doing.
  */
 async function keptThrough(
   t: CheckContext,
