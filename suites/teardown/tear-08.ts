@@ -10,6 +10,7 @@ import { tryHoldDuring } from '../common/holds.js';
 import { describeReply } from '../common/replies.js';
 import { SharedPlugin } from '../common/shared-plugin.js';
 import { deliveryWithinMs, NRI_TIMEOUT_CLEARANCE_MS } from '../common/timing.js';
+import { HookLateness } from './hook-lateness.js';
 
 /** How a path ends the RemovePodSandbox whose hook the plugin is running. */
 interface Trigger {
@@ -93,7 +94,7 @@ export const check = defineCheck({
     // deadline drops every plugin after it in that hook too, so plugins of trials side by side would fall
     // to each other's findings.
     const plugin = new SharedPlugin(t, { index: '10', events: ['RemovePodSandbox'] });
-    const late = lateness(t, hookMs);
+    const late = new HookLateness(t.settings.nriRequestTimeoutMs - NRI_TIMEOUT_CLEARANCE_MS - 2 * hookMs);
     await t.trials(async (_trial, setup) => {
       for (const [i, trigger] of TRIGGERS.entries()) {
         const pods = setup.built[i];
@@ -108,34 +109,6 @@ export const check = defineCheck({
 });
 
 /**
- * How much later than half the hook the client gives up, learnt in the run: a loaded node reaches the
- * RemovePodSandbox hook late (containerd 2.1.9 at load 25 answered 2 and 3 of 20 trials' 125 ms deadlines
- * before the hook ran, and TEAR-08 ended in ERROR). The hook is held that much longer too, so a deadline
- * at most this late past the hook's start still expires inside it; a hold must end well before the
- * plugin timeout, which bounds it.
- */
-interface Lateness {
-  ms: number;
-  readonly maxMs: number;
-  /**
-   * A deadline of `deadlineMs`, `usedLateMs` late, came before the hook: the next ones come later, twice as
-   * late at most. Trials side by side that missed at the same lateness raise it once, not once each.
-   */
-  missed(usedLateMs: number, deadlineMs: number): void;
-}
-
-function lateness(t: CheckContext, hookMs: number): Lateness {
-  return {
-    ms: 0,
-    maxMs: Math.max(0, t.settings.nriRequestTimeoutMs - NRI_TIMEOUT_CLEARANCE_MS - 2 * hookMs),
-    missed(usedLateMs: number, deadlineMs: number) {
-      if (usedLateMs < this.ms) return;
-      this.ms = Math.min(this.maxMs, Math.max(2 * this.ms, deadlineMs));
-    },
-  };
-}
-
-/**
  * One path: RemovePodSandbox of a stopped pod whose hook takes hookMs and the lateness learnt, given up on
  * by the client as the trigger says. The plugin must stay connected for the rest of the hook and still get
  * the RemovePodSandbox of a pod removed after it. The whole path takes its turn among the trials
@@ -146,7 +119,7 @@ async function keptThrough(
   t: CheckContext,
   shared: SharedPlugin,
   trigger: Trigger,
-  run: { hookMs: number; late: Lateness; pods: Pods[number]; setup: TrialSetup<Pods>; last: boolean },
+  run: { hookMs: number; late: HookLateness; pods: Pods[number]; setup: TrialSetup<Pods>; last: boolean },
 ): Promise<void> {
   const { late, pods } = run;
   const lateMs = late.ms;
@@ -166,6 +139,7 @@ async function keptThrough(
     // An earlier path's drop is that path's finding: this one starts from a registered plugin again.
     const plugin = await shared.connected();
     t.step(step);
+    const sentAt = performance.now();
     const attempt = await tryHoldDuring(
       t,
       plugin,
@@ -181,6 +155,7 @@ async function keptThrough(
         late.ms > lateMs,
       );
     }
+    late.reached(attempt.held.atMs - sentAt);
     trigger.during(abort);
     const reply = await attempt.reply;
     // The rest of the hook is the window: a runtime that drops the plugin for the ended call does so now,
