@@ -24,8 +24,8 @@ export class HookLateness {
 
   /**
    * The hook was reached `reachedAfterMs` after the send. A node clearly faster again (in under half the
-   * lateness learnt) gets the lateness that reach needs, not what its worst moment needed: learnt at
-   * load, the lateness had kept TEAR-08 at 96 s in a run where it took 36-58 s before.
+   * lateness learnt) gets the lateness that reach needs, not what its worst moment needed: every later
+   * trial would otherwise hold its hooks, one at a time, that much longer.
    */
   reached(reachedAfterMs: number): void {
     if (reachedAfterMs < this.ms / 2) this.ms = Math.ceil(reachedAfterMs);
