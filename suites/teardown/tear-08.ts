@@ -7,10 +7,10 @@ import {
 } from '../../src/harness/face.js';
 import { describeEvents, receivedBy } from '../common/events.js';
 import { tryHoldDuring } from '../common/holds.js';
+import { LearntLateness } from '../common/learnt-lateness.js';
 import { describeReply } from '../common/replies.js';
 import { SharedPlugin } from '../common/shared-plugin.js';
 import { deliveryWithinMs, NRI_TIMEOUT_CLEARANCE_MS } from '../common/timing.js';
-import { HookLateness } from './hook-lateness.js';
 
 /** How a path ends the RemovePodSandbox whose hook the plugin is running. */
 interface Trigger {
@@ -94,7 +94,11 @@ export const check = defineCheck({
     // deadline drops every plugin after it in that hook too, so plugins of trials side by side would fall
     // to each other's findings.
     const plugin = new SharedPlugin(t, { index: '10', events: ['RemovePodSandbox'] });
-    const late = new HookLateness(t.settings.nriRequestTimeoutMs - NRI_TIMEOUT_CLEARANCE_MS - 2 * hookMs);
+    // The hold grows with the lateness, and must end before the plugin timeout would.
+    const late = new LearntLateness({
+      floorMs: Math.floor(hookMs / 2),
+      maxGuessedMs: t.settings.nriRequestTimeoutMs - NRI_TIMEOUT_CLEARANCE_MS - 2 * hookMs,
+    });
     await t.trials(async (_trial, setup) => {
       for (const [i, trigger] of TRIGGERS.entries()) {
         const pods = setup.built[i];
@@ -119,7 +123,7 @@ async function keptThrough(
   t: CheckContext,
   shared: SharedPlugin,
   trigger: Trigger,
-  run: { hookMs: number; late: HookLateness; pods: Pods[number]; setup: TrialSetup<Pods>; last: boolean },
+  run: { hookMs: number; late: LearntLateness; pods: Pods[number]; setup: TrialSetup<Pods>; last: boolean },
 ): Promise<void> {
   const { late, pods } = run;
   const lateMs = late.ms;
@@ -149,7 +153,7 @@ async function keptThrough(
       { kind: 'delay', ms: hookMs },
     );
     if ('unreached' in attempt) {
-      if (opts.deadlineMs !== undefined) late.missed(lateMs, clientDeadlineMs);
+      if (opts.deadlineMs !== undefined) late.missed(lateMs);
       t.missed(
         `RemovePodSandbox answered (${describeReply(attempt.unreached)}) before its hook ran (plugin 10 ${plugin.isConnected() ? 'connected' : 'disconnected'}): the path tested nothing`,
         late.ms > lateMs,
