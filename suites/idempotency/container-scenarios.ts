@@ -26,6 +26,7 @@ import {
   kubeletBackoff,
   kubeletRetry,
 } from './scenarios.js';
+import { untilHandlerHeld } from './slow-handler.js';
 
 /** A delay that holds CreateContainer of one named container in one sandbox. */
 export interface ContainerDelay {
@@ -212,11 +213,9 @@ export async function timeOutContainerOnSlowHandler(
   name: string,
   slow: SlowRuntime,
 ): Promise<(TimedOutContainer & { builtId: string }) | { notRun: string }> {
-  const before = new Set(await slow.createdIds());
-  const timedOut = await containerVariant(t, (notHeld) =>
-    timeOutCreateContainer(t, name, slowHandlerCreateDelay(slow), { notHeld }),
-  );
-  if ('notRun' in timedOut) return timedOut;
+  const held = await containerVariant(t, (notHeld) => timeOutHeldContainer(t, name, slow, notHeld));
+  if ('notRun' in held) return held;
+  const { timedOut, before } = held;
   const builtId = await t.poll(
     async () => {
       const ids = (await slow.createdIds()).filter((id) => !before.has(id));
@@ -231,6 +230,27 @@ export async function timeOutContainerOnSlowHandler(
     },
   );
   return { ...timedOut, builtId };
+}
+
+/**
+ * A CreateContainer timed out in a fresh sandbox on the slow runtime handler, made again in a new sandbox
+ * while an attempt gave up before the runtime reached the handler (untilHandlerHeld): such an attempt
+ * built nothing to go on with, and the check ended in ERROR waiting for the handler's log. Returned with
+ * the handler's log as it was before the attempt that landed.
+ */
+export function timeOutHeldContainer(
+  t: CheckContext,
+  name: string,
+  slow: SlowRuntime,
+  notHeld: (why: string) => never,
+): Promise<{ timedOut: TimedOutContainer; before: Set<string> }> {
+  const delay: ContainerDelay = { ...slowHandlerCreateDelay(slow), watchReach: slow.watchReach };
+  return untilHandlerHeld(t, slow, {
+    timeOut: () => timeOutCreateContainer(t, name, delay, { notHeld }),
+    what: (c) => `CreateContainer ${c.config.metadata.name} in ${shortId(c.podId)}`,
+    resend: (c) => t.cri.retry('CreateContainer', c.request, kubeletRetry(t)),
+    fresh: 'a new sandbox',
+  });
 }
 
 /**

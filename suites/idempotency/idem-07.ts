@@ -1,5 +1,5 @@
 import { type CheckContext, CREATE_NOT_HELD, defineCheck, shortId } from '../../src/harness/face.js';
-import { slowHandlerCreateDelay, timeOutCreateContainer } from './container-scenarios.js';
+import { timeOutHeldContainer } from './container-scenarios.js';
 import { buildReachedCreate, converge, expectReused, kubeletBackoff } from './scenarios.js';
 
 export const check = defineCheck({
@@ -18,11 +18,10 @@ export const check = defineCheck({
   async run(t: CheckContext) {
     // No NRI plugin on the path (see IDEM-03); the delay sits in the OCI runtime's create.
     const slow = t.inject.slowRuntime();
-    const before = new Set(await slow.createdIds());
-    const timedOut = await timeOutCreateContainer(t, 'idem-07', slowHandlerCreateDelay(slow), {
+    const { timedOut, before } = await timeOutHeldContainer(t, 'idem-07', slow, (why) =>
       // Where the proof could not tell (its test image was missing), the first attempt does.
-      notHeld: (why) => t.skip(`${CREATE_NOT_HELD} (${why})`),
-    });
+      t.skip(`${CREATE_NOT_HELD} (${why})`),
+    );
     before.add(timedOut.podId);
     // Reuse is judged only once the timed-out request's own create is seen (see IDEM-03).
     t.require(

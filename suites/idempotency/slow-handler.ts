@@ -1,6 +1,6 @@
 /**
- * A sandbox request timed out on the slow runtime handler, with the id of what its build made: the start
- * of the checks that go on with a held build (IDEM-04, IDEM-08, IDEM-09).
+ * A request timed out on the slow runtime handler, with the id of what its build made: the start of the
+ * checks that go on with a held build (IDEM-04, IDEM-07, IDEM-08, IDEM-09, IDEM-10).
  */
 import type { CallResult, CheckContext, SlowRuntime } from '../../src/harness/face.js';
 import { DELAY_MS, FIRST_DEADLINE_MS } from '../common/timing.js';
@@ -15,15 +15,12 @@ import {
   timeOutRunPod,
 } from './scenarios.js';
 
-/** How many first attempts timeOutOnSlowHandler makes, at most, until one lands in the handler. */
+/** How many first attempts untilHandlerHeld makes, at most, until one lands in the handler. */
 const SLOW_HANDLER_TRIES = 3;
 
 /**
  * A RunPodSandbox timed out on the slow runtime handler, with the id the timed-out call built (the
  * handler logs every create; a sandbox's id is its pause container's id). The request is not retried.
- * A first attempt that gave up before the runtime reached the handler (a loaded node's setup) held no
- * build: its request is answered and left for the check's cleanup, and a new pod is timed out with the
- * later deadline that taught (lateReach), up to SLOW_HANDLER_TRIES times.
  */
 export async function timeOutOnSlowHandler(
   t: CheckContext,
@@ -31,16 +28,39 @@ export async function timeOutOnSlowHandler(
 ): Promise<TimedOutPod & { builtId: string }> {
   const slow = t.inject.slowRuntime();
   const delay: Delay = { ...slowHandlerDelay(slow), watchReach: slow.watchReach };
+  const { timedOut, before } = await untilHandlerHeld(t, slow, {
+    timeOut: () => timeOutRunPod(t, name, delay),
+    what: (pod) => `RunPodSandbox ${pod.config.metadata.name}`,
+    resend: (pod) => t.cri.retry('RunPodSandbox', pod.request, kubeletRetry(t)),
+    fresh: 'a new pod',
+  });
+  return { ...timedOut, builtId: await timedOutId(t, slow, timedOut.first, before) };
+}
+
+/**
+ * Times a request out on the slow runtime handler (`timeOut`, with the handler's reach watched) until an
+ * attempt lands in it, SLOW_HANDLER_TRIES times at most; with the handler's log as it was before the
+ * attempt that is returned. A first attempt that gave up before the runtime reached the handler (a loaded
+ * node's setup) held no build: its request is answered (`resend`) and left for the check's cleanup, and a
+ * fresh one is timed out with the later deadline that taught (lateReach).
+ */
+export async function untilHandlerHeld<T extends { first: FirstAttempt<unknown> }>(
+  t: CheckContext,
+  slow: SlowRuntime,
+  attempt: {
+    timeOut: () => Promise<T>;
+    what: (timedOut: T) => string;
+    resend: (timedOut: T) => Promise<unknown>;
+    fresh: string;
+  },
+): Promise<{ timedOut: T; before: Set<string> }> {
   for (let tries = 1; ; tries++) {
     const before = new Set(await slow.createdIds());
-    const timedOut = await timeOutRunPod(t, name, delay);
+    const timedOut = await attempt.timeOut();
     const missed = timedOut.first.missedDelay;
-    if (!missed || tries === SLOW_HANDLER_TRIES)
-      return { ...timedOut, builtId: await timedOutId(t, slow, timedOut.first, before) };
-    t.step(`that attempt held no build (${missed}): a new pod, timed out with a later deadline`);
-    await claimAbandoned(t, `RunPodSandbox ${timedOut.config.metadata.name}`, () =>
-      t.cri.retry('RunPodSandbox', timedOut.request, kubeletRetry(t)),
-    );
+    if (!missed || tries === SLOW_HANDLER_TRIES) return { timedOut, before };
+    t.step(`that attempt held no build (${missed}): ${attempt.fresh}, timed out with a later deadline`);
+    await claimAbandoned(t, attempt.what(timedOut), () => attempt.resend(timedOut));
   }
 }
 
