@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { RetryAttempt } from '../../src/harness/face.js';
-import { buildsOfCutOffRetries, leftoversOfCutOffRetries } from './retry-builds.js';
+import { buildsOfCutOffRetries, retryBuildsNamedIn } from './retry-builds.js';
 
 const FIRST = 'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90';
 const RETRY = '02ac5fc9053b3cd0d44efc86bad40e666e7804954d6ad00456e4974eb489e3f9';
@@ -42,11 +42,9 @@ describe('builds of retries that timed out in turn', () => {
 
   it('adds a note only for the builds the leftovers name', () => {
     const retries = [cutOff(1), refused(2, RETRY), ok(3)];
-    expect(
-      leftoversOfCutOffRetries(`cgroup: cri-conform/${RETRY} exists in 10 hierarchies`, retries),
-    ).to.equal('; 02ac5fc9053b3 was the build of retry #1, which timed out in turn');
-    expect(
-      leftoversOfCutOffRetries(`cgroup: cri-conform/${FIRST} exists in 10 hierarchies`, retries),
-    ).to.equal('');
+    expect(retryBuildsNamedIn(`cgroup: cri-conform/${RETRY} exists in 10 hierarchies`, retries)).to.equal(
+      '; 02ac5fc9053b3 was the build of retry #1, which timed out in turn',
+    );
+    expect(retryBuildsNamedIn(`cgroup: cri-conform/${FIRST} exists in 10 hierarchies`, retries)).to.equal('');
   });
 });

@@ -32,12 +32,12 @@ export function buildsOfCutOffRetries(attempts: readonly RetryAttempt[]): Map<st
 
 /**
  * "; <id> was the build of retry #n, which timed out in turn" for each such build of these retries that
- * `leftovers` names ('' when none does): appended to a trial's leftovers, so the failure says which attempt
- * left them.
+ * `text` names ('' when none does): appended to a trial's leftovers, or to what the runtime lists under a
+ * name the retries could not reserve, so the failure says which attempt made it.
  */
-export function leftoversOfCutOffRetries(leftovers: string, retries: readonly RetryAttempt[]): string {
+export function retryBuildsNamedIn(text: string, retries: readonly RetryAttempt[]): string {
   return [...buildsOfCutOffRetries(retries)]
-    .filter(([id]) => leftovers.includes(shortId(id)))
+    .filter(([id]) => text.includes(shortId(id)))
     .map(([id, retry]) => `; ${shortId(id)} was the build of retry #${retry}, which timed out in turn`)
     .join('');
 }

@@ -38,6 +38,7 @@ import {
   SETTLE_WITHIN_MS,
 } from '../common/timing.js';
 import { claimAbandoned, lateFor, lateReach } from './late-reach.js';
+import { retryBuildsNamedIn } from './retry-builds.js';
 
 /** How the first attempt ends: its own deadline, or the client cancelling it (IDEM-12). */
 export type Ending = 'deadline' | 'cancel';
@@ -351,7 +352,10 @@ export async function converge<T>(
   if (outcome.value === undefined) {
     const seen = listed ? `; the runtime lists ${await listed()}` : '';
     const withinMs = policy.budgetMs + (outcome.settlingMs ?? 0);
-    t.expect(false, `${what} did not converge within ${withinMs} ms${seen}: ${line}`, clause);
+    // What holds the name may be a retry's own build, cut off in turn (containerd 2.1.9 kept one listed
+    // NOTREADY under the name after its rollback failed): said last, after the retries it names.
+    const madeBy = retryBuildsNamedIn(seen, outcome.attempts);
+    t.expect(false, `${what} did not converge within ${withinMs} ms${seen}: ${line}${madeBy}`, clause);
   }
   return { value: outcome.value, evidence: line };
 }

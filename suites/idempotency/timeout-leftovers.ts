@@ -6,7 +6,7 @@
  */
 import { type CheckContext, shortId } from '../../src/harness/face.js';
 import { TrialEvidence } from '../common/trial-leftovers.js';
-import { leftoversOfCutOffRetries } from './retry-builds.js';
+import { retryBuildsNamedIn } from './retry-builds.js';
 import type { Ending } from './scenarios.js';
 import {
   clauseOfPath,
@@ -98,7 +98,7 @@ async function leftoversAfterTimeout(
   const leaks = await seen.leftovers();
   t.expect(
     leaks === '',
-    `after a ${ending} in ${path}, retries (${run.line}) and removal of ${run.podId ? shortId(run.podId) : 'every pod of the check'}, the host or runtime still holds ${leaks}${leftoversOfCutOffRetries(leaks, run.retries)}`,
+    `after a ${ending} in ${path}, retries (${run.line}) and removal of ${run.podId ? shortId(run.podId) : 'every pod of the check'}, the host or runtime still holds ${leaks}${retryBuildsNamedIn(leaks, run.retries)}`,
     clauseOfPath(path),
   );
   // A timeout that landed before the path's delay left nothing, but tested another place: not this path.
