@@ -47,8 +47,13 @@ export async function tryHoldDuring<T>(
   const reply = call();
   // If the hook is never reached the check fails below; the reply must not become an unhandled rejection.
   void reply.catch(() => undefined);
+  // The hook comes inside the call, after the runtime's own setup (network, shim start), which a loaded
+  // node can take longer for than a hook's delivery (TEAR-14 on containerd 1.7.24 got its RunPodSandbox
+  // hook 6.7 s after the send, and ended in ERROR). The reply ends the wait: only the call's deadline
+  // bounds it.
+  const reachWithinMs = Math.max(deliveryWithinMs(t), t.settings.callTimeoutMs + t.settings.marginMs);
   const first = await Promise.race([
-    hold.reached({ withinMs: deliveryWithinMs(t) }).then((held) => ({ held })),
+    hold.reached({ withinMs: reachWithinMs }).then((held) => ({ held })),
     reply.then((r) => ({ unreached: r })),
   ]);
   if ('unreached' in first) {
