@@ -60,5 +60,10 @@ export type { CheckSettings } from './core/settings.js';
 export type { Level, Need, SuiteName, Tag } from './core/vocabulary.js';
 export { notYet } from './core/waits.js';
 export type { HostBaseline } from './host/host-diff.js';
-export { describeLeaks, type HostLeak, type PodHostSnapshot } from './host/host-findings.js';
+export {
+  describeLeaks,
+  describeLeaksByOwner,
+  type HostLeak,
+  type PodHostSnapshot,
+} from './host/host-findings.js';
 export { ENDED_BY_RUNTIME_CLAUSE } from './neighbours/disturbance.js';

@@ -8,6 +8,7 @@ import {
   CHECK_LABEL,
   type CheckContext,
   describeLeaks,
+  describeLeaksByOwner,
   type HostBaseline,
   type HostLeak,
   RUN_LABEL,
@@ -62,6 +63,15 @@ export class TrialEvidence {
   /** What of the trial is left on the host and in the runtime's records, as one line ('' when nothing). */
   async leftovers(): Promise<string> {
     return describeLeaks(await this.leaks());
+  }
+
+  /**
+   * What of the trial is left, one line per build that left it (by the id each leftover belongs to, in the
+   * order found; what no probe could tie to an id is one more line): independent findings, since two
+   * abandoned builds in one trial may have left theirs through two different bugs. Empty when nothing.
+   */
+  async leftoversByBuild(): Promise<string[]> {
+    return describeLeaksByOwner(await this.leaks());
   }
 
   /** What of the trial is left, one finding each (to merge with another probe's before describing). */

@@ -54,6 +54,17 @@ export class Assertions {
     if (!cond) throw new ContractViolation(message, { clause });
   }
 
+  /**
+   * Fails the check, as a violation of `clause`, when there are findings; each is an independent violation
+   * in its own words (ContractViolation.parts), such as the leftovers of one build each.
+   */
+  expectNone(findings: readonly string[], clause: string): void {
+    this.known(clause);
+    this.counted();
+    if (findings.length > 0)
+      throw new ContractViolation(findings.join('; also: '), { clause, parts: findings });
+  }
+
   /** A precondition of the scenario: false means the tool could not set it up (ERROR). Not an assertion. */
   require(cond: boolean, message: string): asserts cond {
     if (!cond) throw new SetupError(message);

@@ -5,13 +5,18 @@ import { type FakeRuntime, fakeEnv, startFakeRuntime, testCheck } from './fake-r
 
 /** What each test's entry was asked to match, to see that it never got a composed message. */
 const asked: string[] = [];
-/** The known bug of these tests: an entry for UNIT-01 matches only "a leaked shim" on path "sandbox". */
+/** The known bugs of these tests: entries for UNIT-01 that match a leaked shim or cgroup on path "sandbox". */
+const ENTRIES = {
+  'entry 1': /^path "sandbox": a leaked shim$/,
+  'entry 2': /^path "sandbox": a leaked cgroup$/,
+};
 const knownDeviation = (id: string, message: string) => {
   asked.push(message);
-  return id === 'UNIT-01' && /^path "sandbox": a leaked shim$/.test(message);
+  if (id !== 'UNIT-01') return undefined;
+  return Object.entries(ENTRIES).find(([, pattern]) => pattern.test(message))?.[0];
 };
 
-type Outcome = 'hold' | 'shim' | 'netns' | 'error' | 'skip' | 'hang';
+type Outcome = 'hold' | 'shim' | 'netns' | 'shim+cgroup' | 'shim+netns' | 'error' | 'skip' | 'hang';
 
 describe('a known deviation decides only the trials it matched (fake CRI)', () => {
   let fake: FakeRuntime;
@@ -42,8 +47,11 @@ describe('a known deviation decides only the trials it matched (fake CRI)', () =
                 if (what === 'skip') t.skip('the injector is gone');
                 // A call that never returns, as on a hung runtime (no declared wait moves the deadline).
                 if (what === 'hang') await new Promise<void>(() => undefined);
-                const message = what === 'shim' ? 'a leaked shim' : 'a leaked netns';
-                t.expect(what === 'hold', message, 'unit');
+                // Two builds' leftovers in one trial: independent findings, each in its own words.
+                t.expectNone(
+                  what === 'hold' ? [] : what.split('+').map((thing) => `a leaked ${thing}`),
+                  'unit',
+                );
               });
             }
           }),
@@ -123,6 +131,28 @@ describe('a known deviation decides only the trials it matched (fake CRI)', () =
     expect(r.verdict).to.equal('error');
     expect(r.message).to.match(/^check timed out after/);
     expect(r.observations['known deviation']).to.match(/a leaked shim$/);
+  });
+
+  it('keeps a trial that showed two known bugs at once as both, each under the entry that named it', async () => {
+    const r = await run({ 'sandbox 1': 'shim', 'sandbox 2': 'shim+cgroup' }).result;
+    expect(r.verdict).to.equal('failed');
+    expect(r.message).to.equal(
+      '2 known deviations (paths "sandbox" held in 2 runs, "container" held in 4 runs): in trials 1-2 of 4: path "sandbox": a leaked shim; in trial 2 of 4: path "sandbox": a leaked cgroup',
+    );
+    expect(r.violations?.map((v) => [v.message, v.known, v.trials])).to.deep.equal([
+      ['path "sandbox": a leaked shim', true, [1, 2]],
+      ['path "sandbox": a leaked cgroup', true, [2]],
+    ]);
+  });
+
+  it('fails on a known bug met beside an unknown one in the same trial, naming both', async () => {
+    const r = await run({ 'sandbox 1': 'shim+netns' }).result;
+    expect(r.verdict).to.equal('failed');
+    expect(r.message).to.equal(
+      'violated in trial 1 of 4 (trials 2-4 not run: one violation decides): path "sandbox": a leaked shim; also: a leaked netns',
+    );
+    expect(r.violations).to.have.length(1);
+    expect(r.violations?.[0]?.known).to.equal(false);
   });
 
   it('matches entries against the violation in its own words, never against a message composed around it', async () => {

@@ -7,16 +7,27 @@
  *
  * An entry is matched against a violation's own words (ContractViolation.own, with `path "<name>": ` in
  * front on a path), never against a message the harness composed around it: no pattern can reach into
- * another trial's error or another path's failure.
+ * another trial's error or another path's failure. A violation made of independent findings
+ * (ContractViolation.parts: the leftovers of two builds in one trial) is known only when an entry names
+ * each part, and each part is recorded under the entry that named it.
  */
-import { ContractViolation, errorMessage, isAssertion, violationOf } from '../core/errors.js';
+import {
+  ContractViolation,
+  errorMessage,
+  isAssertion,
+  type ViolationWords,
+  violationOf,
+} from '../core/errors.js';
 import type { ViolationRecord } from './result.js';
 
 /** The observation that keeps a check's known deviations when another outcome decided its verdict. */
 export const KNOWN_DEVIATION_OBSERVATION = 'known deviation';
 
-/** Whether an entry of the bundled or the given deviations matches this violation of the check. */
-export type KnownDeviationTest = (message: string) => boolean;
+/**
+ * The entry of the bundled or the given deviations that matches this violation of the check, by where it
+ * is written (one entry, one record), or undefined when none does.
+ */
+export type KnownDeviationTest = (message: string) => string | undefined;
 
 interface PathRecord {
   /** Runs of the path that ended without a violation: outside trials, and the trials (once each). */
@@ -26,7 +37,8 @@ interface PathRecord {
 
 export class CheckPaths {
   private readonly paths = new Map<string, PathRecord>();
-  private readonly known: ViolationRecord[] = [];
+  /** One record per path, clause and matching entry. */
+  private readonly known: { entry: string; record: ViolationRecord }[] = [];
   /** Violations a path already tested against the entries and passed on: not tested again outside. */
   private readonly judged = new WeakSet<object>();
 
@@ -50,10 +62,11 @@ export class CheckPaths {
       }
     } catch (e) {
       if (!isAssertion(e)) throw e;
-      const { clause, own } = violationOf(e);
-      const onPath = `path "${name}": ${own}`;
-      if (this.keep(onPath, clause, trial, name)) return;
-      const thrown = new ContractViolation(`path "${name}": ${errorMessage(e)}`, { clause, own: onPath });
+      const { clause, own, parts } = violationOf(e);
+      const onPath = (text: string) => `path "${name}": ${text}`;
+      const words = { clause, own: onPath(own), parts: parts.map(onPath) };
+      if (this.keep(words, trial, name)) return;
+      const thrown = new ContractViolation(onPath(errorMessage(e)), words);
       this.judged.add(thrown);
       throw thrown;
     }
@@ -65,31 +78,42 @@ export class CheckPaths {
    */
   absorb(e: unknown, trial?: number): boolean {
     if (!isAssertion(e) || (typeof e === 'object' && e !== null && this.judged.has(e))) return false;
-    const { clause, own } = violationOf(e);
-    return this.keep(own, clause, trial);
+    return this.keep(violationOf(e), trial);
   }
 
-  private keep(own: string, clause: string, trial: number | undefined, path?: string): boolean {
-    if (!this.isKnown(own)) return false;
-    const same = this.known.find((k) => k.path === path && k.clause === clause);
-    if (same && trial !== undefined && !same.trials?.includes(trial)) same.trials?.push(trial);
-    else if (!same) {
-      this.known.push({
-        clause,
-        message: own,
-        known: true,
-        ...(path !== undefined ? { path } : {}),
-        ...(trial !== undefined ? { trials: [trial] } : {}),
-      });
-    }
+  private keep(
+    { clause, parts }: Required<ViolationWords>,
+    trial: number | undefined,
+    path?: string,
+  ): boolean {
+    const entries = parts.map((part) => this.isKnown(part));
+    if (entries.some((entry) => entry === undefined)) return false;
+    parts.forEach((part, i) => {
+      const entry = entries[i] ?? '';
+      const same = this.known.find(
+        (k) => k.entry === entry && k.record.path === path && k.record.clause === clause,
+      )?.record;
+      if (same && trial !== undefined && !same.trials?.includes(trial)) same.trials?.push(trial);
+      else if (!same) {
+        const record: ViolationRecord = {
+          clause,
+          message: part,
+          known: true,
+          ...(path !== undefined ? { path } : {}),
+          ...(trial !== undefined ? { trials: [trial] } : {}),
+        };
+        this.known.push({ entry, record });
+      }
+    });
     const where = path === undefined ? 'the trial' : `path "${path}"`;
-    this.note(`${where} showed a known deviation; the check goes on with its other paths and trials`);
+    const what = parts.length === 1 ? 'a known deviation' : `${parts.length} known deviations`;
+    this.note(`${where} showed ${what}; the check goes on with its other paths and trials`);
     return true;
   }
 
   /** Whether a known deviation showed in this trial. */
   deviatedIn(trial: number): boolean {
-    return this.known.some((k) => k.trials?.includes(trial));
+    return this.known.some((k) => k.record.trials?.includes(trial));
   }
 
   /** Whether any known deviation showed. */
@@ -97,9 +121,9 @@ export class CheckPaths {
     return this.known.length > 0;
   }
 
-  /** The known deviations, one record per path and clause. */
+  /** The known deviations, one record per path, clause and entry. */
   records(): ViolationRecord[] {
-    return this.known.map((k) => ({ ...k, ...(k.trials ? { trials: [...k.trials] } : {}) }));
+    return this.known.map(({ record: k }) => ({ ...k, ...(k.trials ? { trials: [...k.trials] } : {}) }));
   }
 
   /** How many times each path ran and held. */
@@ -114,7 +138,8 @@ export class CheckPaths {
    */
   describe(planned?: number): string {
     const shown = this.known.map(
-      (k) => `${trialsText(k.trials && [...k.trials].sort((a, b) => a - b), planned)}${k.message}`,
+      ({ record: k }) =>
+        `${trialsText(k.trials && [...k.trials].sort((a, b) => a - b), planned)}${k.message}`,
     );
     const others = [...this.held()].map(([name, n]) => `"${name}" held in ${n} run${n === 1 ? '' : 's'}`);
     const rest = others.length > 0 ? ` (paths ${others.join(', ')})` : '';

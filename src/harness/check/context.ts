@@ -467,6 +467,11 @@ export interface CheckContext<C extends string = string> {
   /** Fails the check with the message, as a violation of `clause`, when cond is false. */
   expect(cond: boolean, message: string, clause: C): asserts cond;
   /**
+   * Fails the check, as a violation of `clause`, when there are findings, each an independent violation in
+   * its own words: an expected deviation must name every one (the leftovers of two builds are two bugs).
+   */
+  expectNone(findings: readonly string[], clause: C): void;
+  /**
    * The call IS the contract under test: a non-OK status fails the check, naming `what`, as a violation of
    * `clause`. Any other CRI call that fails is setup, and ends the check in ERROR.
    */

@@ -17,6 +17,7 @@ import {
   ScenarioMissed,
   SetupError,
   SkipSignal,
+  type ViolationWords,
   violationOf,
 } from '../core/errors.js';
 
@@ -44,8 +45,8 @@ export interface TrialTally {
    */
   firstViolation?: string;
   violatedIn?: number;
-  /** Its clause and own words (ContractViolation), for the verdict and the deviation entries. */
-  first?: { clause: string; own: string };
+  /** Its clause, own words and parts (ContractViolation), for the verdict and the deviation entries. */
+  first?: Required<ViolationWords>;
   /** The other violating trials' violations, as "trial 9: why". */
   otherViolations: string[];
   /** Trials in which a known deviation showed (each went on to its end or to its own outcome). */

@@ -31,18 +31,36 @@ export class ContractViolation extends Error {
    * trials' errors): the text an expected-deviation entry is matched against, so no pattern reaches past it.
    */
   readonly own: string;
+  /**
+   * The independent findings the violation is made of, each in its own words (`own` alone when it is one):
+   * it is a known deviation only when entries name every one, so two known bugs met in one trial are
+   * both named, and a known bug beside an unknown one still fails.
+   */
+  readonly parts: readonly string[];
 
-  constructor(message: string, about: { clause?: string; own?: string } = {}) {
+  constructor(message: string, about: ViolationWords = {}) {
     super(message);
     this.clause = about.clause ?? '';
     this.own = about.own ?? message;
+    this.parts = about.parts ?? [this.own];
   }
 }
 
-/** The clause and own words of a violation (ContractViolation), or of another AssertionError (no clause). */
-export function violationOf(e: unknown): { clause: string; own: string } {
-  if (e instanceof ContractViolation) return { clause: e.clause, own: e.own };
-  return { clause: '', own: errorMessage(e) };
+/** What a violation says beside its message: see ContractViolation. */
+export interface ViolationWords {
+  clause?: string;
+  own?: string;
+  parts?: readonly string[];
+}
+
+/**
+ * The clause, own words and parts of a violation (ContractViolation), or of another AssertionError (no
+ * clause, one part).
+ */
+export function violationOf(e: unknown): Required<ViolationWords> {
+  if (e instanceof ContractViolation) return { clause: e.clause, own: e.own, parts: e.parts };
+  const own = errorMessage(e);
+  return { clause: '', own, parts: [own] };
 }
 
 /**

@@ -57,15 +57,15 @@ function matching(
 }
 
 /**
- * Whether an entry of either set names a violation of a check on this runtime, while the check runs: such
- * a violation decides only the path it showed on (check-paths.ts).
+ * The entry of either set that names a violation of a check on this runtime, while the check runs, by
+ * where it is written: such a violation decides only the path it showed on (check-paths.ts).
  */
 export function knownDeviationTest(
   sets: DeviationSets,
   runtime: RuntimeIdentity,
-): (checkId: string, message: string) => boolean {
+): (checkId: string, message: string) => string | undefined {
   const entries = [...sets.expected, ...sets.bundled];
-  return (id, message) => entries.some((d) => concerns(d, id, runtime) && d.message.test(message));
+  return (id, message) => entries.find((d) => concerns(d, id, runtime) && d.message.test(message))?.where;
 }
 
 const knownIssueOf = (d: Deviation) => ({

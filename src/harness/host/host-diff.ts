@@ -118,26 +118,39 @@ export function newSince(
         kind: 'process',
         what: `pid ${p.pid} (${p.cmdline.slice(0, 80)}) of ${shortId(id)} is alive`,
         object: `pid ${p.pid}`,
+        of: id,
       });
   }
   const cgroupMounts = hostCgroups(view);
   for (const dir of cgroupDirsNaming(ids, cgroupMounts, view, parentPath)) {
     if (!baseline.cgroups.has(dir))
-      leaks.push({ kind: 'cgroup', what: dir, object: cgroupName(dir, cgroupMounts) });
+      leaks.push({
+        kind: 'cgroup',
+        what: dir,
+        object: cgroupName(dir, cgroupMounts),
+        ...ofId(mentions(dir)),
+      });
   }
   for (const m of mountPoints(view)) {
     const id = baseline.mounts.has(m) ? undefined : mentions(m);
-    if (id) leaks.push({ kind: 'mount', what: `${m} is mounted`, object: m });
+    if (id) leaks.push({ kind: 'mount', what: `${m} is mounted`, object: m, of: id });
   }
   const owners = evidence.netnsOwners ?? new Map<string, string>();
   for (const [path, inode] of listNetns(view)) {
     if (baseline.netns.get(path) === inode) continue;
     const owner = owners.get(path);
     if (owner)
-      leaks.push({ kind: 'netns', what: `${path} (of ${shortId(owner)}) still exists`, object: path });
+      leaks.push({
+        kind: 'netns',
+        what: `${path} (of ${shortId(owner)}) still exists`,
+        object: path,
+        of: owner,
+      });
   }
   return leaks;
 }
+
+const ofId = (id: string | undefined) => (id === undefined ? {} : { of: id });
 
 /**
  * Network namespace files under /run/netns (and /var/run/netns when it is not the same dir), and under the

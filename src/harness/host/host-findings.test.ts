@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { describeLeaks, type HostLeak } from './host-findings.js';
+import { describeLeaks, describeLeaksByOwner, type HostLeak } from './host-findings.js';
 import { cgroupName, hostCgroupMounts, parseCgroupMounts } from './proc.js';
 
 const ID = 'ef35afb32204a5c33ad7e014f54f15fa949a83db5284e586dd2e2a7dc9d34012';
@@ -71,5 +71,22 @@ describe('leak messages: each leaked object once', () => {
     ).to.equal(
       `cgroup: k8s.io/${ID} exists in one hierarchy; runtime-record: containerd container ef35afb32204a is still there`,
     );
+  });
+
+  it('tells the leftovers of two builds apart, one line each, with what no probe tied to an id last', () => {
+    const retry = `5d3c${ID.slice(4)}`;
+    expect(
+      describeLeaksByOwner([
+        { kind: 'process', what: `pid 7 (containerd-shim-runc-v2) of ${ID.slice(0, 13)} is alive`, of: ID },
+        { kind: 'netns', what: '/run/netns/cni-9 still exists' },
+        { kind: 'cgroup', what: `/sys/fs/cgroup/k8s.io/${retry}`, object: `k8s.io/${retry}`, of: retry },
+        { kind: 'cgroup', what: `/sys/fs/cgroup/k8s.io/${ID}`, object: `k8s.io/${ID}`, of: ID },
+      ]),
+    ).to.deep.equal([
+      `process: pid 7 (containerd-shim-runc-v2) of ${ID.slice(0, 13)} is alive; cgroup: k8s.io/${ID} exists in one hierarchy`,
+      `cgroup: k8s.io/${retry} exists in one hierarchy`,
+      'netns: /run/netns/cni-9 still exists',
+    ]);
+    expect(describeLeaksByOwner([])).to.deep.equal([]);
   });
 });

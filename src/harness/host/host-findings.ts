@@ -16,6 +16,11 @@ export interface HostLeak {
    * two probes, or in several cgroup hierarchies, is reported once. Absent, `what` names it.
    */
   object?: string;
+  /**
+   * The id of the trial's pod or container it belongs to, where the probe knows it: what tells the
+   * leftovers of one abandoned build from another's in the same trial.
+   */
+  of?: string;
 }
 
 /**
@@ -37,4 +42,19 @@ export function describeLeaks(leaks: readonly HostLeak[]): string {
         : `${leak.kind}: ${leak.what}`,
     )
     .join('; ');
+}
+
+/**
+ * describeLeaks once per object the leftovers belong to (HostLeak.of), in the order found; those no probe
+ * tied to an id make one more line. Empty when nothing leaked.
+ */
+export function describeLeaksByOwner(leaks: readonly HostLeak[]): string[] {
+  const owners = new Map<string, HostLeak[]>();
+  for (const leak of leaks) {
+    const key = leak.of ?? '';
+    owners.set(key, [...(owners.get(key) ?? []), leak]);
+  }
+  const unowned = owners.get('');
+  owners.delete('');
+  return [...owners.values(), ...(unowned ? [unowned] : [])].map(describeLeaks);
 }

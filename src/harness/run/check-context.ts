@@ -191,7 +191,10 @@ function checkAssertionVerbs(
   assertions: Assertions,
   timeline: Timeline,
   signal: AbortSignal,
-): Pick<CheckContext, 'poll' | 'expectWithin' | 'holdsFor' | 'pause' | 'expect' | 'expectOk' | 'require'> {
+): Pick<
+  CheckContext,
+  'poll' | 'expectWithin' | 'holdsFor' | 'pause' | 'expect' | 'expectNone' | 'expectOk' | 'require'
+> {
   const requiredWait = <T>(ms: number, wait: Promise<T>): Promise<T> => {
     timeline.addRequiredWait(ms);
     return wait;
@@ -208,6 +211,7 @@ function checkAssertionVerbs(
     expect(cond: boolean, message: string, clause: string): asserts cond {
       assertions.expect(cond, message, clause);
     },
+    expectNone: (findings, clause) => assertions.expectNone(findings, clause),
     expectOk: (what, call, clause) => assertions.expectOk(what, call, clause),
     require(cond: boolean, message: string): asserts cond {
       assertions.require(cond, message);
@@ -239,7 +243,7 @@ export function openCheckScope(
   const { cri, nri, injectors } = clients;
   let tally: TrialTally | undefined;
   const paths = new CheckPaths(
-    (message) => env.knownDeviation?.(check.id, message) ?? false,
+    (message) => env.knownDeviation?.(check.id, message),
     (text) => timeline.note(text),
   );
   const clearAll = checkCleanup(env, check, clients, objects);

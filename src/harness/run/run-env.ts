@@ -37,10 +37,11 @@ export interface RunEnv {
   /** Present beside another client (--beside-kubelet): lists the run's objects to spot its doing. */
   disturbance?: DisturbanceMonitor;
   /**
-   * Whether an entry of the bundled or the given deviations names this violation of the check on this
-   * runtime: such a violation decides its path only (check-paths.ts). Absent, none is known.
+   * The entry of the bundled or the given deviations that names this violation of the check on this
+   * runtime, by where it is written: such a violation decides its path only (check-paths.ts). Absent, none
+   * is known.
    */
-  knownDeviation?: (checkId: string, message: string) => boolean;
+  knownDeviation?: (checkId: string, message: string) => string | undefined;
   /** The whole run's abort: SIGINT, run timeout, fail-fast. */
   signal: AbortSignal;
   /**

@@ -158,7 +158,7 @@ export class NodeHostProbe implements HostProbe {
       const leaks = [
         ...newSince(baseline, { ...evidence, ids }, this.view, this.parentPath),
         ...records.map(
-          (r): HostLeak => ({ kind: 'runtime-record', what: r.what, object: `container ${r.id}` }),
+          (r): HostLeak => ({ kind: 'runtime-record', what: r.what, object: `container ${r.id}`, of: r.id }),
         ),
       ];
       if (leaks.length === 0 || Date.now() >= endAt) return leaks;
@@ -244,6 +244,7 @@ export class NodeHostProbe implements HostProbe {
             kind: 'runtime-record',
             what: `containerd task ${shortId(t.containerId)} (pid ${t.pid}) is still there`,
             object: `task ${t.containerId}`,
+            of: t.containerId,
           }),
         ),
       ...records.containers
@@ -253,6 +254,7 @@ export class NodeHostProbe implements HostProbe {
             kind: 'runtime-record',
             what: `containerd container ${shortId(c.id)} is still there`,
             object: `container ${c.id}`,
+            of: c.id,
           }),
         ),
     ];
