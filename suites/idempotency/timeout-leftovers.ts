@@ -98,13 +98,10 @@ async function leftoversAfterTimeout(
   // One finding per build that left something: the first attempt's and a cut-off retry's leftovers may
   // come from two different bugs, and each is judged on its own (an entry must name every one).
   const removed = run.podId ? shortId(run.podId) : 'every pod of the check';
-  t.expectNone(
-    (await seen.leftoversByBuild()).map(
-      (leaks) =>
-        `after a ${ending} in ${path}, retries (${run.line}) and removal of ${removed}, the host or runtime still holds ${leaks}${retryBuildsNamedIn(leaks, run.retries)}`,
-    ),
-    clauseOfPath(path),
-  );
+  const holding = (leaks: string) =>
+    `after a ${ending} in ${path}, retries (${run.line}) and removal of ${removed}, the host or runtime still holds ${leaks}${retryBuildsNamedIn(leaks, run.retries)}`;
+  const byBuild = await seen.leftoversByBuild();
+  t.expectNone(byBuild.map(holding), clauseOfPath(path), holding(byBuild.join('; ')));
   // A timeout that landed before the path's delay left nothing, but tested another place: not this path.
   if (run.missedDelay) t.missed(`${run.missedDelay}: the timeout did not land in ${path}`, run.laterNext);
   return undefined;

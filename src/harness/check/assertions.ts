@@ -56,13 +56,13 @@ export class Assertions {
 
   /**
    * Fails the check, as a violation of `clause`, when there are findings; each is an independent violation
-   * in its own words (ContractViolation.parts), such as the leftovers of one build each.
+   * in its own words (ContractViolation.parts), such as the leftovers of one build each. `message` says
+   * them all at once; by default they are joined.
    */
-  expectNone(findings: readonly string[], clause: string): void {
+  expectNone(findings: readonly string[], clause: string, message = findings.join('; also: ')): void {
     this.known(clause);
     this.counted();
-    if (findings.length > 0)
-      throw new ContractViolation(findings.join('; also: '), { clause, parts: findings });
+    if (findings.length > 0) throw new ContractViolation(message, { clause, parts: findings });
   }
 
   /** A precondition of the scenario: false means the tool could not set it up (ERROR). Not an assertion. */

@@ -469,8 +469,9 @@ export interface CheckContext<C extends string = string> {
   /**
    * Fails the check, as a violation of `clause`, when there are findings, each an independent violation in
    * its own words: an expected deviation must name every one (the leftovers of two builds are two bugs).
+   * `message` says them all at once (by default, they are joined).
    */
-  expectNone(findings: readonly string[], clause: C): void;
+  expectNone(findings: readonly string[], clause: C, message?: string): void;
   /**
    * The call IS the contract under test: a non-OK status fails the check, naming `what`, as a violation of
    * `clause`. Any other CRI call that fails is setup, and ends the check in ERROR.

@@ -211,7 +211,7 @@ function checkAssertionVerbs(
     expect(cond: boolean, message: string, clause: string): asserts cond {
       assertions.expect(cond, message, clause);
     },
-    expectNone: (findings, clause) => assertions.expectNone(findings, clause),
+    expectNone: (findings, clause, message) => assertions.expectNone(findings, clause, message),
     expectOk: (what, call, clause) => assertions.expectOk(what, call, clause),
     require(cond: boolean, message: string): asserts cond {
       assertions.require(cond, message);
