@@ -61,6 +61,31 @@ describe('expected deviations applied to results', () => {
     expect(r.knownIssue?.links[0]).to.equal('https://github.com/containerd/containerd/issues/1');
   });
 
+  it('names both entries when the failure rests on two known bugs met at once', () => {
+    const both = `${FILE}- id: TEAR-05
+  runtime: containerd
+  versions: ">=1.7.0"
+  message: ^a shim of [0-9a-f]+ is alive$
+  reason: the rollback loses the shim
+  link: https://github.com/containerd/containerd/issues/2
+`;
+    const failure: CheckResult = {
+      ...result('TEAR-05', 'failed', `${TEAR05_FAILURE}; a shim of 5d3c is alive`),
+      violations: [
+        { clause: 'c', message: TEAR05_FAILURE, known: true, trials: [2] },
+        { clause: 'c', message: 'a shim of 5d3c is alive', known: true, trials: [2] },
+      ],
+    };
+    const r = applyDeviations(failure, sets(both), CONTAINERD_17);
+    expect(r.verdict).to.equal('deviation');
+    expect(r.message).to.equal(
+      'expected deviation: the relay stops at the first plugin error https://github.com/containerd/containerd/issues/1 https://github.com/containerd/nri/pull/286; and: the rollback loses the shim https://github.com/containerd/containerd/issues/2',
+    );
+    const netns = { clause: 'c', message: 'a netns of 5d3c still exists', known: false };
+    const oneUnknown = { ...failure, violations: [...(failure.violations ?? []), netns] };
+    expect(applyDeviations(oneUnknown, sets(both), CONTAINERD_17).verdict).to.equal('failed');
+  });
+
   it('keeps a different failure of the same check a FAIL, and notes that the entry did not match it', () => {
     const other = 'plugin 20 got [RunPodSandbox#1]; missing RemovePodSandbox';
     const r = applyDeviations(result('TEAR-05', 'failed', other), sets(FILE), CONTAINERD_17);
