@@ -66,7 +66,17 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
         if (!runId) await releaseInjectorClaims([config.slowRuntimeDir, config.slowCniDir], io);
         if (!runId) await removeIdleCgroupParent(io);
         if (!runId) pruneEmptyStateDirs();
-        const left = await (native ? removeNative : reportNative)(client, config.runtimeEndpoint, runId, io);
+        const left = await (native ? removeNative : reportNative)(
+          client,
+          config.runtimeEndpoint,
+          runId,
+          io,
+        ).catch(async (e: unknown) => {
+          const { RecordsUnreadError } = await import('../harness/runtime/containerd-records.js');
+          if (!(e instanceof RecordsUnreadError)) throw e;
+          io.err(`cri-conform: ${e.message}; run cleanup again once containerd answers\n`);
+          return 1;
+        });
         setExit(report.problems.length === 0 && left === 0 && isolatedLeft === 0 ? 0 : 1);
       } finally {
         client.close();

@@ -1,64 +1,8 @@
 import { join } from 'node:path';
-import {
-  Server,
-  ServerCredentials,
-  type ServerUnaryCall,
-  type ServiceDefinition,
-  type sendUnaryData,
-} from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
 import { expect } from 'chai';
 import { ContainerdSession, listContainerdRecords } from './containerd-native.js';
+import { startFakeContainerd } from './fake-containerd.test.helper.js';
 import { socketDir, startCriServer } from './fake-cri.test.helper.js';
-import { LOADER_OPTIONS } from './load-proto.js';
-import { protoPath } from './package-root.js';
-
-/** A stand-in for containerd: answers List only in the namespace the request names. */
-async function startFakeContainerd(socketPath: string, seen: string[]): Promise<Server> {
-  const def = loadSync([protoPath('containerd-containers.proto'), protoPath('containerd-tasks.proto')], {
-    ...LOADER_OPTIONS,
-  });
-  const server = new Server();
-  const ns = (call: ServerUnaryCall<unknown, unknown>) =>
-    String(call.metadata.get('containerd-namespace')[0] ?? '');
-  server.addService(def['containerd.services.containers.v1.Containers'] as ServiceDefinition, {
-    Delete: (call: ServerUnaryCall<{ id: string }, unknown>, cb: sendUnaryData<unknown>) => {
-      seen.push(`delete container ${call.request.id} in ${ns(call)}`);
-      cb(null, {});
-    },
-    List: (call: ServerUnaryCall<unknown, unknown>, cb: sendUnaryData<unknown>) => {
-      seen.push(ns(call));
-      cb(null, {
-        containers:
-          ns(call) === 'k8s.io'
-            ? [{ id: 'c1', labels: { 'cri-conform.io/run': 'r1' }, image: 'busybox', sandbox: 'p1' }]
-            : [],
-      });
-    },
-  });
-  server.addService(def['containerd.services.tasks.v1.Tasks'] as ServiceDefinition, {
-    List: (_call: ServerUnaryCall<unknown, unknown>, cb: sendUnaryData<unknown>) => {
-      cb(null, { tasks: [{ containerId: 'c1', id: '', pid: 4242, status: 'RUNNING' }] });
-    },
-    Kill: (
-      call: ServerUnaryCall<{ containerId: string; signal: number; all: boolean }, unknown>,
-      cb: sendUnaryData<unknown>,
-    ) => {
-      seen.push(`kill ${call.request.containerId} ${call.request.signal} all=${call.request.all}`);
-      cb(null, {});
-    },
-    Delete: (call: ServerUnaryCall<{ containerId: string }, unknown>, cb: sendUnaryData<unknown>) => {
-      seen.push(`delete task ${call.request.containerId}`);
-      cb(null, { id: call.request.containerId, pid: 4242, exitStatus: 137 });
-    },
-  });
-  await new Promise<void>((resolve, reject) =>
-    server.bindAsync(`unix://${socketPath}`, ServerCredentials.createInsecure(), (e) =>
-      e ? reject(e) : resolve(),
-    ),
-  );
-  return server;
-}
 
 describe('listContainerdRecords', () => {
   let tmp: ReturnType<typeof socketDir>;

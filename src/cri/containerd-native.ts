@@ -52,11 +52,11 @@ export class ContainerdSession {
 
   /** Both lists, or undefined when the endpoint does not serve containerd's API. */
   async list(): Promise<NativeRecords | undefined> {
-    const c = await this.call<{ containers: NativeContainer[] }>('Containers/List', { filters: [] });
+    const containers = await this.containers();
     const t = await this.call<{ tasks: NativeTask[] }>('Tasks/List', { filter: '' });
-    if (!c || !t) return undefined;
+    if (!containers || !t) return undefined;
     return {
-      containers: c.containers.map(({ id, labels, image, sandbox }) => ({ id, labels, image, sandbox })),
+      containers,
       // Tasks/List leaves container_id empty and names the task by its container's id.
       tasks: t.tasks.map(({ containerId, id, pid, status }) => ({
         containerId: containerId || id,
@@ -65,6 +65,15 @@ export class ContainerdSession {
         status,
       })),
     };
+  }
+
+  /**
+   * The containers alone, or undefined when the endpoint does not serve containerd's API. They come from
+   * containerd's database, where Tasks/List asks every shim: the cheap look for whether any is left.
+   */
+  async containers(): Promise<NativeContainer[] | undefined> {
+    const c = await this.call<{ containers: NativeContainer[] }>('Containers/List', { filters: [] });
+    return c?.containers.map(({ id, labels, image, sandbox }) => ({ id, labels, image, sandbox }));
   }
 
   /** SIGKILL to every process of the container's task. */
@@ -99,9 +108,25 @@ export async function listContainerdRecords(
   endpoint: string,
   opts: { namespace?: string; deadlineMs?: number } = {},
 ): Promise<NativeRecords | undefined> {
+  return withSession(endpoint, opts, (session) => session.list());
+}
+
+/** Lists containerd's containers in `namespace`, without their tasks; otherwise as listContainerdRecords. */
+export async function listContainerdContainers(
+  endpoint: string,
+  opts: { namespace?: string; deadlineMs?: number } = {},
+): Promise<NativeContainer[] | undefined> {
+  return withSession(endpoint, opts, (session) => session.containers());
+}
+
+async function withSession<T>(
+  endpoint: string,
+  opts: { namespace?: string; deadlineMs?: number },
+  use: (session: ContainerdSession) => Promise<T>,
+): Promise<T> {
   const session = new ContainerdSession(endpoint, opts);
   try {
-    return await session.list();
+    return await use(session);
   } finally {
     session.close();
   }

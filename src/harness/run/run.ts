@@ -10,6 +10,7 @@ import { type CheckResult, describeCrash, type RunOutcome, type RunProperties } 
 import { type Availability, staticSkipReason } from '../check/selection.js';
 import { SharedOutcomes } from '../check/shared-outcomes.js';
 import { Sequence } from '../check/timeline.js';
+import { errorMessage } from '../core/errors.js';
 import { newRunId } from '../core/labels.js';
 import { checkSettingsOf, type RunConfig } from '../core/settings.js';
 import { loadBundledDeviations, loadDeviations } from '../deviations/deviation-file.js';
@@ -270,7 +271,12 @@ async function sweep(
       `final sweep left alone ${s}: it carries the run label but not every mark of the run's own`,
     );
   if (swept) {
-    const leftovers = await runtimeLeftovers(config.runtimeEndpoint, runId);
+    const leftovers = await runtimeLeftovers(config.runtimeEndpoint, runId).catch((e: unknown) => {
+      listener.onNote(
+        `final sweep: ${errorMessage(e)}; \`cri-conform cleanup --native\` tells and removes it later`,
+      );
+      return [];
+    });
     if (leftovers.length > 0) listener.onNote(describeLeftovers(config.runtimeEndpoint, leftovers));
     if (env.host instanceof NodeHostProbe)
       await endLostProcesses(client, env.host, "this run's", (text) => listener.onNote(text));

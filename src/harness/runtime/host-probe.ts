@@ -36,6 +36,7 @@ import {
   readProc,
   readProcStat,
 } from '../host/proc.js';
+import { readContainerdContainers, readContainerdRecords } from './containerd-records.js';
 
 /** PID 1 here reaps slowly: look this long before calling a lingering process a leak. */
 const REAP_GRACE_MS = 2_500;
@@ -166,13 +167,17 @@ export class NodeHostProbe implements HostProbe {
     }
   }
 
-  /** The runtime's own containers and tasks that carry all the labels (containerd, namespace k8s.io). */
+  /**
+   * The runtime's own containers that carry all the labels (containerd, namespace k8s.io), each with its
+   * task's pid. Tasks carry no labels, so they are asked for (of every shim) only when a container is left.
+   */
   private async labelledRecords(labels: Readonly<Record<string, string>>) {
-    const records = await this.containerdRecords();
-    const mine = (records?.containers ?? []).filter((c) =>
+    const containers = await readContainerdContainers(this.endpoint);
+    const mine = (containers ?? []).filter((c) =>
       Object.entries(labels).every(([k, v]) => c.labels[k] === v),
     );
     if (labels[RUN_LABEL]) this.ownIds.add(mine.map((c) => c.id));
+    const records = mine.length > 0 ? await this.containerdRecords() : undefined;
     return mine.map((c) => {
       const task = records?.tasks.find((t) => t.containerId === c.id);
       const what = `containerd container ${shortId(c.id)}${task ? ` with task pid ${task.pid}` : ''} is still there`;
@@ -215,18 +220,18 @@ export class NodeHostProbe implements HostProbe {
     };
   }
 
-  /** containerd's own containers and tasks (namespace k8s.io); undefined without an endpoint or an answer. */
+  /**
+   * containerd's own containers and tasks (namespace k8s.io); undefined where there are none to read (no
+   * endpoint, not containerd). A read that keeps failing throws: a verdict needs them.
+   */
   private async containerdRecords() {
-    if (!this.endpoint) return undefined;
-    // Loaded on use: suites import this module, and grpc would slow down `list` and `--help`.
-    const { listContainerdRecords } = await import('../../cri/containerd-native.js');
-    return listContainerdRecords(this.endpoint, { deadlineMs: 2_000 }).catch(() => undefined);
+    return readContainerdRecords(this.endpoint);
   }
 
   /** Ids of every container and task the runtime keeps (containerd); undefined when they cannot be read. */
   private async recordedIds(): Promise<Set<string> | undefined> {
     if (!this.endpoint) return new Set();
-    const records = await this.containerdRecords();
+    const records = await this.containerdRecords().catch(() => undefined);
     if (!records) return undefined;
     return new Set([...records.containers.map((c) => c.id), ...records.tasks.map((t) => t.containerId)]);
   }

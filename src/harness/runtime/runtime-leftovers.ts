@@ -7,6 +7,7 @@
 import { errorMessage } from '../core/errors.js';
 import { hasOurMarks, RUN_LABEL } from '../core/labels.js';
 import { notYet, poll } from '../core/waits.js';
+import { readContainerdRecords } from './containerd-records.js';
 
 export interface RuntimeLeftover {
   id: string;
@@ -17,15 +18,15 @@ export interface RuntimeLeftover {
 
 /**
  * Native containers with every mark of a cri-conform run (this run only, when runId is given), leaving out
- * the ids the CRI still lists (those are the CRI's to remove).
+ * the ids the CRI still lists (those are the CRI's to remove). Rejects with RecordsUnreadError when
+ * containerd never answered: "none left" would be a guess.
  */
 export async function runtimeLeftovers(
   endpoint: string,
   runId?: string,
   criListed: ReadonlySet<string> = new Set(),
 ): Promise<RuntimeLeftover[]> {
-  const { listContainerdRecords } = await import('../../cri/containerd-native.js');
-  const records = await listContainerdRecords(endpoint, { deadlineMs: 5_000 }).catch(() => undefined);
+  const records = await readContainerdRecords(endpoint);
   // A task's init process: containerd 1.7 leaves its exec id empty, 2.x sets it to the container id.
   const pids = new Map((records?.tasks ?? []).map((t) => [t.containerId, t.pid]));
   return (records?.containers ?? [])
