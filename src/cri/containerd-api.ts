@@ -86,8 +86,11 @@ export class ContainerdConnection {
     });
   }
 
-  /** A server stream's messages in order; a failure rejects with ContainerdNativeError. */
-  stream<T>(name: string, request: unknown): AsyncIterable<T> {
+  /**
+   * A server stream's messages in order; a failure rejects with ContainerdNativeError. Aborting `signal`
+   * cancels the call (the iteration then rejects with CANCELLED).
+   */
+  stream<T>(name: string, request: unknown, signal?: AbortSignal): AsyncIterable<T> {
     const m = this.method(name);
     const call = this.client.makeServerStreamRequest(
       m.path,
@@ -96,6 +99,8 @@ export class ContainerdConnection {
       request,
       this.metadata,
     );
+    if (signal?.aborted) call.cancel();
+    else signal?.addEventListener('abort', () => call.cancel(), { once: true });
     return (async function* () {
       try {
         for await (const msg of call as AsyncIterable<T>) yield msg;

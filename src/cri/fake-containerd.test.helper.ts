@@ -6,6 +6,7 @@ import {
   Server,
   ServerCredentials,
   type ServerUnaryCall,
+  type ServerWritableStream,
   type ServiceDefinition,
   status as Status,
   type sendUnaryData,
@@ -18,13 +19,24 @@ import { protoPath } from './package-root.js';
 export async function startFakeContainerd(
   socketPath: string,
   seen: string[],
-  /** How many Tasks/List calls fail with UNAVAILABLE before one answers (a containerd too busy to). */
-  opts: { failedTaskLists?: number } = {},
+  opts: {
+    /** How many Tasks/List calls fail with UNAVAILABLE before one answers (a containerd too busy to). */
+    failedTaskLists?: number;
+    /**
+     * Records made while a client subscribes to /containers/create: each is announced, and Containers/Get
+     * answers with its labels, or NOT_FOUND for one without (removed before it was read).
+     */
+    creations?: readonly { id: string; labels?: Record<string, string> }[];
+  } = {},
 ): Promise<Server> {
   let failsLeft = opts.failedTaskLists ?? 0;
-  const def = loadSync([protoPath('containerd-containers.proto'), protoPath('containerd-tasks.proto')], {
-    ...LOADER_OPTIONS,
-  });
+  const creations = opts.creations ?? [];
+  const def = loadSync(
+    ['containerd-containers.proto', 'containerd-tasks.proto', 'containerd-events.proto'].map((p) =>
+      protoPath(p),
+    ),
+    { ...LOADER_OPTIONS },
+  );
   const server = new Server();
   const ns = (call: ServerUnaryCall<unknown, unknown>) =>
     String(call.metadata.get('containerd-namespace')[0] ?? '');
@@ -32,6 +44,11 @@ export async function startFakeContainerd(
     Delete: (call: ServerUnaryCall<{ id: string }, unknown>, cb: sendUnaryData<unknown>) => {
       seen.push(`delete container ${call.request.id} in ${ns(call)}`);
       cb(null, {});
+    },
+    Get: (call: ServerUnaryCall<{ id: string }, unknown>, cb: sendUnaryData<unknown>) => {
+      const made = creations.find((c) => c.id === call.request.id);
+      if (made?.labels) cb(null, { container: { id: made.id, labels: made.labels } });
+      else cb({ code: Status.NOT_FOUND, details: `container "${call.request.id}": not found` });
     },
     List: (call: ServerUnaryCall<unknown, unknown>, cb: sendUnaryData<unknown>) => {
       seen.push(ns(call));
@@ -62,6 +79,13 @@ export async function startFakeContainerd(
     Delete: (call: ServerUnaryCall<{ containerId: string }, unknown>, cb: sendUnaryData<unknown>) => {
       seen.push(`delete task ${call.request.containerId}`);
       cb(null, { id: call.request.containerId, pid: 4242, exitStatus: 137 });
+    },
+  });
+  server.addService(def['containerd.services.events.v1.Events'] as ServiceDefinition, {
+    Subscribe: (call: ServerWritableStream<{ filters: string[] }, unknown>) => {
+      seen.push(`subscribe ${call.request.filters.join(' ')}`);
+      for (const { id } of creations)
+        call.write({ namespace: 'k8s.io', topic: '/containers/create', event: { value: { id } } });
     },
   });
   await new Promise<void>((resolve, reject) =>

@@ -30,6 +30,7 @@ import { assessReadiness, requireReady } from '../readiness/readiness.js';
 import { besideDetectedKubelet } from '../readiness/readiness-probes.js';
 import type { Readiness } from '../readiness/readiness-types.js';
 import { type CleanupReport, removeLabelledUntilGone } from '../runtime/cleanup.js';
+import type { CreationWatch } from '../runtime/creation-watch.js';
 import { connectRuntime } from '../runtime/environment.js';
 import { NodeHostProbe } from '../runtime/host-probe.js';
 import { endLostProcesses } from '../runtime/lost-processes.js';
@@ -65,10 +66,12 @@ export async function runConformance(
   const client = await connectRuntime(config);
   let runId: string | undefined;
   let cgroupLease: CgroupParentLease | undefined;
+  let creations: CreationWatch | undefined;
   try {
     const prepared = await prepare(config, checks, client, signal, toolVersion, hooks);
     runId = prepared.env.runId;
     cgroupLease = prepared.cgroupLease;
+    creations = prepared.creations;
     prepared.env.knownDeviation = knownDeviationTest(deviations, prepared.runtime);
     listener.onStart(checks.length, prepared.properties);
     const { kubelet } = prepared.properties;
@@ -93,6 +96,7 @@ export async function runConformance(
       ...(crashes.length > 0 ? { runtimeCrashes: crashes } : {}),
     };
   } finally {
+    await creations?.stop();
     // The sweep removed the run's pod logs; this is for a run that threw before it got there.
     if (runId !== undefined) removeRunLogs(runId);
     cgroupLease?.release(otherLiveRuns(runId ?? ''));
@@ -108,6 +112,7 @@ interface Prepared {
   runtime: { name: string; version: string };
   watch: RuntimeWatch;
   cgroupLease: CgroupParentLease;
+  creations: CreationWatch | undefined;
 }
 
 /** Stage 1: the runtime is ready for the selected checks, and the environment they share is built. */
@@ -133,6 +138,8 @@ async function prepare(
     throw e;
   }
   const { nri, host, availability } = readiness;
+  // From here on, a build the runtime abandons before any reply names it is still known as the run's.
+  const creations = host instanceof NodeHostProbe ? host.watchCreations(runId) : undefined;
   const runtime = { name: client.version.runtimeName, version: client.version.runtimeVersion };
   const watch = new RuntimeWatch(client, config.runtimeEndpoint);
   await watch.start();
@@ -184,7 +191,7 @@ async function prepare(
     ...(nri.socketPath ? { nriSocket: nri.socketPath } : {}),
     ...(nri.socketPath ? { nriTimeouts: nri.timeouts ?? 'not sent' } : {}),
   };
-  return { env, properties, availability, runtime, watch, cgroupLease: readiness.cgroupLease };
+  return { env, properties, availability, runtime, watch, cgroupLease: readiness.cgroupLease, creations };
 }
 
 /** Stage 2: every selected check to a verdict, in the scheduler's order, until done or stopped. */

@@ -37,6 +37,7 @@ import {
   readProcStat,
 } from '../host/proc.js';
 import { readContainerdContainers, readContainerdRecords } from './containerd-records.js';
+import { CreationWatch } from './creation-watch.js';
 
 /** PID 1 here reaps slowly: look this long before calling a lingering process a leak. */
 const REAP_GRACE_MS = 2_500;
@@ -71,6 +72,15 @@ export class NodeHostProbe implements HostProbe {
     private readonly view: NodeView = ON_NODE,
     private readonly parentPath?: string,
   ) {}
+
+  /**
+   * Learns as the run's own every record containerd makes with all of the run's marks, from now until the
+   * watch is stopped (CreationWatch); undefined without an endpoint to watch.
+   */
+  watchCreations(runId: string): CreationWatch | undefined {
+    const { endpoint } = this;
+    return endpoint ? CreationWatch.start(endpoint, runId, (id) => this.ownIds.add([id])) : undefined;
+  }
 
   /** The client, learning the ids of what its calls make as the run's own (the injector proof's pods). */
   learningFrom(client: CriClient): CriClient {
