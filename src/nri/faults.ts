@@ -8,7 +8,10 @@ import type { FaultSpec, NriEventRecord } from './types.js';
 export interface FaultHandle {
   /** The first event this fault acted on (earlier ones included); rejects after `withinMs`. */
   reached(opts: { withinMs: number }): Promise<NriEventRecord>;
-  /** Replies OK to every reply this fault holds now; the fault stays armed for later events. */
+  /**
+   * Replies OK to every reply this fault holds now, a delay still running included (cut short); the fault
+   * stays armed for later events.
+   */
   release(): void;
   /** Disarms the fault and releases what it holds. */
   remove(): void;
@@ -78,6 +81,17 @@ class Fault implements FaultHandle {
   hold(): Promise<void> {
     return new Promise((resolve) => this.held.add(resolve));
   }
+
+  /** Resolves when `delay` ends or, sooner, as hold() does. */
+  async holdAtMost(delay: Promise<void>): Promise<void> {
+    let wake: (() => void) | undefined;
+    const released = new Promise<void>((resolve) => {
+      wake = resolve;
+      this.held.add(resolve);
+    });
+    await Promise.race([delay, released]);
+    if (wake) this.held.delete(wake);
+  }
 }
 
 export class FaultTable {
@@ -125,7 +139,8 @@ export class FaultTable {
       case 'crash':
         return { reply: 'crash' };
       case 'delay':
-        await this.sleep(action.ms);
+        // Released early by a check whose hold must end after an event of its own, not on a clock.
+        await f.holdAtMost(this.sleep(action.ms));
         return { reply: 'ok' };
       case 'hang': {
         if (this.closing.signal.aborted) return { reply: 'ok' };

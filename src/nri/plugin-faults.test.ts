@@ -74,6 +74,17 @@ describe('NriPlugin faults and how the runtime side classifies them', () => {
     expect(r?.latencyMs).to.be.at.least(75);
   });
 
+  it('cuts a delay short on release(): the OK goes out then, not when the delay would have ended', async () => {
+    const p = await start('10');
+    const hold = p.addFault({ match: { event: 'RunPodSandbox' }, action: { kind: 'delay', ms: 1_500 } });
+    const delivery = fx.runtime.deliver('RunPodSandbox', makePod('d2'));
+    await hold.reached({ withinMs: 2000 });
+    hold.release();
+    const [r] = await delivery;
+    expect(r?.outcome).to.equal('ok');
+    expect(r?.latencyMs).to.be.below(1_500);
+  });
+
   it('holds a hang until release() and then replies OK', async () => {
     const p = await start('10');
     const hold = p.addFault({ match: { event: 'RunPodSandbox', podId: 'h1' }, action: { kind: 'hang' } });

@@ -148,11 +148,16 @@ export function nriHoldFor(ending: 'deadline' | 'cancel'): number {
 /**
  * A cancel for a call held in an NRI hook: CANCEL_IN_HOOK_MS after `reached` resolves, or at
  * CANCEL_IN_HOOK_LATEST_MS (plus `lateMs`, where the hook was seen reached later) when it never does.
- * `cancelledAt()` says when it came (performance.now()).
+ * `cancelledAt()` says when it came (performance.now()). With `releaseHold`, the hold ends by the cancel,
+ * never on a clock of its own: on a starved event loop, two timers due at once would answer the hook
+ * before the cancel left (its RST_STREAM is written a loop turn later), and the cancel would land after
+ * the hook, testing something else.
  */
 export function cancelInHook(
   reached: Promise<unknown>,
   lateMs = 0,
+  /** Answers the held hook: called HOLD_MARGIN_MS after the cancel, so the hook never answers first. */
+  releaseHold?: () => void,
 ): {
   signal: AbortSignal;
   cancelledAt(): number | undefined;
@@ -169,6 +174,8 @@ export function cancelInHook(
     'abort',
     () => {
       at = performance.now();
+      if (releaseHold)
+        AbortSignal.timeout(HOLD_MARGIN_MS).addEventListener('abort', releaseHold, { once: true });
     },
     { once: true },
   );

@@ -42,6 +42,8 @@ export interface ContainerDelay {
   holdEnded?: () => Promise<{ reachedAt?: number }>;
   /** For an NRI hook hold: resolves once the hook is reached (scenarios.ts HeldBy). */
   holdReached?: () => Promise<unknown>;
+  /** For an NRI hook hold: answers the hook now (scenarios.ts HeldBy). */
+  releaseHold?: () => void;
   /** The delay may sit behind the CreateContainer hook (scenarios.ts HeldBy). */
   behindHooks?: boolean;
   /** For a check whose path is where the timeout lands (scenarios.ts HeldBy). */
@@ -74,6 +76,7 @@ export async function nriCreateDelay(
     disarm: async () => fault?.remove(),
     holdEnded: () => holdOutcome(fault),
     holdReached: () => holdReached(fault, deliveryWithinMs(t)),
+    releaseHold: () => fault?.release(),
   };
 }
 
@@ -122,6 +125,7 @@ export async function timeOutCreateContainer(
       ...(delay.holdMs !== undefined ? { holdMs: delay.holdMs } : {}),
       ...(delay.holdEnded ? { holdEnded: delay.holdEnded } : {}),
       ...(delay.holdReached ? { holdReached: delay.holdReached } : {}),
+      ...(delay.releaseHold ? { releaseHold: delay.releaseHold } : {}),
       ...(delay.behindHooks ? { behindHooks: true } : {}),
       ...(delay.watchReach ? { watchReach: delay.watchReach } : {}),
     },

@@ -32,6 +32,7 @@ import {
   cancelInHook,
   DELAY_MS,
   FIRST_DEADLINE_MS,
+  HOLD_MARGIN_MS,
   LATE_CANCEL_MS,
   nriHoldFor,
   RETRY_GROWS_TO_MS,
@@ -71,6 +72,8 @@ export interface HeldBy {
   holdEnded?: () => Promise<{ reachedAt?: number }>;
   /** For a hold of an NRI hook: resolves once the hook is reached (a cancel is sent into it then). */
   holdReached?: () => Promise<unknown>;
+  /** For a hold of an NRI hook: answers the hook now (a cancel's hold ends by it: cancelInHook). */
+  releaseHold?: () => void;
   /**
    * For a check whose path is where the timeout lands (IDEM-14): watches for the attempt reaching the
    * delay, which must happen before the client gives up. Checks that need only a timeout somewhere in the
@@ -201,9 +204,11 @@ export async function firstAttempt<M extends CriMethod>(
   const lateMs = lateFor(t, reachKey, delay, ending);
   // Once a miss was learnt: whether the next first attempt on this delay gives up later than this one.
   const laterNext = () => lateFor(t, reachKey, delay, ending) > lateMs;
-  // A hook's hold counts from the hook, and a later deadline must still expire inside it.
+  // A hook's hold counts from the hook, and a later deadline must still expire inside it. A cancel's hold
+  // that the cancel ends may run as long as the longest hold, which fits the plugin request timeout.
+  const cancelEndsHold = ending === 'cancel' && delay.releaseHold !== undefined;
   const holdMs = delay.holdEnded
-    ? nriHoldFor(ending) + (ending === 'deadline' ? lateMs : 0)
+    ? nriHoldFor(cancelEndsHold ? 'deadline' : ending) + (ending === 'deadline' ? lateMs : 0)
     : (delay.holdMs ?? DELAY_MS) + lateMs;
   const [deadlineMs, cancelAfterMs] = [FIRST_DEADLINE_MS + lateMs, CANCEL_AFTER_MS + lateMs];
   let reach: ReachWatch | undefined;
@@ -213,7 +218,9 @@ export async function firstAttempt<M extends CriMethod>(
     // The cancel's timer starts with the call, not before a wait for the lane; one meant for a hook comes
     // once the hook holds the call.
     const inHook =
-      ending === 'cancel' && delay.holdReached ? cancelInHook(delay.holdReached(), lateMs) : undefined;
+      ending === 'cancel' && delay.holdReached
+        ? cancelInHook(delay.holdReached(), lateMs, delay.releaseHold)
+        : undefined;
     const opts: CallOpts =
       ending === 'deadline'
         ? { deadlineMs, cancelLateByMs: LATE_CANCEL_MS }
@@ -224,7 +231,10 @@ export async function firstAttempt<M extends CriMethod>(
         : inHook
           ? `a cancel ${CANCEL_IN_HOOK_MS} ms after the hook holds it`
           : `a cancel after ${cancelAfterMs} ms`;
-    t.step(`${what} with the ${delay.name} holding it ${holdMs} ms; the client ends it by ${how}`);
+    const holding = cancelEndsHold
+      ? `until ${HOLD_MARGIN_MS} ms after the cancel (at most ${holdMs} ms)`
+      : `${holdMs} ms`;
+    t.step(`${what} with the ${delay.name} holding it ${holding}; the client ends it by ${how}`);
     const sentAt = performance.now();
     const reply = await send(opts);
     const hold = await delay.holdEnded?.();

@@ -213,6 +213,7 @@ function nriRunHookDelay(t: CheckContext, shared: SharedPlugin): Delay {
     },
     holdEnded: () => holdOutcome(fault),
     holdReached: () => holdReached(fault, deliveryWithinMs(t)),
+    releaseHold: () => fault?.release(),
   };
 }
 
