@@ -53,18 +53,20 @@ export class ContainerdSession {
   /** Both lists, or undefined when the endpoint does not serve containerd's API. */
   async list(): Promise<NativeRecords | undefined> {
     const containers = await this.containers();
+    const tasks = await this.tasks();
+    return containers && tasks ? { containers, tasks } : undefined;
+  }
+
+  /** The tasks alone (Tasks/List asks every shim), or undefined when the endpoint is not containerd. */
+  async tasks(): Promise<NativeTask[] | undefined> {
     const t = await this.call<{ tasks: NativeTask[] }>('Tasks/List', { filter: '' });
-    if (!containers || !t) return undefined;
-    return {
-      containers,
-      // Tasks/List leaves container_id empty and names the task by its container's id.
-      tasks: t.tasks.map(({ containerId, id, pid, status }) => ({
-        containerId: containerId || id,
-        id,
-        pid,
-        status,
-      })),
-    };
+    // Tasks/List leaves container_id empty and names the task by its container's id.
+    return t?.tasks.map(({ containerId, id, pid, status }) => ({
+      containerId: containerId || id,
+      id,
+      pid,
+      status,
+    }));
   }
 
   /**
@@ -117,6 +119,14 @@ export async function listContainerdContainers(
   opts: { namespace?: string; deadlineMs?: number } = {},
 ): Promise<NativeContainer[] | undefined> {
   return withSession(endpoint, opts, (session) => session.containers());
+}
+
+/** Lists containerd's tasks in `namespace`, without their containers; otherwise as listContainerdRecords. */
+export async function listContainerdTasks(
+  endpoint: string,
+  opts: { namespace?: string; deadlineMs?: number } = {},
+): Promise<NativeTask[] | undefined> {
+  return withSession(endpoint, opts, (session) => session.tasks());
 }
 
 async function withSession<T>(

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { startFakeContainerd } from '../../cri/fake-containerd.test.helper.js';
 import { socketDir, startCriServer } from '../../cri/fake-cri.test.helper.js';
-import { RecordsUnreadError, readContainerdRecords } from './containerd-records.js';
+import { RecordsUnreadError, readContainerdRecords, readContainerdTasks } from './containerd-records.js';
 
 describe('readContainerdRecords', () => {
   let tmp: ReturnType<typeof socketDir>;
@@ -19,6 +19,19 @@ describe('readContainerdRecords', () => {
       const records = await readContainerdRecords(`unix://${socket}`);
       expect(records?.tasks.map((t) => t.pid)).to.deep.equal([4242]);
       expect(seen.filter((s) => s === 'tasks list failed')).to.have.length(2);
+    } finally {
+      server.forceShutdown();
+    }
+  });
+
+  it('reads the tasks alone, asked again the same way while containerd is too busy to list them', async () => {
+    const seen: string[] = [];
+    const socket = join(tmp.dir, 'containerd.sock');
+    const server = await startFakeContainerd(socket, seen, { failedTaskLists: 1 });
+    try {
+      const tasks = await readContainerdTasks(`unix://${socket}`);
+      expect(tasks).to.deep.equal([{ containerId: 'c1', id: '', pid: 4242, status: 'RUNNING' }]);
+      expect(seen).to.deep.equal(['tasks list failed']);
     } finally {
       server.forceShutdown();
     }

@@ -4,7 +4,7 @@
  * for "no records" would be wrong both ways: a trial's baseline without an earlier trial's leak blames that
  * leak on this trial (a FAIL the tool made), and a look without the trial's own leak passes it.
  */
-import type { NativeContainer, NativeRecords } from '../../cri/containerd-native.js';
+import type { NativeContainer, NativeRecords, NativeTask } from '../../cri/containerd-native.js';
 import { errorMessage } from '../core/errors.js';
 import { sleep } from '../core/waits.js';
 
@@ -42,11 +42,24 @@ export async function readContainerdContainers(
   return readAgainWhileFailing(endpoint, opts.withinMs, listContainerdContainers);
 }
 
+/** containerd's tasks alone (every shim is asked), read as readContainerdRecords reads both. */
+export async function readContainerdTasks(
+  endpoint: string | undefined,
+  opts: { withinMs?: number } = {},
+): Promise<NativeTask[] | undefined> {
+  const { listContainerdTasks } = await native();
+  return readAgainWhileFailing(endpoint, opts.withinMs, listContainerdTasks);
+}
+
 /** Loaded on use: suites import the modules that read, and grpc would slow down `list` and `--help`. */
 function native() {
   return import('../../cri/containerd-native.js');
 }
 
+/**
+ * Not `poll`: its last look comes at the deadline, where a call would get a deadline of a millisecond or
+ * two and fail for that alone, hiding the failure the earlier reads met. This stops before such a read.
+ */
 async function readAgainWhileFailing<T>(
   endpoint: string | undefined,
   withinMs = RECORDS_WITHIN_MS,

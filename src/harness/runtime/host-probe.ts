@@ -36,7 +36,11 @@ import {
   readProc,
   readProcStat,
 } from '../host/proc.js';
-import { readContainerdContainers, readContainerdRecords } from './containerd-records.js';
+import {
+  readContainerdContainers,
+  readContainerdRecords,
+  readContainerdTasks,
+} from './containerd-records.js';
 import { CreationWatch } from './creation-watch.js';
 
 /** PID 1 here reaps slowly: look this long before calling a lingering process a leak. */
@@ -187,9 +191,9 @@ export class NodeHostProbe implements HostProbe {
       Object.entries(labels).every(([k, v]) => c.labels[k] === v),
     );
     if (labels[RUN_LABEL]) this.ownIds.add(mine.map((c) => c.id));
-    const records = mine.length > 0 ? await this.containerdRecords() : undefined;
+    const tasks = mine.length > 0 ? await readContainerdTasks(this.endpoint) : undefined;
     return mine.map((c) => {
-      const task = records?.tasks.find((t) => t.containerId === c.id);
+      const task = tasks?.find((t) => t.containerId === c.id);
       const what = `containerd container ${shortId(c.id)}${task ? ` with task pid ${task.pid}` : ''} is still there`;
       return { id: c.id, what };
     });
@@ -230,25 +234,19 @@ export class NodeHostProbe implements HostProbe {
     };
   }
 
-  /**
-   * containerd's own containers and tasks (namespace k8s.io); undefined where there are none to read (no
-   * endpoint, not containerd). A read that keeps failing throws: a verdict needs them.
-   */
-  private async containerdRecords() {
-    return readContainerdRecords(this.endpoint);
-  }
-
   /** Ids of every container and task the runtime keeps (containerd); undefined when they cannot be read. */
   private async recordedIds(): Promise<Set<string> | undefined> {
     if (!this.endpoint) return new Set();
-    const records = await this.containerdRecords().catch(() => undefined);
+    // Here a failed read is "cannot tell": the process is left, and said so.
+    const records = await readContainerdRecords(this.endpoint).catch(() => undefined);
     if (!records) return undefined;
     return new Set([...records.containers.map((c) => c.id), ...records.tasks.map((t) => t.containerId)]);
   }
 
   /** Containers and tasks the runtime still keeps for the ids, though the CRI no longer shows them. */
   private async runtimeRecordsOf(ids: readonly string[]): Promise<HostLeak[]> {
-    const records = await this.containerdRecords();
+    // A read that keeps failing throws (RecordsUnreadError): a verdict needs them.
+    const records = await readContainerdRecords(this.endpoint);
     if (!records) return [];
     const mine = (id: string) => ids.includes(id);
     return [
