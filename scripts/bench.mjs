@@ -6,7 +6,8 @@
 // check's wall time beside its floors (side by side and serial) and the strength it reached; and what the
 // private instance of --isolated costs (start, image import, removal; scenario "isolated", needs root). Each run
 // starts once the CPUs are under 15% busy (at most a minute's wait), so a run does not pay for the one before
-// it; that and the 1-minute load average before and after each run are recorded.
+// it; that and the 1-minute load average before and after each run are recorded, and the CPU time the
+// machine spent during the run, with the floor it sets (that time over every core) and the tool's share.
 // Usage: node scripts/bench.mjs [--out reports/bench.json] [--runs 10] [--env-file F]... [--only all,...]
 //        [-- <extra run flags>]
 // Runtimes: --env-file (repeatable), else CRI_CONFORM_E2E_ENV_FILES, else CONTAINER_RUNTIME_ENDPOINT.
@@ -71,7 +72,7 @@ const result = {
     isolatedMs: ISOLATED_GOAL_MS,
   },
   howMeasured:
-    'wall time of each `cri-conform run` from spawn to exit; required waits = the harness-declared requiredWaitMs of every check (absence and census windows, pauses, calls meant to time out, retries that spent their budget unconverged) plus hooks hung until the runtime plugin request timeout, summed over checks, so checks that overlap can bring the wall time below it; ratio = wall / required',
+    'wall time of each `cri-conform run` from spawn to exit; required waits = the harness-declared requiredWaitMs of every check (absence and census windows, pauses, calls meant to time out, retries that spent their budget unconverged) plus hooks hung until the runtime plugin request timeout, summed over checks, so checks that overlap can bring the wall time below it; ratio = wall / required; cpu = the CPU time the whole machine spent during the run (/proc/stat) and its floor, that time spread over every core, the least wall time the same work allows here, with the share of the tool itself (the run and the commands it waited for)',
   runtimes: [],
 };
 
@@ -94,15 +95,22 @@ for (const target of targets(own)) {
       flags: run.flags,
       loadAverage1m: run.loadAverage1m,
       idleBefore: run.idleBefore,
+      cpu: run.cpu,
       reportDir: run.reportDir,
       ...summary,
     };
     lines.push(
       `${summary.runtime} ${name}: wall ${(summary.wallMs / 1000).toFixed(1)} s, required ${(summary.requiredWaitMs / 1000).toFixed(1)} s, ratio ${summary.overheadRatio} (${summary.overheadRatioWithoutUnconvergedRetries} without unconverged retries), load ${run.loadAverage1m.before}..${run.loadAverage1m.after}`,
+      `  ${cpuLine(run.cpu)}`,
     );
     for (const f of summary.floors) lines.push(`  ${floorLine(f)}`);
   }
   result.runtimes.push(entry);
+}
+
+/** "CPUs 91% busy: 305.2 CPU-seconds, floor 152.6 s on 2 cores; the tool 18.9 s" */
+function cpuLine(c) {
+  return `CPUs ${c.busyPct}% busy: ${c.busyS} CPU-seconds, floor ${(c.floorMs / 1000).toFixed(1)} s on ${c.cores} cores; the tool ${c.toolS} s`;
 }
 
 /** "IDEM-14 passed: 41.2 s (floor 12.0 s side by side, 48.0 s serial), 60 trials, 4 at once" */

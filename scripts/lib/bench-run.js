@@ -1,7 +1,7 @@
 // Shared by the benchmark scripts: which runtimes to measure, and one timed `cri-conform run` against one.
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const root = resolve(import.meta.dirname, '../..');
@@ -56,6 +56,39 @@ function cpuTimes() {
   return { busy: total - idle, total };
 }
 
+/** Ticks per second of /proc's CPU counters (USER_HZ). */
+const USER_HZ = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/**
+ * CPU ticks of this process's reaped children so far (/proc/self/stat cutime + cstime): the `cri-conform
+ * run` it spawned and every command that run waited for. A shim the runtime started is the runtime's.
+ */
+function reapedChildrenTicks() {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[13]) + Number(fields[14]);
+}
+
+/**
+ * What the machine's CPUs did during a run: busy seconds against all the cores had, the tool's share, and
+ * the CPU floor: the wall time the same work would take with every core busy throughout. A run whose wall
+ * time is near that floor is bound by work (mostly the runtime's), not by the waits its contracts require.
+ */
+function cpuDuring(before, after, toolTicks, wallMs) {
+  const seconds = (ticks) => Number((ticks / USER_HZ).toFixed(1));
+  const busy = after.busy - before.busy;
+  const cores = cpus().length;
+  return {
+    cores,
+    busyS: seconds(busy),
+    capacityS: seconds(after.total - before.total),
+    busyPct: Math.round((100 * busy) / Math.max(1, after.total - before.total)),
+    floorMs: Math.round(((busy / USER_HZ) * 1000) / cores),
+    toolS: seconds(toolTicks),
+    wallMs: Math.round(wallMs),
+  };
+}
+
 const SETTLE_SAMPLE_MS = 2_000;
 const SETTLE_BUSY_PCT = 15;
 const SETTLE_WITHIN_MS = 60_000;
@@ -80,7 +113,7 @@ function settle() {
 
 /**
  * Runs `cri-conform run <flags>` once the machine is idle (settle) and returns the JSON report, the wall
- * time, the load around it and how busy the CPUs were when it started. Each
+ * time, the load around it, how busy the CPUs were when it started and what they did meanwhile. Each
  * run's reports stay in reports/bench-runs/ (ignored by git), where the benchmark JSON points to them.
  */
 export function timedRun(env, flags) {
@@ -90,12 +123,15 @@ export function timedRun(env, flags) {
   const json = join(dir, 'results.json');
   const idleBefore = settle();
   const loadBefore = load();
+  const cpuBefore = cpuTimes();
+  const toolBefore = reapedChildrenTicks();
   const start = performance.now();
   const r = spawnSync(process.execPath, [cli, 'run', ...flags, '--report-dir', dir, '--json', json], {
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const wallMs = performance.now() - start;
+  const cpu = cpuDuring(cpuBefore, cpuTimes(), reapedChildrenTicks() - toolBefore, wallMs);
   if (r.status === 2 || r.status === null)
     throw new Error(`cri-conform run ${flags.join(' ')} exited ${r.status}`);
   return {
@@ -104,6 +140,7 @@ export function timedRun(env, flags) {
     loadAverage1m: { before: loadBefore, after: load() },
     idleBefore,
     wallMs,
+    cpu,
     report: JSON.parse(readFileSync(json, 'utf8')),
   };
 }

@@ -125,6 +125,24 @@ describe('check injectors', () => {
     expect(learnt).to.deep.equal([A, A]);
   });
 
+  it("reads a trial's own lines with a reader made before the trial, and refuses once the trial never claimed the dir", async () => {
+    const d = dirs();
+    let trial: number | undefined;
+    const x = new CheckInjectors(d, ['slow-cni'], 'cc-x-', [], () => trial);
+    const cni = x.slowCni();
+    const log = join(d.slowCniDir, 'del.log');
+    trial = 1;
+    await cni.setDelay(0);
+    appendFileSync(log, `${A} cc-xt1-\n${B} \n`);
+    expect(await cni.deletedIds(), 'trial 1 held the wrapper before its pods').to.deep.equal([A]);
+    trial = 2;
+    appendFileSync(log, `${B} \n`);
+    await cni.deletedIds().then(
+      () => expect.fail('a trial that never claimed the dir read its untagged pods as none'),
+      (e: Error) => expect(e.message).to.match(/make the injector inside the trial/),
+    );
+  });
+
   it('reads no DELs when the wrapper keeps no log', async () => {
     expect(await new CheckInjectors(dirs(), ['slow-cni'], 'cc-x-').slowCni().deletedIds()).to.deep.equal([]);
   });

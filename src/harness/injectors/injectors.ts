@@ -311,14 +311,19 @@ class InjectorClaims {
   /**
    * A reader of the lines the caller's pods gained in `log` since this call (a key first seen later: since
    * it was claimed). The count at the start is read at once, so nothing logged after the call can count as
-   * "before".
+   * "before". Read in a trial, the reader sees the trial's lines, so the trial must have claimed the dir
+   * before making its pods: the wrapper tags only pods of a claimed key.
    */
   linesLoggedSince(dir: string, log: KeyedLog): () => Promise<string[]> {
     const keyNow = this.currentKey();
     const before = ownLines(splitLines(readOrEmpty(log.file)), log.keyField, keyNow).length;
     return async () => {
-      this.claim(dir);
       const key = this.currentKey();
+      if (key !== keyNow && !this.claimed.has(join(dir, CLAIMS_DIR, key)))
+        throw new Error(
+          `unreachable: a reader of ${log.file} made for ${keyNow} was read in a trial that had not claimed ${dir}; its pods went untagged, so it would read nothing: make the injector inside the trial, before its pods`,
+        );
+      this.claim(dir);
       const from = key === keyNow ? before : (this.linesAtClaim.get(`${log.file} ${key}`) ?? 0);
       return ownLines(await readLines(log.file), log.keyField, key).slice(from);
     };
