@@ -91,13 +91,19 @@ async function leftoversAfterTimeout(
     seen.add(...live.ids);
   }
   await seen.look();
+  const removedIds: string[] = [];
   for (const pod of await t.cri.listPods()) {
     await t.cri.stopPod(pod.id);
     await t.cri.removePod(pod.id);
+    removedIds.push(shortId(pod.id));
   }
   // One finding per build that left something: the first attempt's and a cut-off retry's leftovers may
-  // come from two different bugs, and each is judged on its own (an entry must name every one).
-  const removed = run.podId ? shortId(run.podId) : 'every pod of the check';
+  // come from two different bugs, and each is judged on its own (an entry must name every one). Where no
+  // retry converged the removed pods are named: a leftover of one of them is another bug than a leftover
+  // of a build the runtime never listed.
+  const removed = run.podId
+    ? shortId(run.podId)
+    : `every pod of the check (${removedIds.join(', ') || 'none was listed'})`;
   const holding = (leaks: string) =>
     `after a ${ending} in ${path}, retries (${run.line}) and removal of ${removed}, the host or runtime still holds ${leaks}${retryBuildsNamedIn(leaks, run.retries)}`;
   const byBuild = await seen.leftoversByBuild();
