@@ -74,7 +74,7 @@ function reapedChildrenTicks() {
  * the CPU floor: the wall time the same work would take with every core busy throughout. A run whose wall
  * time is near that floor is bound by work (mostly the runtime's), not by the waits its contracts require.
  */
-function cpuDuring(before, after, toolTicks, wallMs) {
+function cpuDuring(before, after, toolTicks) {
   const seconds = (ticks) => Number((ticks / USER_HZ).toFixed(1));
   const busy = after.busy - before.busy;
   const cores = cpus().length;
@@ -85,7 +85,6 @@ function cpuDuring(before, after, toolTicks, wallMs) {
     busyPct: Math.round((100 * busy) / Math.max(1, after.total - before.total)),
     floorMs: Math.round(((busy / USER_HZ) * 1000) / cores),
     toolS: seconds(toolTicks),
-    wallMs: Math.round(wallMs),
   };
 }
 
@@ -131,7 +130,7 @@ export function timedRun(env, flags) {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const wallMs = performance.now() - start;
-  const cpu = cpuDuring(cpuBefore, cpuTimes(), reapedChildrenTicks() - toolBefore, wallMs);
+  const cpu = cpuDuring(cpuBefore, cpuTimes(), reapedChildrenTicks() - toolBefore);
   if (r.status === 2 || r.status === null)
     throw new Error(`cri-conform run ${flags.join(' ')} exited ${r.status}`);
   return {

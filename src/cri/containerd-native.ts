@@ -110,26 +110,14 @@ export async function listContainerdRecords(
   endpoint: string,
   opts: { namespace?: string; deadlineMs?: number } = {},
 ): Promise<NativeRecords | undefined> {
-  return withSession(endpoint, opts, (session) => session.list());
+  return withContainerdSession(endpoint, opts, (session) => session.list());
 }
 
-/** Lists containerd's containers in `namespace`, without their tasks; otherwise as listContainerdRecords. */
-export async function listContainerdContainers(
-  endpoint: string,
-  opts: { namespace?: string; deadlineMs?: number } = {},
-): Promise<NativeContainer[] | undefined> {
-  return withSession(endpoint, opts, (session) => session.containers());
-}
-
-/** Lists containerd's tasks in `namespace`, without their containers; otherwise as listContainerdRecords. */
-export async function listContainerdTasks(
-  endpoint: string,
-  opts: { namespace?: string; deadlineMs?: number } = {},
-): Promise<NativeTask[] | undefined> {
-  return withSession(endpoint, opts, (session) => session.tasks());
-}
-
-async function withSession<T>(
+/**
+ * Runs `use` on a session with containerd at `endpoint` in `namespace`, and closes it: for a read of part
+ * of the records (`session.containers()`, `session.tasks()`), as listContainerdRecords reads both.
+ */
+export async function withContainerdSession<T>(
   endpoint: string,
   opts: { namespace?: string; deadlineMs?: number },
   use: (session: ContainerdSession) => Promise<T>,

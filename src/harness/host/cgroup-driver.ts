@@ -8,6 +8,7 @@
  */
 import type { CriClient } from '../../cri/client.js';
 import { CriCallError } from '../../cri/errors.js';
+import { GRPC_UNIMPLEMENTED } from '../../nri/grpc-codes.js';
 import { errorMessage } from '../core/errors.js';
 
 export type CgroupDriver = 'systemd' | 'cgroupfs';
@@ -24,8 +25,6 @@ export interface LearntDriver {
 }
 
 const CALL_DEADLINE_MS = 5_000;
-/** grpc status UNIMPLEMENTED: a runtime whose CRI predates RuntimeConfig (containerd 1.7). */
-const UNIMPLEMENTED = 12;
 /** runc's shims, whose options carry SystemdCgroup (containerd's runc.v1 is gone in 2.0). */
 const RUNC_TYPES = new Set(['io.containerd.runc.v2', 'io.containerd.runc.v1']);
 
@@ -37,7 +36,7 @@ export async function learnCgroupDriver(
   const notes: string[] = [];
   const fromCall = await runtimeConfigDriver(client).catch((e: unknown) => {
     notes.push(
-      e instanceof CriCallError && e.status === UNIMPLEMENTED
+      e instanceof CriCallError && e.status === GRPC_UNIMPLEMENTED
         ? 'RuntimeConfig is not implemented'
         : `RuntimeConfig failed: ${errorMessage(e)}`,
     );

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { startFakeContainerd } from '../../cri/fake-containerd.test.helper.js';
 import { socketDir, startCriServer } from '../../cri/fake-cri.test.helper.js';
-import { RecordsUnreadError, readContainerdRecords, readContainerdTasks } from './containerd-records.js';
+import { RecordsUnreadError, readContainerd, readContainerdRecords } from './containerd-records.js';
 
 describe('readContainerdRecords', () => {
   let tmp: ReturnType<typeof socketDir>;
@@ -29,7 +29,7 @@ describe('readContainerdRecords', () => {
     const socket = join(tmp.dir, 'containerd.sock');
     const server = await startFakeContainerd(socket, seen, { failedTaskLists: 1 });
     try {
-      const tasks = await readContainerdTasks(`unix://${socket}`);
+      const tasks = await readContainerd(`unix://${socket}`, (s) => s.tasks());
       expect(tasks).to.deep.equal([{ containerId: 'c1', id: '', pid: 4242, status: 'RUNNING' }]);
       expect(seen).to.deep.equal(['tasks list failed']);
     } finally {

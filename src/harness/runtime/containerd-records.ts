@@ -4,7 +4,7 @@
  * for "no records" would be wrong both ways: a trial's baseline without an earlier trial's leak blames that
  * leak on this trial (a FAIL the tool made), and a look without the trial's own leak passes it.
  */
-import type { NativeContainer, NativeRecords, NativeTask } from '../../cri/containerd-native.js';
+import type { ContainerdSession, NativeRecords } from '../../cri/containerd-native.js';
 import { errorMessage } from '../core/errors.js';
 import { sleep } from '../core/waits.js';
 
@@ -29,26 +29,20 @@ export async function readContainerdRecords(
   endpoint: string | undefined,
   opts: { withinMs?: number } = {},
 ): Promise<NativeRecords | undefined> {
-  const { listContainerdRecords } = await native();
-  return readAgainWhileFailing(endpoint, opts.withinMs, listContainerdRecords);
+  return readContainerd(endpoint, (s) => s.list(), opts);
 }
 
-/** containerd's containers alone (no shim is asked), read as readContainerdRecords reads both. */
-export async function readContainerdContainers(
+/**
+ * A part of containerd's records, read as readContainerdRecords reads both: `list` asks the session for
+ * it, as `(s) => s.containers()` (no shim is asked) or `(s) => s.tasks()` (every shim is).
+ */
+export async function readContainerd<T>(
   endpoint: string | undefined,
+  list: (session: ContainerdSession) => Promise<T | undefined>,
   opts: { withinMs?: number } = {},
-): Promise<NativeContainer[] | undefined> {
-  const { listContainerdContainers } = await native();
-  return readAgainWhileFailing(endpoint, opts.withinMs, listContainerdContainers);
-}
-
-/** containerd's tasks alone (every shim is asked), read as readContainerdRecords reads both. */
-export async function readContainerdTasks(
-  endpoint: string | undefined,
-  opts: { withinMs?: number } = {},
-): Promise<NativeTask[] | undefined> {
-  const { listContainerdTasks } = await native();
-  return readAgainWhileFailing(endpoint, opts.withinMs, listContainerdTasks);
+): Promise<T | undefined> {
+  const { withContainerdSession } = await native();
+  return readAgainWhileFailing(endpoint, opts.withinMs, (at, o) => withContainerdSession(at, o, list));
 }
 
 /** Loaded on use: suites import the modules that read, and grpc would slow down `list` and `--help`. */

@@ -5,12 +5,12 @@
  * it, the final sweep and `cleanup` stop that shim as the run's own. A record counts as the run's only
  * while it carries every mark of the run's, read the moment containerd reports it.
  */
+import { GRPC_UNIMPLEMENTED } from '../../nri/grpc-codes.js';
 import { hasOurMarks } from '../core/labels.js';
 import { sleep } from '../core/waits.js';
 
 /** After the stream broke (a restarted containerd), subscribe again this much later. */
 const RESUBSCRIBE_MS = 500;
-const UNIMPLEMENTED = 12;
 
 export class CreationWatch {
   private readonly stopping = new AbortController();
@@ -48,7 +48,7 @@ export class CreationWatch {
           if (made.labels && hasOurMarks(made.labels, this.runId)) this.learn(made.id);
         }
       } catch (e) {
-        if (e instanceof ContainerdNativeError && e.status === UNIMPLEMENTED) return;
+        if (e instanceof ContainerdNativeError && e.status === GRPC_UNIMPLEMENTED) return;
       }
       await sleep(RESUBSCRIBE_MS, signal).catch(() => undefined);
     }

@@ -36,11 +36,7 @@ import {
   readProc,
   readProcStat,
 } from '../host/proc.js';
-import {
-  readContainerdContainers,
-  readContainerdRecords,
-  readContainerdTasks,
-} from './containerd-records.js';
+import { readContainerd, readContainerdRecords } from './containerd-records.js';
 import { CreationWatch } from './creation-watch.js';
 
 /** PID 1 here reaps slowly: look this long before calling a lingering process a leak. */
@@ -186,12 +182,12 @@ export class NodeHostProbe implements HostProbe {
    * task's pid. Tasks carry no labels, so they are asked for (of every shim) only when a container is left.
    */
   private async labelledRecords(labels: Readonly<Record<string, string>>) {
-    const containers = await readContainerdContainers(this.endpoint);
+    const containers = await readContainerd(this.endpoint, (s) => s.containers());
     const mine = (containers ?? []).filter((c) =>
       Object.entries(labels).every(([k, v]) => c.labels[k] === v),
     );
     if (labels[RUN_LABEL]) this.ownIds.add(mine.map((c) => c.id));
-    const tasks = mine.length > 0 ? await readContainerdTasks(this.endpoint) : undefined;
+    const tasks = mine.length > 0 ? await readContainerd(this.endpoint, (s) => s.tasks()) : undefined;
     return mine.map((c) => {
       const task = tasks?.find((t) => t.containerId === c.id);
       const what = `containerd container ${shortId(c.id)}${task ? ` with task pid ${task.pid}` : ''} is still there`;
