@@ -28,7 +28,7 @@ for (const target of list) {
   const runs = [];
   let runtime = '';
   for (let i = 0; i < repeat; i++) {
-    const run = timedRun(target.env, ['--level', 'all', ...runFlags]);
+    const run = await timedRun(target.env, ['--level', 'all', ...runFlags]);
     runtime = `${run.report.properties.runtimeName} ${run.report.properties.runtimeVersion}`;
     runs.push({
       wallMs: Math.round(run.wallMs),

@@ -7,7 +7,7 @@
 // private instance of --isolated costs (start, image import, removal; scenario "isolated", needs root). Each run
 // starts once the CPUs are under 15% busy (at most a minute's wait), so a run does not pay for the one before
 // it; that and the 1-minute load average before and after each run are recorded, and the CPU time the
-// machine spent during the run, with the floor it sets (that time over every core) and the tool's share.
+// machine spent during the run as the run's report has it (cpu): the floor it sets and the tool's share.
 // Usage: node scripts/bench.mjs [--out reports/bench.json] [--runs 10] [--env-file F]... [--only all,...]
 //        [-- <extra run flags>]
 // Runtimes: --env-file (repeatable), else CRI_CONFORM_E2E_ENV_FILES, else CONTAINER_RUNTIME_ENDPOINT.
@@ -88,29 +88,30 @@ for (const target of targets(own)) {
     );
   }
   for (const name of only.filter((n) => n in SCENARIOS)) {
-    const run = timedRun(target.env, [...SCENARIOS[name], ...runFlags]);
+    const run = await timedRun(target.env, [...SCENARIOS[name], ...runFlags]);
     const summary = summarize(run.report, run.wallMs, timeoutMs);
     entry.runtime = summary.runtime;
     entry.runs[name] = {
       flags: run.flags,
       loadAverage1m: run.loadAverage1m,
       idleBefore: run.idleBefore,
-      cpu: run.cpu,
+      cpu: run.report.cpu,
       reportDir: run.reportDir,
       ...summary,
     };
     lines.push(
       `${summary.runtime} ${name}: wall ${(summary.wallMs / 1000).toFixed(1)} s, required ${(summary.requiredWaitMs / 1000).toFixed(1)} s, ratio ${summary.overheadRatio} (${summary.overheadRatioWithoutUnconvergedRetries} without unconverged retries), load ${run.loadAverage1m.before}..${run.loadAverage1m.after}`,
-      `  ${cpuLine(run.cpu)}`,
+      `  ${cpuLine(run.report.cpu)}`,
     );
     for (const f of summary.floors) lines.push(`  ${floorLine(f)}`);
   }
   result.runtimes.push(entry);
 }
 
-/** "CPUs 91% busy: 305.2 CPU-seconds, floor 152.6 s on 2 cores; the tool 18.9 s" */
+/** "CPUs 91% busy: 305.2 CPU-seconds, floor 152.6 s on 2 cores; the tool 18.9 s" (the run's own record) */
 function cpuLine(c) {
-  return `CPUs ${c.busyPct}% busy: ${c.busyS} CPU-seconds, floor ${(c.floorMs / 1000).toFixed(1)} s on ${c.cores} cores; the tool ${c.toolS} s`;
+  if (!c) return 'CPUs: not measured (the runtime is not on this machine)';
+  return `CPUs ${c.busyPct}% busy: ${c.busySeconds} CPU-seconds, floor ${(c.floorMs / 1000).toFixed(1)} s on ${c.cores} cores; the tool ${c.toolSeconds} s`;
 }
 
 /** "IDEM-14 passed: 41.2 s (floor 12.0 s side by side, 48.0 s serial), 60 trials, 4 at once" */

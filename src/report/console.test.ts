@@ -121,6 +121,15 @@ describe('console reporter', () => {
       .and.to.match(/^1 check in /m);
   });
 
+  it("ends with what the machine's CPUs did when the run measured them", () => {
+    const { reporter, output } = capture(false, false);
+    const cpu = { cores: 2, busySeconds: 963.2, busyPct: 94, floorMs: 481_600, toolSeconds: 32.7 };
+    reporter.onEnd({ ...sampleOutcome(), cpu });
+    expect(output()).to.match(
+      /^6 checks in 1m 05s \(wall time\)\nCPUs: 2 cores 94% busy \(963\.2 CPU-s, cri-conform 32\.7 s\): this work takes at least 8m 02s here \(CPU floor\)\n/m,
+    );
+  });
+
   it('names the interruption in the summary', () => {
     const { reporter, output } = capture(false, false);
     reporter.onEnd({ ...sampleOutcome(), interrupted: 'SIGINT received' });

@@ -20,6 +20,7 @@ import { countVerdicts, groupBySuite, VERDICT_ORDER } from './tally.js';
 import {
   cleanText,
   countOf,
+  describeCpu,
   describeNotRun,
   describeTrials,
   formatMs,
@@ -213,5 +214,6 @@ function summaryLines(c: ChalkInstance, outcome: RunOutcome): string[] {
     '',
     `${countOf(outcome.results.length, 'check')} in ${formatMs(outcome.durationMs)} (wall time)`,
   );
+  if (outcome.cpu) lines.push(`CPUs: ${describeCpu(outcome.cpu)}`);
   return lines;
 }

@@ -1,8 +1,17 @@
 import { expect } from 'chai';
 import { renderJson } from './json.js';
+import { parseResults } from './read-results.js';
 import { result, sampleOutcome, TIMELINE } from './sample-outcome.test.helper.js';
 
 describe('renderJson', () => {
+  it("writes what the machine's CPUs did during the run, and reads it back", () => {
+    const cpu = { cores: 2, busySeconds: 963.2, busyPct: 94, floorMs: 481_600, toolSeconds: 32.7 };
+    const report = JSON.parse(renderJson({ ...sampleOutcome(), cpu }));
+    expect(report.cpu).to.deep.equal(cpu);
+    expect(parseResults(report, 'results.json').cpu).to.deep.equal(cpu);
+    expect(parseResults({ ...report, cpu: null }, 'results.json').cpu).to.equal(undefined);
+  });
+
   it('writes the stable top-level fields and a summary per verdict', () => {
     const report = JSON.parse(renderJson(sampleOutcome()));
     expect(Object.keys(report)).to.deep.equal([
@@ -13,11 +22,13 @@ describe('renderJson', () => {
       'notStarted',
       'staleDeviations',
       'runtimeCrashes',
+      'cpu',
       'summary',
       'results',
     ]);
-    expect(report.schemaVersion).to.equal(6);
+    expect(report.schemaVersion).to.equal(7);
     expect(report.runtimeCrashes).to.equal(null);
+    expect(report.cpu, 'no cpu record off the runtime node').to.equal(null);
     expect(report.interrupted).to.equal(null);
     expect(report.durationMs).to.equal(65_432);
     expect(report.summary).to.deep.equal({

@@ -6,13 +6,14 @@
  * added runtimeCrashes; version 4 each result's violations (the clause each broke, in its own words);
  * version 5 each result's notRun (the parts of its contract the check could not test here) and
  * knownIssue.draft (a bug not reported upstream: its drafted report); version 6 each trial check's
- * trials.atOnce and floorMs, and each timeline entry's trial.
+ * trials.atOnce and floorMs, and each timeline entry's trial; version 7 the run's cpu (what the machine's
+ * CPUs did meanwhile, null off the runtime's node).
  */
 import type { CheckResult, RunOutcome, TimelineEntry, ViolationRecord } from '../harness/check/result.js';
 import { countVerdicts } from './tally.js';
 import { cleanText } from './text.js';
 
-export const JSON_SCHEMA_VERSION = 6;
+export const JSON_SCHEMA_VERSION = 7;
 
 export function renderJson(outcome: RunOutcome): string {
   const report = {
@@ -27,6 +28,7 @@ export function renderJson(outcome: RunOutcome): string {
     notStarted: outcome.notStarted ?? null,
     staleDeviations: outcome.staleDeviations ?? null,
     runtimeCrashes: outcome.runtimeCrashes ?? null,
+    cpu: outcome.cpu ?? null,
     summary: countVerdicts(outcome.results),
     results: outcome.results.map(resultJson),
   };

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { JSON_SCHEMA_VERSION } from './json.js';
 import { renderJUnit, writeReports } from './junit.js';
 import { result, sampleOutcome, TIMELINE } from './sample-outcome.test.helper.js';
 
@@ -155,7 +156,7 @@ describe('writeReports', () => {
     const files = await writeReports(sampleOutcome(), { dir: target, prefix: 'node1-' });
     expect(files).to.deep.equal([join(target, 'node1-junit.xml'), join(target, 'node1-results.json')]);
     expect(readFileSync(files[0]!, 'utf8')).to.match(/^<\?xml version="1.0" encoding="UTF-8"\?>/);
-    expect(JSON.parse(readFileSync(files[1]!, 'utf8')).schemaVersion).to.equal(6);
+    expect(JSON.parse(readFileSync(files[1]!, 'utf8')).schemaVersion).to.equal(JSON_SCHEMA_VERSION);
   });
 
   it('writes to explicit file names, creating their directories', async () => {

@@ -1,5 +1,5 @@
 /**
- * Reads a results.json back into a RunOutcome, for `report` and `diff`. It accepts schema versions 1 to 5
+ * Reads a results.json back into a RunOutcome, for `report` and `diff`. It accepts schema versions 1 to 7
  * (each lacks the fields later ones added) and checks the shape it relies on, so a wrong file gives one
  * clear sentence instead of a crash deep in a renderer.
  */
@@ -12,13 +12,14 @@ import type {
   TimelineEntry,
   ViolationRecord,
 } from '../harness/check/result.js';
+import type { MachineCpu } from '../harness/host/machine-cpu.js';
 
 export class ResultsFileError extends Error {
   readonly code = 'ERR_RESULTS_FILE';
   override readonly name = 'ResultsFileError';
 }
 
-const SUPPORTED_VERSIONS = new Set([1, 2, 3, 4, 5, 6]);
+const SUPPORTED_VERSIONS = new Set([1, 2, 3, 4, 5, 6, 7]);
 
 export async function readResultsFile(path: string): Promise<RunOutcome> {
   let text: string;
@@ -71,6 +72,7 @@ export function parseResults(doc: unknown, source: string): RunOutcome {
     ...optionalString(doc, 'notStarted'),
     ...(Array.isArray(doc.staleDeviations) ? { staleDeviations: doc.staleDeviations.map(String) } : {}),
     ...(Array.isArray(doc.runtimeCrashes) ? { runtimeCrashes: doc.runtimeCrashes.map(crashOf) } : {}),
+    ...(isObject(doc.cpu) ? { cpu: cpuOf(doc.cpu) } : {}),
   };
 }
 
@@ -80,6 +82,18 @@ function crashOf(c: unknown): RuntimeCrash {
     check: String(o.check ?? ''),
     beside: Array.isArray(o.beside) ? o.beside.map(String) : [],
     evidence: String(o.evidence ?? ''),
+  };
+}
+
+/** The run's CPU record (version 7 on; null off the runtime's node). */
+function cpuOf(c: Json): MachineCpu {
+  const n = (k: keyof MachineCpu) => Number(c[k] ?? 0);
+  return {
+    cores: n('cores'),
+    busySeconds: n('busySeconds'),
+    busyPct: n('busyPct'),
+    floorMs: n('floorMs'),
+    toolSeconds: n('toolSeconds'),
   };
 }
 

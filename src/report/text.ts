@@ -4,6 +4,7 @@
  * embedded in XML/JSON.
  */
 import type { CheckResult, RunProperties, TimelineEntry } from '../harness/check/result.js';
+import type { MachineCpu } from '../harness/host/machine-cpu.js';
 
 /** CSI sequences (colors, cursor moves) and OSC sequences (hyperlinks, titles). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding escape sequences is this regex's job
@@ -23,7 +24,6 @@ export function cleanText(s: string): string {
   return stripAnsi(s).replace(NOT_XML, '').replace(LONE_SURROGATE, '');
 }
 
-/** "850 ms", "12.3 s", "2m 05s". */
 /** "1 check", "2 checks": a count with its noun. */
 export function countOf(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
@@ -72,11 +72,21 @@ export function describeNriTimeouts(t: NonNullable<RunProperties['nriTimeouts']>
   return `plugin request ${formatMs(t.requestMs)}, registration ${formatMs(t.registrationMs)} (as the runtime sent them to cri-conform's plugin)`;
 }
 
+/** "850 ms", "12.3 s", "2m 05s". */
 export function formatMs(ms: number): string {
   if (ms < 1_000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${(ms / 1_000).toFixed(1)} s`;
   const s = Math.round(ms / 1_000);
   return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
+}
+
+/**
+ * "2 cores 94% busy (963 CPU-s, cri-conform 33 s): this work takes at least 8m 01s here (CPU floor)": what
+ * the machine's CPUs did during the run, and the least wall time that allowed, whatever the schedule.
+ */
+export function describeCpu(cpu: MachineCpu): string {
+  const cores = countOf(cpu.cores, 'core');
+  return `${cores} ${cpu.busyPct}% busy (${cpu.busySeconds} CPU-s, cri-conform ${cpu.toolSeconds} s): this work takes at least ${formatMs(cpu.floorMs)} here (CPU floor)`;
 }
 
 /**

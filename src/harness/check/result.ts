@@ -5,6 +5,7 @@
 
 import type { Level, SuiteName, Tag } from '../core/vocabulary.js';
 import type { CgroupPlacement } from '../host/cgroup-parent.js';
+import type { MachineCpu } from '../host/machine-cpu.js';
 import type { InstanceRecord } from '../runtime-instance.js';
 
 export type Verdict =
@@ -190,4 +191,6 @@ export interface RunOutcome {
   runtimeCrashes?: RuntimeCrash[];
   /** Set when the run could not start at all (unreachable runtime, missing image): why. No results then. */
   notStarted?: string;
+  /** What the machine's CPUs did during the run, when the runtime shares them (its node); else absent. */
+  cpu?: MachineCpu;
 }

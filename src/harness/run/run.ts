@@ -22,6 +22,7 @@ import {
 } from '../deviations/deviations.js';
 import type { CgroupParentLease } from '../host/cgroup-parent-lease.js';
 import { hostPlatform } from '../host/host-platform.js';
+import { startCpuMeter } from '../host/machine-cpu.js';
 import { claimRunLogs, otherLiveRuns, ownIdsRecorder, removeRunLogs } from '../host/pod-logs.js';
 import { HookLane } from '../injectors/hook-lane.js';
 import { RegistrationGate } from '../injectors/registration-gate.js';
@@ -59,6 +60,7 @@ export async function runConformance(
   hooks: Pick<RunEnv, 'beforeCall'> = {},
 ): Promise<RunOutcome> {
   const started = performance.now();
+  const cpuMeter = startCpuMeter();
   const deviations: DeviationSets = {
     expected: config.expectedDeviations ? loadDeviations(config.expectedDeviations) : [],
     bundled: loadBundledDeviations(),
@@ -87,6 +89,8 @@ export async function runConformance(
     await sweep(config, client, prepared.env, listener);
     const stale = staleDeviations(deviations.expected, results, prepared.runtime);
     for (const s of stale) listener.onNote(`warning: stale expected deviation ${s}`);
+    // Only a runtime on this node does its work on these CPUs; off it they would measure another machine.
+    const cpu = prepared.env.host instanceof NodeHostProbe ? cpuMeter.stop() : undefined;
     return {
       properties: prepared.properties,
       results,
@@ -94,6 +98,7 @@ export async function runConformance(
       ...(stop ? { interrupted: stop } : {}),
       ...(stale.length > 0 ? { staleDeviations: stale } : {}),
       ...(crashes.length > 0 ? { runtimeCrashes: crashes } : {}),
+      ...(cpu ? { cpu } : {}),
     };
   } finally {
     await creations?.stop();
