@@ -1,7 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
-import { newSince, takeBaseline } from './host-diff.js';
+import { newSince, stillThere, takeBaseline } from './host-diff.js';
+import type { HostLeak } from './host-findings.js';
 
 function sleeper(name: string): Promise<ChildProcess> {
   const child = spawn('sleep', ['60'], { argv0: name, stdio: 'ignore' });
@@ -41,5 +45,26 @@ describe('leftovers found by diffing the host', () => {
     expect(
       newSince(baseline, { ids: [], netnsOwners: new Map() }).filter((l) => l.kind === 'netns'),
     ).to.deep.equal([]);
+  });
+
+  it('looks again at each leftover by itself: a process that exited and a directory removed are gone', async () => {
+    const id = randomBytes(32).toString('hex');
+    const baseline = takeBaseline();
+    const child = await sleeper(`cc-test-${id}`);
+    children.push(child);
+    const [process] = newSince(baseline, { ids: [id] });
+    const dir = mkdtempSync(join(tmpdir(), 'cc-still-'));
+    const record: HostLeak = {
+      kind: 'runtime-record',
+      what: 'containerd container x',
+      object: 'container x',
+    };
+    const leaks: HostLeak[] = [process as HostLeak, { kind: 'cgroup', what: dir, object: 'x' }, record];
+    expect(stillThere(leaks)).to.deep.equal(leaks);
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    rmSync(dir, { recursive: true });
+    expect(stillThere(leaks), 'a runtime record is left to its reader').to.deep.equal([record]);
   });
 });

@@ -153,6 +153,37 @@ export function newSince(
 const ofId = (id: string | undefined) => (id === undefined ? {} : { of: id });
 
 /**
+ * Which of these leftovers that newSince found are there still, each looked at by itself: the cheap look
+ * that a wait for the runtime to reap them repeats, where newSince reads the whole host. A runtime record
+ * is kept: its reader is the caller's.
+ */
+export function stillThere(leaks: readonly HostLeak[], view: NodeView = ON_NODE): HostLeak[] {
+  let mounts: Set<string> | undefined;
+  const mounted = (m: string) => {
+    mounts ??= new Set(mountPoints(view));
+    return mounts.has(m);
+  };
+  return leaks.filter((leak) => isThere(leak, mounted, view));
+}
+
+function isThere(leak: HostLeak, mounted: (m: string) => boolean, view: NodeView): boolean {
+  switch (leak.kind) {
+    case 'process': {
+      const stat = readProcStat(Number(/^pid (\d+)$/.exec(leak.object ?? '')?.[1]));
+      return stat !== undefined && stat.state !== 'Z';
+    }
+    case 'cgroup':
+      return exists(view.path(leak.what));
+    case 'mount':
+      return mounted(leak.object ?? leak.what);
+    case 'netns':
+      return exists(view.path(leak.object ?? leak.what));
+    case 'runtime-record':
+      return true;
+  }
+}
+
+/**
  * Network namespace files under /run/netns (and /var/run/netns when it is not the same dir), and under the
  * runtime's own netns folders (a CRI-O namespaces_dir, a private instance's): path -> inode.
  */

@@ -16,6 +16,7 @@ import {
   listNetns,
   netnsOwnedBy,
   newSince,
+  stillThere,
   type TrialClues,
   takeBaseline,
 } from '../host/host-diff.js';
@@ -43,6 +44,8 @@ import { CreationWatch } from './creation-watch.js';
 const REAP_GRACE_MS = 2_500;
 /** Each look reads all of /proc: look a few times a second, not more. */
 const REAP_POLL_MS = 250;
+/** A look at what a whole look found reads only that: it may come sooner. */
+const RECHECK_POLL_MS = 100;
 /** How long a killed stray process may take to be gone. */
 const STRAY_GONE_WITHIN_MS = 2_000;
 
@@ -163,18 +166,35 @@ export class NodeHostProbe implements HostProbe {
     opts: { withinMs?: number } = {},
   ): Promise<HostLeak[]> {
     const endAt = Date.now() + (opts.withinMs ?? REAP_GRACE_MS);
-    for (;;) {
+    const scan = async () => {
       const records = (await this.labelledRecords(evidence.labels)).filter((r) => !evidence.known?.has(r.id));
       const ids = [...new Set([...evidence.ids, ...records.map((r) => r.id)])];
-      const leaks = [
+      return [
         ...newSince(baseline, { ...evidence, ids }, this.view, this.parentPath),
         ...records.map(
           (r): HostLeak => ({ kind: 'runtime-record', what: r.what, object: `container ${r.id}`, of: r.id }),
         ),
       ];
-      if (leaks.length === 0 || Date.now() >= endAt) return leaks;
-      await sleep(REAP_POLL_MS);
+    };
+    // While the runtime reaps, only what the last whole scan found is looked at again; a whole scan has the
+    // last word, once that is gone (something new may have come meanwhile) or when the grace is over.
+    let leaks = await scan();
+    while (leaks.length > 0 && Date.now() < endAt) {
+      await sleep(RECHECK_POLL_MS);
+      const left = await this.stillThere(leaks, evidence.labels);
+      leaks = left.length > 0 && Date.now() < endAt ? left : await scan();
     }
+    return leaks;
+  }
+
+  /** Which of a trial's leftovers are there still (host-diff stillThere), records read again. */
+  private async stillThere(leaks: readonly HostLeak[], labels: Readonly<Record<string, string>>) {
+    const records = leaks.some((l) => l.kind === 'runtime-record')
+      ? new Set((await this.labelledRecords(labels)).map((r) => `container ${r.id}`))
+      : new Set<string>();
+    return stillThere(leaks, this.view).filter(
+      (l) => l.kind !== 'runtime-record' || records.has(l.object ?? ''),
+    );
   }
 
   /**
