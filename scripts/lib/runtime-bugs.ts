@@ -5,7 +5,12 @@
  * upstream issue tracks), so a page regenerated after a new entry links what the run itself could not.
  */
 
-import type { CheckResult, RunOutcome } from '../../src/harness/check/result.js';
+import {
+  type CheckResult,
+  type KnownIssue,
+  knownIssuesOf,
+  type RunOutcome,
+} from '../../src/harness/check/result.js';
 import { leadingVersion } from '../../src/harness/core/version-range.js';
 import type { Deviation } from '../../src/harness/deviations/deviation-file.js';
 import { withCurrentKnownIssues } from '../../src/harness/deviations/deviations.js';
@@ -105,11 +110,14 @@ function cell(results: readonly CheckResult[]): string {
   return '·';
 }
 
+/** Every known issue of a failure that rests on known issues alone (one trial may meet two bugs). */
 function knownIssueOf(r: CheckResult): string {
-  const k = r.knownIssue;
-  if (!k) return 'no known issue';
-  if (k.draft) return `[draft](${k.draft.replace(/^docs\//, '')})`;
-  return k.links.map((l) => `[${shortLink(l)}](${l})`).join(' ');
+  if (!r.knownIssue) return 'no known issue';
+  const tracking = (k: KnownIssue) =>
+    k.draft
+      ? `[draft](${k.draft.replace(/^docs\//, '')})`
+      : k.links.map((l) => `[${shortLink(l)}](${l})`).join(' ');
+  return knownIssuesOf(r).map(tracking).join(', ');
 }
 
 /** github.com/containerd/nri/pull/286 as nri#286, cri-o/cri-o/issues/9905 as cri-o#9905. */

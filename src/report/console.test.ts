@@ -188,4 +188,28 @@ describe('console reporter', () => {
     expect(output()).to.contain('known runtime issue: https://github.com/containerd/containerd/issues/9');
     for (const line of output().split('\n')) expect(line.length).to.be.at.most(300);
   });
+
+  it('names each known issue a failure rests on, and how many violations one explains beside a new one', () => {
+    const issue = (n: number) => ({ reason: `bug ${n}`, links: [`https://github.com/o/r/issues/${n}`] });
+    const violation = (n?: number) => ({
+      clause: 'c',
+      message: `m${n ?? ''}`,
+      known: n !== undefined,
+      ...(n === undefined ? {} : { knownIssue: issue(n) }),
+    });
+    const { reporter, output } = capture(false, false);
+    const twoBugs = result({ id: 'IDEM-14', verdict: 'failed', message: 'm', knownIssue: issue(1) });
+    twoBugs.violations = [violation(1), violation(2), violation(1)];
+    reporter.onCheckStart('IDEM-14', 'IDEM-14 t [MUST]');
+    reporter.onCheckEnd(twoBugs);
+    const beside = result({ id: 'IDEM-16', verdict: 'failed', message: 'm' });
+    beside.violations = [violation(3), violation()];
+    reporter.onCheckStart('IDEM-16', 'IDEM-16 t [MUST]');
+    reporter.onCheckEnd(beside);
+    const out = output();
+    expect(out).to.contain(
+      '    known runtime issue: https://github.com/o/r/issues/1\n    known runtime issue: https://github.com/o/r/issues/2\n',
+    );
+    expect(out).to.contain('    known runtime issue of 1 of 2 violations: https://github.com/o/r/issues/3\n');
+  });
 });

@@ -9,7 +9,6 @@ import {
   type CheckResult,
   describeCgroup,
   describeCrash,
-  describeTracking,
   type RunOutcome,
   type RunProperties,
   type Verdict,
@@ -21,6 +20,7 @@ import {
   cleanText,
   countOf,
   describeCpu,
+  describeKnownIssues,
   describeNotRun,
   describeTrials,
   formatMs,
@@ -142,8 +142,7 @@ function checkLines(c: ChalkInstance, r: CheckResult): string[] {
     const text = indent(r.message);
     lines.push(...(r.verdict === 'failed' || r.verdict === 'error' ? text : text.map((l) => c.dim(l))));
   }
-  if (r.verdict === 'failed' && r.knownIssue)
-    lines.push(`    ${`known runtime issue: ${describeTracking(r.knownIssue)}`}`);
+  if (r.verdict === 'failed') lines.push(...describeKnownIssues(r).map((l) => `    ${l}`));
   const trials = describeTrials(r);
   if (trials) lines.push(c.dim(`    ${trials}`));
   const obs = Object.entries(r.observations);
@@ -193,7 +192,7 @@ function summaryLines(c: ChalkInstance, outcome: RunOutcome): string[] {
       const reason = collapseRetries(cleanText(r.message ?? '(no message)').split('\n')[0] ?? '');
       lines.push(`  ${mark.paint(c)(mark.symbol)} ${r.id} ${r.title}: ${reason}`);
       // On a line of its own, so that shortening a long reason never cuts the link off.
-      if (r.knownIssue) lines.push(`      ${`known runtime issue: ${describeTracking(r.knownIssue)}`}`);
+      lines.push(...describeKnownIssues(r).map((l) => `      ${l}`));
     }
   }
   const crashes = outcome.runtimeCrashes ?? [];

@@ -9,6 +9,7 @@ import {
   type CheckResult,
   describeCgroup,
   describeCrash,
+  type KnownIssue,
   type RunOutcome,
   type RunProperties,
   type TimelineEntry,
@@ -17,7 +18,7 @@ import { type RawSegment, splitTrials } from './html/sequence-model.js';
 import { anonymizer, privateRuntimeDir } from './machine-paths.js';
 import { type CheckNeeds, reproduce } from './reproduce-command.js';
 import { defaultSocketDir } from './runtime-names.js';
-import { describeNriTimeouts, formatMs } from './text.js';
+import { describeNriTimeouts, formatMs, knownIssueShares } from './text.js';
 
 export type { CheckNeeds } from './reproduce-command.js';
 
@@ -52,7 +53,7 @@ export function issueReport(outcome: RunOutcome, id: string, catalogue?: CheckNe
     '',
     ...reproduce(outcome, r, catalogue, hide, violatingSegment(r.timeline).title),
   ];
-  if (r.knownIssue) lines.push('', ...knownIssue(r.knownIssue, hide));
+  for (const { issue, of } of knownIssueShares(r)) lines.push('', ...knownIssue(issue, of, hide));
   return `${lines.join('\n')}\n`;
 }
 
@@ -60,11 +61,11 @@ export function issueReport(outcome: RunOutcome, id: string, catalogue?: CheckNe
  * A known issue's section: the upstream issue that tracks it; for a bug not reported upstream (this report
  * is what to file), the cause as read in the runtime's source and any related issue.
  */
-function knownIssue(k: NonNullable<CheckResult['knownIssue']>, hide: (s: string) => string): string[] {
+function knownIssue(k: KnownIssue, of: string, hide: (s: string) => string): string[] {
   if (k.draft === undefined)
-    return ['## Known upstream issue', '', hide(k.reason), '', ...k.links.map((l) => `- ${l}`)];
+    return [`## Known upstream issue${of}`, '', hide(k.reason), '', ...k.links.map((l) => `- ${l}`)];
   const related = k.links.length > 0 ? ['', 'Related:', '', ...k.links.map((l) => `- ${l}`)] : [];
-  return ['## Cause, as read in the source', '', hide(k.reason), ...related];
+  return [`## Cause, as read in the source${of}`, '', hide(k.reason), ...related];
 }
 
 function environment(outcome: RunOutcome, hide: (s: string) => string): string[] {

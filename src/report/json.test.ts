@@ -102,4 +102,22 @@ describe('renderJson', () => {
     expect(report.results[0].message).to.equal('expected 1');
     expect(report.results[0].timeline[0].deadlineMs).to.equal(null);
   });
+
+  it("writes each violation's known issue, null where no entry matches it, and reads it back", () => {
+    const bug = { reason: 'the rollback loses the shim', links: ['https://github.com/o/r/issues/2'] };
+    const outcome = sampleOutcome();
+    const failed = result({ id: 'IDEM-14', verdict: 'failed', message: 'two' });
+    failed.violations = [
+      { clause: 'a', message: 'a shim is alive', known: true, knownIssue: bug },
+      { clause: 'b', message: 'a netns is left', known: false },
+    ];
+    outcome.results = [failed];
+    const report = JSON.parse(renderJson(outcome));
+    expect(report.results[0].violations.map((v: { knownIssue: unknown }) => v.knownIssue)).to.deep.equal([
+      { ...bug, draft: null },
+      null,
+    ]);
+    const read = parseResults(report, 'results.json').results[0];
+    expect(read?.violations?.map((v) => v.knownIssue)).to.deep.equal([bug, undefined]);
+  });
 });

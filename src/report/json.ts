@@ -7,9 +7,15 @@
  * version 5 each result's notRun (the parts of its contract the check could not test here) and
  * knownIssue.draft (a bug not reported upstream: its drafted report); version 6 each trial check's
  * trials.atOnce and floorMs, and each timeline entry's trial; version 7 the run's cpu (what the machine's
- * CPUs did meanwhile, null off the runtime's node).
+ * CPUs did meanwhile, null off the runtime's node) and each violation's knownIssue.
  */
-import type { CheckResult, RunOutcome, TimelineEntry, ViolationRecord } from '../harness/check/result.js';
+import type {
+  CheckResult,
+  KnownIssue,
+  RunOutcome,
+  TimelineEntry,
+  ViolationRecord,
+} from '../harness/check/result.js';
 import { countVerdicts } from './tally.js';
 import { cleanText } from './text.js';
 
@@ -53,11 +59,15 @@ function resultJson(r: CheckResult) {
       : null,
     requiredWaitMs: r.requiredWaitMs ?? null,
     floorMs: r.floorMs ?? null,
-    knownIssue: r.knownIssue ? { ...r.knownIssue, draft: r.knownIssue.draft ?? null } : null,
+    knownIssue: r.knownIssue ? knownIssueJson(r.knownIssue) : null,
     violations: r.violations?.map(violationJson) ?? null,
     notRun: r.notRun ?? null,
     timeline: r.timeline.map(entryJson),
   };
+}
+
+function knownIssueJson(k: KnownIssue) {
+  return { ...k, draft: k.draft ?? null };
 }
 
 function violationJson(v: ViolationRecord) {
@@ -67,6 +77,7 @@ function violationJson(v: ViolationRecord) {
     known: v.known,
     path: v.path ?? null,
     trials: v.trials ?? null,
+    knownIssue: v.knownIssue ? knownIssueJson(v.knownIssue) : null,
   };
 }
 

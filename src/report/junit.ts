@@ -12,6 +12,7 @@ import {
   describeCgroup,
   describeCrash,
   describeTracking,
+  knownIssuesOf,
   type RunOutcome,
   type RunProperties,
 } from '../harness/check/result.js';
@@ -108,8 +109,12 @@ function addCase(tc: TestCase, r: CheckResult): void {
   tc.property('id', r.id).property('level', r.level);
   if (r.trials)
     tc.property('trials.run', String(r.trials.run)).property('trials.violated', String(r.trials.violated));
-  if (r.knownIssue)
-    tc.property('knownIssue', xmlText(`${r.knownIssue.reason} ${describeTracking(r.knownIssue)}`));
+  const issues = knownIssuesOf(r);
+  if (issues.length > 0)
+    tc.property(
+      'knownIssue',
+      xmlText(issues.map((k) => `${k.reason} ${describeTracking(k)}`).join('; and: ')),
+    );
   // The clause of the contract the failure broke (the first violation decides a FAIL).
   const broke = r.verdict === 'failed' || r.verdict === 'deviation' ? r.violations?.[0] : undefined;
   if (broke?.clause) tc.property('clause', xmlText(broke.clause));

@@ -160,6 +160,7 @@ function violationOf(v: unknown): ViolationRecord {
     known: o.known === true,
     ...(typeof o.path === 'string' ? { path: o.path } : {}),
     ...(Array.isArray(o.trials) ? { trials: o.trials.map(Number) } : {}),
+    ...(isObject(o.knownIssue) ? { knownIssue: knownIssueOf(o.knownIssue) } : {}),
   };
 }
 

@@ -3,7 +3,15 @@
  * clean-up of text that came from elsewhere (runtime messages, assertion diffs) before it is printed or
  * embedded in XML/JSON.
  */
-import type { CheckResult, RunProperties, TimelineEntry } from '../harness/check/result.js';
+import {
+  type CheckResult,
+  describeTracking,
+  type KnownIssue,
+  knownIssuesOf,
+  type RunProperties,
+  sameKnownIssue,
+  type TimelineEntry,
+} from '../harness/check/result.js';
 import type { MachineCpu } from '../harness/host/machine-cpu.js';
 
 /** CSI sequences (colors, cursor moves) and OSC sequences (hyperlinks, titles). */
@@ -78,6 +86,27 @@ export function formatMs(ms: number): string {
   if (ms < 60_000) return `${(ms / 1_000).toFixed(1)} s`;
   const s = Math.round(ms / 1_000);
   return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
+}
+
+/**
+ * "known runtime issue: <links>", a line per issue a failure names. Where a violation matches no entry,
+ * each says how many violations it explains ("known runtime issue of 1 of 2 violations: ..."): a FAIL
+ * beside a known bug must not read as the known bug.
+ */
+export function describeKnownIssues(r: Pick<CheckResult, 'knownIssue' | 'violations'>): string[] {
+  return knownIssueShares(r).map(({ issue, of }) => `known runtime issue${of}: ${describeTracking(issue)}`);
+}
+
+/** Each known issue of a result, with " of 1 of 2 violations" where some violation matches no entry. */
+export function knownIssueShares(
+  r: Pick<CheckResult, 'knownIssue' | 'violations'>,
+): { issue: KnownIssue; of: string }[] {
+  const violations = r.violations ?? [];
+  const someUnknown = violations.some((v) => v.knownIssue === undefined);
+  return knownIssuesOf(r).map((issue) => {
+    const naming = violations.filter((v) => v.knownIssue && sameKnownIssue(v.knownIssue, issue)).length;
+    return { issue, of: someUnknown && naming > 0 ? ` of ${naming} of ${violations.length} violations` : '' };
+  });
 }
 
 /**

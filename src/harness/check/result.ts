@@ -58,6 +58,22 @@ export interface ViolationRecord {
   path?: string;
   /** The trials it showed in; a known deviation may show in many, and `message` is the first's. */
   trials?: number[];
+  /**
+   * The known runtime issue of the entry that matches this violation, when one does: each violation of a
+   * check names its own, since one trial may meet two bugs and a check may fail anew beside a known one.
+   */
+  knownIssue?: KnownIssue;
+}
+
+/**
+ * A known runtime issue, from an entry of the bundled or the given deviations file. `links`: the upstream
+ * issue tracking it (and a proposal); with `draft` (a bug not reported upstream, its drafted report in the
+ * package) only a related issue, if any.
+ */
+export interface KnownIssue {
+  reason: string;
+  links: string[];
+  draft?: string;
 }
 
 export interface CheckResult {
@@ -92,12 +108,11 @@ export interface CheckResult {
   trials?: { run: number; violated: number; atOnce?: number };
   timeline: TimelineEntry[];
   /**
-   * failed or deviation: the known runtime issue this failure matches (an entry of the bundled or the given
-   * deviations file). It never changes the verdict by itself. `links`: the upstream issue tracking it (and
-   * a proposal); with `draft` (a bug not reported upstream, its drafted report in the package) only a
-   * related issue, if any.
+   * failed or deviation: the known runtime issue this failure matches, when every violation it rests on
+   * matches one (the first violation's; each violation names its own, knownIssuesOf). It never changes the
+   * verdict by itself.
    */
-  knownIssue?: { reason: string; links: string[]; draft?: string };
+  knownIssue?: KnownIssue;
   /**
    * Time the contract itself makes the check wait: absence windows, deliberate pauses and the deadlines of
    * calls that were meant to time out. The benchmark compares it with the wall time.
@@ -155,6 +170,21 @@ export interface RuntimeCrash {
   beside: string[];
   /** What showed it: no answer, or a new socket serving the runtime. */
   evidence: string;
+}
+
+/**
+ * Every known issue a result names, each once, in the order of its violations: a failure may rest on two
+ * bugs, and a FAIL beside a known bug still names that one. A result read from a report that recorded only
+ * the result's own issue has that one.
+ */
+export function knownIssuesOf(r: Pick<CheckResult, 'knownIssue' | 'violations'>): KnownIssue[] {
+  const all = (r.violations ?? []).flatMap((v) => (v.knownIssue ? [v.knownIssue] : []));
+  if (all.length === 0 && r.knownIssue) all.push(r.knownIssue);
+  return all.filter((k, i) => all.findIndex((other) => sameKnownIssue(other, k)) === i);
+}
+
+export function sameKnownIssue(a: KnownIssue, b: KnownIssue): boolean {
+  return a.reason === b.reason && a.links.join(' ') === b.links.join(' ') && a.draft === b.draft;
 }
 
 /**

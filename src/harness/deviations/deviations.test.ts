@@ -81,9 +81,23 @@ describe('expected deviations applied to results', () => {
     expect(r.message).to.equal(
       'expected deviation: the relay stops at the first plugin error https://github.com/containerd/containerd/issues/1 https://github.com/containerd/nri/pull/286; and: the rollback loses the shim https://github.com/containerd/containerd/issues/2',
     );
+    expect(r.violations?.map((v) => v.knownIssue?.links[0])).to.deep.equal([
+      'https://github.com/containerd/containerd/issues/1',
+      'https://github.com/containerd/containerd/issues/2',
+    ]);
     const netns = { clause: 'c', message: 'a netns of 5d3c still exists', known: false };
     const oneUnknown = { ...failure, violations: [...(failure.violations ?? []), netns] };
-    expect(applyDeviations(oneUnknown, sets(both), CONTAINERD_17).verdict).to.equal('failed');
+    const stillFailed = applyDeviations(oneUnknown, sets(both), CONTAINERD_17);
+    expect(stillFailed.verdict).to.equal('failed');
+    expect(stillFailed.knownIssue, 'the failure as a whole is not known').to.equal(undefined);
+    expect(
+      stillFailed.violations?.map((v) => v.knownIssue?.links[0]),
+      'each violation still names the bug that explains it, and the new one none',
+    ).to.deep.equal([
+      'https://github.com/containerd/containerd/issues/1',
+      'https://github.com/containerd/containerd/issues/2',
+      undefined,
+    ]);
   });
 
   it('keeps a different failure of the same check a FAIL, and notes that the entry did not match it', () => {
@@ -220,5 +234,21 @@ describe('a recorded run with the known issues named today', () => {
     const mine = { reason: 'from my own file', links: ['https://example.com/9'] };
     const failed = { ...result('TEAR-05', 'failed', 'plugin 20 got []'), knownIssue: mine };
     expect(withCurrentKnownIssues(run([failed]) as never, drafted).results[0]?.knownIssue).to.equal(mine);
+  });
+
+  it("names today's entry beside each recorded violation it matches, and keeps what another had", () => {
+    const mine = { reason: 'from my own file', links: ['https://example.com/9'] };
+    const failed: CheckResult = {
+      ...result('IDEM-15', 'failed', 'two violations'),
+      violations: [
+        { clause: 'a', message: 'concurrent StopPodSandbox calls: 1a: OK / UNKNOWN', known: true },
+        { clause: 'b', message: 'a shim is alive', known: true, knownIssue: mine },
+      ],
+    };
+    const [read] = withCurrentKnownIssues(run([failed]) as never, drafted).results;
+    expect(read?.violations?.map((v) => v.knownIssue?.reason)).to.deep.equal([
+      'the stops are not serialised',
+      'from my own file',
+    ]);
   });
 });

@@ -4,7 +4,8 @@
  * patterns that every violation it rests on matches, each in its own words (CheckResult.violations); any
  * other failure of that check stays a FAIL. Entries that matched no failure (the check passed, or failed
  * differently) are stale, and the run reports them. Failures that match an entry of the bundled files keep
- * their verdict but carry the known issue's reason and links.
+ * their verdict but carry the known issue's reason and links, and each violation that an entry of either
+ * file matches names that entry's issue, whatever the others do.
  */
 
 import { type CheckResult, describeTracking, type RunOutcome } from '../check/result.js';
@@ -82,11 +83,32 @@ const knownIssueOf = (d: Deviation) => ({
   ...(d.draft ? { draft: d.draft } : {}),
 });
 
-export function applyDeviations(
+/**
+ * Each violation with the known issue of the first entry that matches it, or what it named before when none
+ * does (a report made later keeps what a deviations file of the user's named at run time).
+ */
+function withViolationIssues(
   result: CheckResult,
+  entries: readonly Deviation[],
+  runtime: RuntimeIdentity,
+): CheckResult {
+  if (!result.violations || result.violations.length === 0) return result;
+  const violations = result.violations.map((v) => {
+    const entry = entries.find((d) => concerns(d, result.id, runtime) && d.message.test(v.message));
+    return entry ? { ...v, knownIssue: knownIssueOf(entry) } : v;
+  });
+  return { ...result, violations };
+}
+
+export function applyDeviations(
+  found: CheckResult,
   sets: DeviationSets,
   runtime: RuntimeIdentity,
 ): CheckResult {
+  const result =
+    found.verdict === 'failed'
+      ? withViolationIssues(found, [...sets.expected, ...sets.bundled], runtime)
+      : found;
   if (result.verdict === 'passed') {
     const listed = sets.expected.find((d) => concerns(d, result.id, runtime));
     if (!listed) return result;
@@ -153,7 +175,8 @@ export function staleDeviations(
  */
 export function withCurrentKnownIssues(outcome: RunOutcome, bundled: readonly Deviation[]): RunOutcome {
   const runtime = { name: outcome.properties.runtimeName, version: outcome.properties.runtimeVersion };
-  const results = outcome.results.map((r) => {
+  const results = outcome.results.map((recorded) => {
+    const r = withViolationIssues(recorded, bundled, runtime);
     const entry = matching(bundled, r, runtime);
     return entry ? { ...r, knownIssue: knownIssueOf(entry) } : r;
   });

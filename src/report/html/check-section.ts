@@ -4,7 +4,14 @@
  * trial and the full text timeline. Closed unless it is the first failure.
  */
 import type { CheckResult } from '../../harness/check/result.js';
-import { describeNotRun, describeTrials, formatMs, formatTimelineEntry, notRunMark } from '../text.js';
+import {
+  describeNotRun,
+  describeTrials,
+  formatMs,
+  formatTimelineEntry,
+  knownIssueShares,
+  notRunMark,
+} from '../text.js';
 import { esc } from './escape.js';
 import { buildSequence } from './sequence-model.js';
 import { renderSegmentSvg } from './sequence-svg.js';
@@ -32,13 +39,12 @@ function body(r: CheckResult): string {
   }
   const notRun = describeNotRun(r);
   if (notRun) out.push(`<p class="known"><b>Not tested here:</b> ${esc(notRun)}</p>`);
-  if (r.knownIssue) {
-    const links = r.knownIssue.links.map((l) => `<a href="${esc(l)}">${esc(l)}</a>`).join(' ');
-    const { draft } = r.knownIssue;
-    const tracked = draft
-      ? `not reported upstream, bug report draft <code>${esc(draft)}</code>${links ? ` (related: ${links})` : ''}`
+  for (const { issue, of } of knownIssueShares(r)) {
+    const links = issue.links.map((l) => `<a href="${esc(l)}">${esc(l)}</a>`).join(' ');
+    const tracked = issue.draft
+      ? `not reported upstream, bug report draft <code>${esc(issue.draft)}</code>${links ? ` (related: ${links})` : ''}`
       : links;
-    out.push(`<p class="known"><b>Known issue:</b> ${esc(r.knownIssue.reason)} ${tracked}</p>`);
+    out.push(`<p class="known"><b>Known issue${esc(of)}:</b> ${esc(issue.reason)} ${tracked}</p>`);
   }
   out.push(`<p><b>Contract:</b> ${esc(r.contract)}</p>`);
   const trials = describeTrials(r);
