@@ -2,7 +2,7 @@
  * A process of a torn-down pod that is still alive is named as it is when found: the snapshot that
  * learnt it may have caught it mid-exec (a pause just started under a held hook) with no command line.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { CgroupTree } from '../host/cgroup-tree.test.helper.js';
@@ -32,6 +32,37 @@ describe('host probes on a live process of a torn-down pod', () => {
       );
     } finally {
       child.kill('SIGKILL');
+      tree.remove();
+    }
+  });
+
+  it('wait for what the runtime reaps during the grace, and end with a whole scan that sees what came', async () => {
+    const tree = new CgroupTree();
+    const id = randomBytes(32).toString('hex');
+    const children: ChildProcess[] = [];
+    const snapshotOf = (child: ChildProcess): PodHostSnapshot => {
+      children.push(child);
+      const pid = child.pid ?? 0;
+      const process = { pid, startTime: readProc(pid)?.startTime ?? '', cmdline: '' };
+      return { podId: id, ids: [id], processes: [process], cgroupDirs: [], mounts: [] };
+    };
+    try {
+      const probe = new NodeHostProbe(undefined, tree, '/cri-conform');
+      const reaped = spawn('sleep', ['30']);
+      setTimeout(() => reaped.kill('SIGKILL'), 200);
+      expect(await probe.leftovers(snapshotOf(reaped), { withinMs: 2_000 }), 'reaped').to.deep.equal([]);
+      const lingering = spawn('sleep', ['30']);
+      const found = probe.leftovers(snapshotOf(lingering), { withinMs: 1_000 });
+      // Started after the first scan, while the lingering one is looked at again: only a whole scan can
+      // find it, by the id it names.
+      const late = spawn('sleep', ['30'], { argv0: `cc-test-${id}` });
+      children.push(late);
+      setTimeout(() => lingering.kill('SIGKILL'), 300);
+      expect(describeLeaks(await found)).to.equal(
+        `process: pid ${late.pid} (cc-test-${id} 30) still references the pod`,
+      );
+    } finally {
+      for (const c of children) c.kill('SIGKILL');
       tree.remove();
     }
   });

@@ -42,12 +42,11 @@ import { CreationWatch } from './creation-watch.js';
 
 /** PID 1 here reaps slowly: look this long before calling a lingering process a leak. */
 const REAP_GRACE_MS = 2_500;
-/** Each look reads all of /proc: look a few times a second, not more. */
-const REAP_POLL_MS = 250;
-/** A look at what a whole look found reads only that: it may come sooner. */
+/** A look again at what a whole scan found reads only that, so it may come often. */
 const RECHECK_POLL_MS = 100;
-/** How long a killed stray process may take to be gone. */
+/** How long a killed stray process may take to be gone, and how often to look. */
 const STRAY_GONE_WITHIN_MS = 2_000;
+const STRAY_POLL_MS = 50;
 
 /** Processes of the run's own ids that the runtime lost track of (NodeHostProbe.endStrays). */
 export interface Strays {
@@ -128,12 +127,9 @@ export class NodeHostProbe implements HostProbe {
   }
 
   async leftovers(snapshot: PodHostSnapshot, opts: { withinMs?: number } = {}): Promise<HostLeak[]> {
-    const endAt = Date.now() + (opts.withinMs ?? REAP_GRACE_MS);
-    for (;;) {
-      const leaks = [...findLeaks(snapshot, this.view), ...(await this.runtimeRecordsOf(snapshot.ids))];
-      if (leaks.length === 0 || Date.now() >= endAt) return leaks;
-      await sleep(REAP_POLL_MS);
-    }
+    const records = () => this.runtimeRecordsOf(snapshot.ids);
+    const scan = async () => [...findLeaks(snapshot, this.view), ...(await records())];
+    return this.untilReaped(scan, records, opts.withinMs);
   }
 
   async stillHeld(ids: readonly string[]): Promise<HostLeak[]> {
@@ -165,36 +161,44 @@ export class NodeHostProbe implements HostProbe {
     evidence: TrialClues & { labels: Readonly<Record<string, string>> },
     opts: { withinMs?: number } = {},
   ): Promise<HostLeak[]> {
-    const endAt = Date.now() + (opts.withinMs ?? REAP_GRACE_MS);
-    const scan = async () => {
-      const records = (await this.labelledRecords(evidence.labels)).filter((r) => !evidence.known?.has(r.id));
-      const ids = [...new Set([...evidence.ids, ...records.map((r) => r.id)])];
-      return [
-        ...newSince(baseline, { ...evidence, ids }, this.view, this.parentPath),
-        ...records.map(
+    const records = async () =>
+      (await this.labelledRecords(evidence.labels))
+        .filter((r) => !evidence.known?.has(r.id))
+        .map(
           (r): HostLeak => ({ kind: 'runtime-record', what: r.what, object: `container ${r.id}`, of: r.id }),
-        ),
-      ];
+        );
+    const scan = async () => {
+      const found = await records();
+      const ids = [...new Set([...evidence.ids, ...found.flatMap((r) => (r.of ? [r.of] : []))])];
+      return [...newSince(baseline, { ...evidence, ids }, this.view, this.parentPath), ...found];
     };
-    // While the runtime reaps, only what the last whole scan found is looked at again; a whole scan has the
-    // last word, once that is gone (something new may have come meanwhile) or when the grace is over.
+    return this.untilReaped(scan, records, opts.withinMs);
+  }
+
+  /**
+   * What `scan` finds once the runtime has had the grace to reap it. While something is left, only that is
+   * looked at again (host-diff stillThere; runtime records read again by `records`), which is cheap; a
+   * whole scan has the last word, once that is gone (something new may have come meanwhile) or when the
+   * grace is over.
+   */
+  private async untilReaped(
+    scan: () => Promise<HostLeak[]>,
+    records: () => Promise<HostLeak[]>,
+    withinMs = REAP_GRACE_MS,
+  ): Promise<HostLeak[]> {
+    const endAt = Date.now() + withinMs;
     let leaks = await scan();
     while (leaks.length > 0 && Date.now() < endAt) {
       await sleep(RECHECK_POLL_MS);
-      const left = await this.stillThere(leaks, evidence.labels);
+      const kept = leaks.some((l) => l.kind === 'runtime-record')
+        ? new Set((await records()).map((r) => r.object))
+        : new Set<string | undefined>();
+      const left = stillThere(leaks, this.view).filter(
+        (l) => l.kind !== 'runtime-record' || kept.has(l.object),
+      );
       leaks = left.length > 0 && Date.now() < endAt ? left : await scan();
     }
     return leaks;
-  }
-
-  /** Which of a trial's leftovers are there still (host-diff stillThere), records read again. */
-  private async stillThere(leaks: readonly HostLeak[], labels: Readonly<Record<string, string>>) {
-    const records = leaks.some((l) => l.kind === 'runtime-record')
-      ? new Set((await this.labelledRecords(labels)).map((r) => `container ${r.id}`))
-      : new Set<string>();
-    return stillThere(leaks, this.view).filter(
-      (l) => l.kind !== 'runtime-record' || records.has(l.object ?? ''),
-    );
   }
 
   /**
@@ -242,7 +246,7 @@ export class NodeHostProbe implements HostProbe {
       }
     }
     const endAt = Date.now() + STRAY_GONE_WITHIN_MS;
-    while (alive().length > 0 && Date.now() < endAt) await sleep(REAP_POLL_MS / 5);
+    while (alive().length > 0 && Date.now() < endAt) await sleep(STRAY_POLL_MS);
     const survivors = alive();
     return {
       ended: lost.filter((p) => !survivors.includes(p)).map(describe),
