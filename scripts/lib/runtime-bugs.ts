@@ -117,7 +117,7 @@ function knownIssueOf(r: CheckResult): string {
     k.draft
       ? `[draft](${k.draft.replace(/^docs\//, '')})`
       : k.links.map((l) => `[${shortLink(l)}](${l})`).join(' ');
-  return knownIssuesOf(r).map(tracking).join(', ');
+  return [...new Set(knownIssuesOf(r).map(tracking))].join(', ');
 }
 
 /** github.com/containerd/nri/pull/286 as nri#286, cri-o/cri-o/issues/9905 as cri-o#9905. */

@@ -199,7 +199,9 @@ describe('console reporter', () => {
     });
     const { reporter, output } = capture(false, false);
     const twoBugs = result({ id: 'IDEM-14', verdict: 'failed', message: 'm', knownIssue: issue(1) });
-    twoBugs.violations = [violation(1), violation(2), violation(1)];
+    // Two entries of one bug (another reason, the same link) are one line.
+    const otherWay = { ...violation(2), knownIssue: { ...issue(2), reason: 'bug 2, another way' } };
+    twoBugs.violations = [violation(1), violation(2), violation(1), otherWay];
     reporter.onCheckStart('IDEM-14', 'IDEM-14 t [MUST]');
     reporter.onCheckEnd(twoBugs);
     const beside = result({ id: 'IDEM-16', verdict: 'failed', message: 'm' });
@@ -211,5 +213,6 @@ describe('console reporter', () => {
       '    known runtime issue: https://github.com/o/r/issues/1\n    known runtime issue: https://github.com/o/r/issues/2\n',
     );
     expect(out).to.contain('    known runtime issue of 1 of 2 violations: https://github.com/o/r/issues/3\n');
+    expect(out.match(/issues\/2\n/g), 'one line for both entries of bug 2').to.have.length(1);
   });
 });

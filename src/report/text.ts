@@ -94,17 +94,25 @@ export function formatMs(ms: number): string {
  * beside a known bug must not read as the known bug.
  */
 export function describeKnownIssues(r: Pick<CheckResult, 'knownIssue' | 'violations'>): string[] {
-  return knownIssueShares(r).map(({ issue, of }) => `known runtime issue${of}: ${describeTracking(issue)}`);
+  // Two entries of one drafted report (two ways of one bug) are one line: the line names the tracking only.
+  const sameTracking = (a: KnownIssue, b: KnownIssue) => describeTracking(a) === describeTracking(b);
+  return knownIssueShares(r, sameTracking).map(
+    ({ issue, of }) => `known runtime issue${of}: ${describeTracking(issue)}`,
+  );
 }
 
-/** Each known issue of a result, with " of 1 of 2 violations" where some violation matches no entry. */
+/**
+ * Each known issue of a result (told apart by `same`), with " of 1 of 2 violations" where some violation
+ * matches no entry.
+ */
 export function knownIssueShares(
   r: Pick<CheckResult, 'knownIssue' | 'violations'>,
+  same: (a: KnownIssue, b: KnownIssue) => boolean = sameKnownIssue,
 ): { issue: KnownIssue; of: string }[] {
   const violations = r.violations ?? [];
   const someUnknown = violations.some((v) => v.knownIssue === undefined);
-  return knownIssuesOf(r).map((issue) => {
-    const naming = violations.filter((v) => v.knownIssue && sameKnownIssue(v.knownIssue, issue)).length;
+  return knownIssuesOf(r, same).map((issue) => {
+    const naming = violations.filter((v) => v.knownIssue && same(v.knownIssue, issue)).length;
     return { issue, of: someUnknown && naming > 0 ? ` of ${naming} of ${violations.length} violations` : '' };
   });
 }

@@ -177,10 +177,13 @@ export interface RuntimeCrash {
  * bugs, and a FAIL beside a known bug still names that one. A result read from a report that recorded only
  * the result's own issue has that one.
  */
-export function knownIssuesOf(r: Pick<CheckResult, 'knownIssue' | 'violations'>): KnownIssue[] {
+export function knownIssuesOf(
+  r: Pick<CheckResult, 'knownIssue' | 'violations'>,
+  same: (a: KnownIssue, b: KnownIssue) => boolean = sameKnownIssue,
+): KnownIssue[] {
   const all = (r.violations ?? []).flatMap((v) => (v.knownIssue ? [v.knownIssue] : []));
   if (all.length === 0 && r.knownIssue) all.push(r.knownIssue);
-  return all.filter((k, i) => all.findIndex((other) => sameKnownIssue(other, k)) === i);
+  return all.filter((k, i) => all.findIndex((other) => same(other, k)) === i);
 }
 
 export function sameKnownIssue(a: KnownIssue, b: KnownIssue): boolean {
