@@ -5,7 +5,7 @@ import type { RunOutcome } from '../harness/check/result.js';
 import { EnvironmentError } from '../harness/core/errors.js';
 import type { RunConfig } from '../harness/core/settings.js';
 import type { InstanceRecord } from '../harness/runtime-instance.js';
-import { capLines } from '../report/console-text.js';
+import { wrapNote } from '../report/console-text.js';
 import { configFromFlags, selectedChecks } from './command-config.js';
 import { EXIT_USAGE, exitCodeFor } from './exit.js';
 import { type Io, useColor } from './io.js';
@@ -101,7 +101,7 @@ async function runSelected(config: RunConfig, color: boolean | undefined, io: Io
       onStart: (total, props) => reporter.onStart(total, props),
       onCheckStart: (c) => reporter.onCheckStart(c.id, displayName(c)),
       onCheckEnd: (r) => reporter.onCheckEnd(r),
-      onNote: (text) => io.err(`${capLines(`cri-conform: ${text}`)}\n`),
+      onNote: (text) => io.err(`${wrapNote(`cri-conform: ${text}`)}\n`),
     },
     AbortSignal.any(signals),
     TOOL_VERSION,

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { capLine, collapseRetries, wrapAtSeparators } from './console-text.js';
+import { capLine, collapseRetries, wrapAtSeparators, wrapNote } from './console-text.js';
 
 describe('console text shortening', () => {
   const reserve = 'failed to reserve sandbox name "p_0": name "p_0" is reserved for "abc"';
@@ -40,5 +40,17 @@ describe('console text shortening', () => {
     expect(lines.join(' ')).to.equal(parts.join('; '));
     for (const l of lines) expect(l.length).to.be.at.most(200);
     expect(wrapAtSeparators('short; line', 200)).to.deep.equal(['short; line']);
+  });
+
+  it('never cuts a run note, which no report holds: it breaks at its separators, a long piece stays whole', () => {
+    const pids = Array.from(
+      { length: 4 },
+      (_, i) => `pid ${i} (containerd-shim-runc-v2 -id ${'f'.repeat(64)})`,
+    );
+    const long = `final sweep stopped 4 processes: ${pids.join('; ')}\nsecond line ${'y'.repeat(400)}`;
+    const note = wrapNote(long, 200);
+    expect(note).not.to.contain('cut:');
+    expect(note.split('\n').join(' ')).to.equal(long.replace('\n', ' '));
+    expect(note.split('\n').at(-1)).to.have.length(412);
   });
 });

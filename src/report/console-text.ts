@@ -80,11 +80,14 @@ export function capLine(line: string, max = CONSOLE_LINE_MAX): string {
   return `${plain.slice(0, max - CUT_NOTE.length)}${CUT_NOTE}`;
 }
 
-/** capLine for each line of a multi-line text. */
-export function capLines(text: string, max = CONSOLE_LINE_MAX): string {
+/**
+ * A run's note for stderr (the final sweep's findings, warnings): no report holds it, so it is never cut;
+ * a long line breaks after its "; " separators instead, and a piece longer than a line stays whole.
+ */
+export function wrapNote(text: string, max = CONSOLE_LINE_MAX): string {
   return text
     .split('\n')
-    .map((l) => capLine(l, max))
+    .flatMap((l) => wrapAtSeparators(l, max))
     .join('\n');
 }
 

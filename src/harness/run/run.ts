@@ -267,7 +267,7 @@ async function sweep(
   } catch (e) {
     // A runtime that crashed or restarted mid-run: the verdicts stand, only the sweep is left to the user.
     if (!(e instanceof CriCallError)) throw e;
-    // The command comes first: a long gRPC message may be cut on the console, and notes are in no report.
+    // The command comes first, ahead of a long gRPC message: notes are in no report, only on stderr.
     listener.onNote(
       `final sweep skipped, the runtime does not answer; once it does, run: cri-conform cleanup --run-id ${runId} -r ${config.runtimeEndpoint}\n  (${e.message})`,
     );
