@@ -42,8 +42,11 @@ import { CreationWatch } from './creation-watch.js';
 
 /** PID 1 here reaps slowly: look this long before calling a lingering process a leak. */
 const REAP_GRACE_MS = 2_500;
-/** A look again at what a whole scan found reads only that, so it may come often. */
-const RECHECK_POLL_MS = 100;
+/**
+ * How often to look again at what a whole scan found while the runtime reaps it: a look at only that is
+ * cheap for the host, but a task left among it asks every shim, so no more often than a whole look did.
+ */
+const REAP_POLL_MS = 250;
 /** How long a killed stray process may take to be gone, and how often to look. */
 const STRAY_GONE_WITHIN_MS = 2_000;
 const STRAY_POLL_MS = 50;
@@ -127,9 +130,11 @@ export class NodeHostProbe implements HostProbe {
   }
 
   async leftovers(snapshot: PodHostSnapshot, opts: { withinMs?: number } = {}): Promise<HostLeak[]> {
-    const records = () => this.runtimeRecordsOf(snapshot.ids);
-    const scan = async () => [...findLeaks(snapshot, this.view), ...(await records())];
-    return this.untilReaped(scan, records, opts.withinMs);
+    const scan = async () => [
+      ...findLeaks(snapshot, this.view),
+      ...(await this.runtimeRecordsOf(snapshot.ids)),
+    ];
+    return this.untilReaped(scan, opts.withinMs);
   }
 
   async stillHeld(ids: readonly string[]): Promise<HostLeak[]> {
@@ -161,44 +166,53 @@ export class NodeHostProbe implements HostProbe {
     evidence: TrialClues & { labels: Readonly<Record<string, string>> },
     opts: { withinMs?: number } = {},
   ): Promise<HostLeak[]> {
-    const records = async () =>
-      (await this.labelledRecords(evidence.labels))
-        .filter((r) => !evidence.known?.has(r.id))
-        .map(
-          (r): HostLeak => ({ kind: 'runtime-record', what: r.what, object: `container ${r.id}`, of: r.id }),
-        );
     const scan = async () => {
-      const found = await records();
-      const ids = [...new Set([...evidence.ids, ...found.flatMap((r) => (r.of ? [r.of] : []))])];
-      return [...newSince(baseline, { ...evidence, ids }, this.view, this.parentPath), ...found];
+      const records = (await this.labelledRecords(evidence.labels)).filter((r) => !evidence.known?.has(r.id));
+      const ids = [...new Set([...evidence.ids, ...records.map((r) => r.id)])];
+      return [
+        ...newSince(baseline, { ...evidence, ids }, this.view, this.parentPath),
+        ...records.map(
+          (r): HostLeak => ({ kind: 'runtime-record', what: r.what, object: `container ${r.id}`, of: r.id }),
+        ),
+      ];
     };
-    return this.untilReaped(scan, records, opts.withinMs);
+    return this.untilReaped(scan, opts.withinMs);
   }
 
   /**
    * What `scan` finds once the runtime has had the grace to reap it. While something is left, only that is
-   * looked at again (host-diff stillThere; runtime records read again by `records`), which is cheap; a
-   * whole scan has the last word, once that is gone (something new may have come meanwhile) or when the
-   * grace is over.
+   * looked at again (host-diff stillThere, recordsKept), which is cheap; a whole scan has the last word,
+   * once that is gone (something new may have come meanwhile) or when the grace is over.
    */
-  private async untilReaped(
-    scan: () => Promise<HostLeak[]>,
-    records: () => Promise<HostLeak[]>,
-    withinMs = REAP_GRACE_MS,
-  ): Promise<HostLeak[]> {
+  private async untilReaped(scan: () => Promise<HostLeak[]>, withinMs = REAP_GRACE_MS): Promise<HostLeak[]> {
     const endAt = Date.now() + withinMs;
     let leaks = await scan();
     while (leaks.length > 0 && Date.now() < endAt) {
-      await sleep(RECHECK_POLL_MS);
-      const kept = leaks.some((l) => l.kind === 'runtime-record')
-        ? new Set((await records()).map((r) => r.object))
-        : new Set<string | undefined>();
+      await sleep(REAP_POLL_MS);
+      const kept = await this.recordsKept(leaks);
       const left = stillThere(leaks, this.view).filter(
-        (l) => l.kind !== 'runtime-record' || kept.has(l.object),
+        (l) => l.kind !== 'runtime-record' || kept.has(l.object ?? ''),
       );
       leaks = left.length > 0 && Date.now() < endAt ? left : await scan();
     }
     return leaks;
+  }
+
+  /**
+   * Which of the runtime records among these leftovers ("container <id>", "task <id>") containerd still
+   * keeps: its containers, which asks no shim, and its tasks (every shim is asked) only when a task is
+   * among them.
+   */
+  private async recordsKept(leaks: readonly HostLeak[]): Promise<Set<string>> {
+    const objects = leaks.flatMap((l) => (l.kind === 'runtime-record' && l.object ? [l.object] : []));
+    const kept = new Set<string>();
+    if (objects.length === 0) return kept;
+    for (const c of (await readContainerd(this.endpoint, (s) => s.containers())) ?? [])
+      kept.add(`container ${c.id}`);
+    if (objects.some((o) => o.startsWith('task ')))
+      for (const t of (await readContainerd(this.endpoint, (s) => s.tasks())) ?? [])
+        kept.add(`task ${t.containerId}`);
+    return kept;
   }
 
   /**
