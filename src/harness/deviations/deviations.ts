@@ -30,6 +30,16 @@ function concerns(d: Deviation, id: string, runtime: RuntimeIdentity): boolean {
   );
 }
 
+/** The first entry about this check on this runtime whose pattern matches the violation's words. */
+function entryFor(
+  entries: readonly Deviation[],
+  id: string,
+  runtime: RuntimeIdentity,
+  text: string,
+): Deviation | undefined {
+  return entries.find((d) => concerns(d, id, runtime) && d.message.test(text));
+}
+
 /**
  * The violations a failure rests on, each in its own words: what entries are matched against, so that no
  * pattern reaches into text the harness composed around them. A result without them (a report written by
@@ -59,8 +69,7 @@ function matching(
  */
 function matchingAll(entries: readonly Deviation[], r: CheckResult, runtime: RuntimeIdentity): Deviation[] {
   const texts = r.verdict === 'failed' ? violationTexts(r) : [];
-  const entryOf = (text: string) => entries.find((d) => concerns(d, r.id, runtime) && d.message.test(text));
-  const found = texts.map(entryOf);
+  const found = texts.map((text) => entryFor(entries, r.id, runtime, text));
   if (found.length === 0 || found.some((d) => d === undefined)) return [];
   return [...new Set(found as Deviation[])];
 }
@@ -74,7 +83,7 @@ export function knownDeviationTest(
   runtime: RuntimeIdentity,
 ): (checkId: string, message: string) => string | undefined {
   const entries = [...sets.expected, ...sets.bundled];
-  return (id, message) => entries.find((d) => concerns(d, id, runtime) && d.message.test(message))?.where;
+  return (id, message) => entryFor(entries, id, runtime, message)?.where;
 }
 
 const knownIssueOf = (d: Deviation) => ({
@@ -94,7 +103,7 @@ function withViolationIssues(
 ): CheckResult {
   if (!result.violations || result.violations.length === 0) return result;
   const violations = result.violations.map((v) => {
-    const entry = entries.find((d) => concerns(d, result.id, runtime) && d.message.test(v.message));
+    const entry = entryFor(entries, result.id, runtime, v.message);
     return entry ? { ...v, knownIssue: knownIssueOf(entry) } : v;
   });
   return { ...result, violations };
