@@ -55,14 +55,14 @@ const SETTLE_WITHIN_MS = 60_000;
  */
 async function settle() {
   // The module the run measures its own CPUs with (RunOutcome.cpu); built by the time a run is due.
-  const { readCpuCounters } = await import(join(root, 'dist/src/harness/host/machine-cpu.js'));
+  const { cpuBetween, readCpuCounters } = await import(join(root, 'dist/src/harness/host/machine-cpu.js'));
   const start = performance.now();
   const pause = new Int32Array(new SharedArrayBuffer(4));
   for (;;) {
     const before = readCpuCounters();
     Atomics.wait(pause, 0, 0, SETTLE_SAMPLE_MS);
     const after = readCpuCounters();
-    const busyPct = Math.round((100 * (after.busy - before.busy)) / Math.max(1, after.total - before.total));
+    const { busyPct } = cpuBetween(before, after, 0);
     const waitedMs = Math.round(performance.now() - start);
     if (busyPct < SETTLE_BUSY_PCT || waitedMs >= SETTLE_WITHIN_MS) return { busyPct, waitedMs };
   }

@@ -6,6 +6,7 @@
  * with other pods raises the floor too, which the busy share beside it shows.
  */
 import { readFileSync } from 'node:fs';
+import { statFieldsAfterCommand } from './proc.js';
 
 export interface MachineCpu {
   /** Cores the machine's counters cover (the cpuN lines of /proc/stat). */
@@ -57,7 +58,8 @@ export function readCpuCounters(path = '/proc/stat'): CpuCounters | undefined {
 
 /** Parses /proc/self/stat for the CPU ticks of reaped children (cutime + cstime). */
 export function parseReapedChildrenTicks(text: string): number {
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const fields = statFieldsAfterCommand(text) ?? [];
+  // cutime and cstime: fields 16 and 17 of the line.
   const ticks = Number(fields[13]) + Number(fields[14]);
   return Number.isFinite(ticks) ? ticks : 0;
 }

@@ -9,11 +9,19 @@ export interface ProcInfo {
   cmdline: string; // NUL separators replaced by spaces
 }
 
-/** Parses /proc/PID/stat; the command may contain spaces and parentheses, so split after the last ')'. */
-export function parseStat(text: string): { state: string; startTime: string } | undefined {
+/**
+ * The fields of a /proc/PID/stat line after the command, from the state (field 3) on: the command may hold
+ * spaces and parentheses, so the split comes after the last ')'.
+ */
+export function statFieldsAfterCommand(text: string): string[] | undefined {
   const close = text.lastIndexOf(')');
-  if (close < 0) return undefined;
-  const fields = text.slice(close + 2).split(' ');
+  return close < 0 ? undefined : text.slice(close + 2).split(' ');
+}
+
+/** Parses /proc/PID/stat for the state and the start time. */
+export function parseStat(text: string): { state: string; startTime: string } | undefined {
+  const fields = statFieldsAfterCommand(text);
+  if (!fields) return undefined;
   const state = fields[0];
   const startTime = fields[19];
   return state && startTime ? { state, startTime } : undefined;
