@@ -4,6 +4,8 @@
 # command an operator runs there, and what it starts (a private instance's daemon) stays in the node.
 #
 # Usage: sudo scripts/systemd-node-exec.sh [--version 1.7|2.1] [--dir DIR] -- COMMAND [ARG...]
+#   Without --dir or --version: the node whose env file this environment holds (CRI_CONFORM_SYSTEMD_NODE_DIR),
+#   else the default dir of --version 1.7.
 #   e.g. eval "$(sed 's/^/export /' /tmp/cri-conform/systemd-node-1.7/env)"
 #        sudo -E scripts/systemd-node-exec.sh -- node "$PWD/bin/cri-conform" doctor
 #   The checkout that brought the node up is bound in at its own path, and is the working directory.
@@ -22,6 +24,10 @@ args=()
 while [ $# -gt 0 ] && [ "$1" != -- ]; do args+=("$1"); shift; done
 [ $# -gt 1 ] || { usage >&2; exit 2; }
 shift
+# A sourced env file names its node, which may live under another CRI_CONFORM_STATE than this shell's.
+if [ ${#args[@]} -eq 0 ] && [ -n "${CRI_CONFORM_SYSTEMD_NODE_DIR:-}" ]; then
+  args=(--dir "$CRI_CONFORM_SYSTEMD_NODE_DIR")
+fi
 CC_DIR_KIND=systemd-node
 parse_common_args "${args[@]}"
 [ "$(id -u)" = 0 ] || die "needs root: sudo $0 $*"
