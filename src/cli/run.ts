@@ -101,6 +101,7 @@ async function runSelected(config: RunConfig, color: boolean | undefined, io: Io
       onStart: (total, props) => reporter.onStart(total, props),
       onCheckStart: (c) => reporter.onCheckStart(c.id, displayName(c)),
       onCheckEnd: (r) => reporter.onCheckEnd(r),
+      onTrialEnd: (id, done, planned) => reporter.onTrialEnd(id, done, planned),
       onNote: (text) => io.err(`${wrapNote(`cri-conform: ${text}`)}\n`),
     },
     AbortSignal.any(signals),

@@ -1,8 +1,10 @@
 /**
  * The live console reporter: one line per finished check in catalogue order, the failure's message and
  * timeline tail right under it, a known issue's links, and a summary table at the end. A terminal gets a
- * live "[n/50] ID elapsed" line; a log gets a plain line as each check starts. No line passes 300 characters. Color comes from the caller (the CLI resolves --color,
- * NO_COLOR and FORCE_COLOR); with color off the output holds no escape codes at all.
+ * live "[n/50] ID elapsed" line; a log gets a plain line as each check starts, and the same running line
+ * when it has had no line for a while, so a long check is never mistaken for a hang. No line passes 300
+ * characters. Color comes from the caller (the CLI resolves --color, NO_COLOR and FORCE_COLOR); with color
+ * off the output holds no escape codes at all.
  */
 import { Chalk, type ChalkInstance } from 'chalk';
 import {
@@ -38,6 +40,8 @@ export interface ConsoleReporter {
   onStart(total: number, props: RunProperties): void;
   onCheckStart(id: string, title: string): void;
   onCheckEnd(result: CheckResult): void;
+  /** A race check's trial ended: `done` of `planned` are over. */
+  onTrialEnd(id: string, done: number, planned: number): void;
   onEnd(outcome: RunOutcome): void;
 }
 
@@ -56,14 +60,24 @@ const WORD_WIDTH = Math.max(...Object.values(MARKS).map((m) => m.word.length));
 
 /** How often a terminal's live line redraws its elapsed times. */
 const TICK_MS = 1_000;
+/**
+ * How long a log goes without a line before it is told what is still running: a check's race trials can
+ * take minutes (IDEM-15 over five on a 2-core machine), and a CI log silent that long reads as a hang.
+ */
+export const LOG_QUIET_MS = 30_000;
 
-export function createConsoleReporter(io: ConsoleIo, opts: { color: boolean }): ConsoleReporter {
+export function createConsoleReporter(
+  io: ConsoleIo,
+  opts: { color: boolean; logQuietMs?: number },
+): ConsoleReporter {
   const c = new Chalk({ level: opts.color ? 1 : 0 });
   const running = new Map<string, RunningCheck>();
   const order = new StartOrder<CheckResult>();
   let total = 0;
   let transient = '';
   let ticker: ReturnType<typeof setInterval> | undefined;
+  let lastWriteAt = performance.now();
+  const logQuietMs = opts.logQuietMs ?? LOG_QUIET_MS;
 
   const live = () => renderLiveLine([...running.values()], total, performance.now());
   /** Every write goes through here so the live line never mixes with real output. */
@@ -71,6 +85,7 @@ export function createConsoleReporter(io: ConsoleIo, opts: { color: boolean }): 
     if (transient) io.write(`\r${' '.repeat(transient.length)}\r`);
     transient = '';
     io.write(s);
+    if (s !== '') lastWriteAt = performance.now();
     if (io.isTTY && running.size > 0) {
       transient = live();
       io.write(c.dim(transient));
@@ -97,16 +112,23 @@ export function createConsoleReporter(io: ConsoleIo, opts: { color: boolean }): 
         )}\n`,
       );
       if (props.cgroup) write(`${c.dim(capLine(`  pods: ${describeCgroup(props.cgroup)}`))}\n`);
-      if (io.isTTY) {
-        ticker = setInterval(() => write(''), TICK_MS);
-        ticker.unref();
-      }
+      ticker = io.isTTY
+        ? setInterval(() => write(''), TICK_MS)
+        : setInterval(() => {
+            if (running.size > 0 && performance.now() - lastWriteAt >= logQuietMs)
+              write(`${c.dim(capLine(`still running: ${live()}`))}\n`);
+          }, logQuietMs / 2);
+      ticker.unref();
     },
     onCheckStart(id, title) {
       const position = order.start(id);
       running.set(id, { id, position, startedAtMs: performance.now() });
       if (io.isTTY) write('');
       else write(`${c.dim(capLine(renderStartLine(position, total, title)))}\n`);
+    },
+    onTrialEnd(id, done, planned) {
+      const check = running.get(id);
+      if (check) check.trials = { done, planned };
     },
     onCheckEnd(r) {
       running.delete(r.id);

@@ -20,6 +20,11 @@ describe('progress', () => {
     expect(line).to.equal('[3/50] IDEM-02 1m 05s · IDEM-03 1m 05s');
   });
 
+  it("shows how many of a race check's trials are over", () => {
+    const check = { id: 'IDEM-15', position: 42, startedAtMs: 0, trials: { done: 23, planned: 40 } };
+    expect(renderLiveLine([check], 53, 252_000)).to.equal('[42/53] IDEM-15 4m 12s 23/40 trials');
+  });
+
   it('keeps the live line within its width and draws nothing when nothing runs', () => {
     const many = Array.from({ length: 20 }, (_, i) => ({
       id: `IDEM-${10 + i}`,

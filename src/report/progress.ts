@@ -9,17 +9,25 @@ export interface RunningCheck {
   /** 1-based place in the run's catalogue order. */
   position: number;
   startedAtMs: number;
+  /** A race check's trials so far: how many ended, of how many. */
+  trials?: { done: number; planned: number };
 }
 
 /** Wide enough for three running checks; never wraps an 80-column terminal's line much past one row. */
 export const LIVE_LINE_MAX = 100;
 
-/** "[12/50] TEAR-04 3.4 s" for one check, "[12/50] TEAR-04 3.4 s · TEAR-05 0.2 s" for several. */
+/**
+ * "[12/50] TEAR-04 3.4 s" for one check, "[12/50] TEAR-04 3.4 s · TEAR-05 0.2 s" for several, with a race
+ * check's trials: "[42/53] IDEM-15 4m 12s 23/40 trials".
+ */
 export function renderLiveLine(running: readonly RunningCheck[], total: number, nowMs: number): string {
   if (running.length === 0) return '';
   const sorted = [...running].sort((a, b) => a.position - b.position);
   const last = sorted.at(-1) as RunningCheck;
-  const parts = sorted.map((c) => `${c.id} ${elapsed(nowMs - c.startedAtMs)}`);
+  const parts = sorted.map((c) => {
+    const trials = c.trials ? ` ${c.trials.done}/${c.trials.planned} trials` : '';
+    return `${c.id} ${elapsed(nowMs - c.startedAtMs)}${trials}`;
+  });
   const line = `[${last.position}/${total}] ${parts.join(' · ')}`;
   return line.length <= LIVE_LINE_MAX ? line : `${line.slice(0, LIVE_LINE_MAX - 1)}…`;
 }

@@ -150,6 +150,7 @@ async function runFleetChecks(
           poster.send(progress.start(total, `running on ${props.runtimeName} ${props.runtimeVersion}`));
         },
         onCheckStart: (c) => reporter.onCheckStart(c.id, displayName(c)),
+        onTrialEnd: (id, done, planned) => reporter.onTrialEnd(id, done, planned),
         onCheckEnd: (r) => {
           reporter.onCheckEnd(r);
           poster.send(progress.checkEnded(r));

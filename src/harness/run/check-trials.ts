@@ -63,7 +63,10 @@ export function checkTrials(env: RunEnv, check: Check, deps: TrialsDeps): CheckC
           await scenario(n, await builds.setupFor(n));
         }),
       {
-        after: (n) => scope.run(n, () => cleanupNow(n)),
+        after: async (n) => {
+          await scope.run(n, () => cleanupNow(n));
+          env.onTrialEnd?.(check.id, trials.run, planned);
+        },
         onTrial: (n, outcome) => scope.run(n, () => timeline.note(`trial ${n}: ${outcome}`)),
         assertionsIn: (n) => assertions.countIn(n),
         deviatedIn: (n) => paths.deviatedIn(n),

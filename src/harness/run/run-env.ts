@@ -42,6 +42,8 @@ export interface RunEnv {
    * is known.
    */
   knownDeviation?: (checkId: string, message: string) => string | undefined;
+  /** Told as each trial of a race check ends, for the progress a long check shows while it runs. */
+  onTrialEnd?: (checkId: string, done: number, planned: number) => void;
   /** The whole run's abort: SIGINT, run timeout, fail-fast. */
   signal: AbortSignal;
   /**

@@ -47,6 +47,8 @@ export interface RunListener {
   onCheckStart(check: Check): void;
   onCheckEnd(result: CheckResult): void;
   onNote(text: string): void;
+  /** A race check's trial ended (cleanup included): `done` of its `planned` trials are over. */
+  onTrialEnd?(checkId: string, done: number, planned: number): void;
 }
 
 const SWEEP_MS = 60_000;
@@ -75,6 +77,7 @@ export async function runConformance(
     cgroupLease = prepared.cgroupLease;
     creations = prepared.creations;
     prepared.env.knownDeviation = knownDeviationTest(deviations, prepared.runtime);
+    prepared.env.onTrialEnd = (id, done, planned) => listener.onTrialEnd?.(id, done, planned);
     listener.onStart(checks.length, prepared.properties);
     const { kubelet } = prepared.properties;
     const { disturbance } = prepared.env;
