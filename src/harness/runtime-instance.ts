@@ -7,6 +7,8 @@ import type { RunConfig } from './core/settings.js';
 
 /** The marks of the run's pods, by which an instance's leftovers are known without its record. */
 export { NAME_PREFIX, POD_NAMESPACE } from './core/labels.js';
+/** A container cgroup left frozen (runc's systemd driver killed mid-freeze) is thawed so it can empty. */
+export { thawCgroupDir } from './host/frozen-cgroups.js';
 /** Where the node's files and mounts are; an instance started from a pod reads the node through it. */
 export { NodeView } from './host/node-view.js';
 /** An instance's owner is a run's process, judged as a run's pod log folder's owner is. */

@@ -4,8 +4,9 @@
  */
 import { rmdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { NodeView } from '../harness/runtime-instance.js';
+import { type NodeView, thawCgroupDir } from '../harness/runtime-instance.js';
 import { isDir, readdirSafe } from './dir-entries.js';
+import { readTextOrEmpty } from './read-text.js';
 
 const CGROUP_ROOT = '/sys/fs/cgroup';
 /** How deep below each hierarchy's root the runtimes put container cgroups (kubepods/burstable/pod.../id). */
@@ -37,6 +38,24 @@ export function cgroupDirs(ids: readonly string[], node: NodeView): string[] {
   };
   walk(node.path(CGROUP_ROOT), 0);
   return found;
+}
+
+/**
+ * The processes still in the ids' cgroups once the instance's daemon and shims are gone (a pause or
+ * `runc init` whose shim was killed), to be killed: each cgroup is thawed first if it was left frozen, or
+ * they could never end.
+ */
+export function processesInCgroups(ids: readonly string[], node: NodeView): number[] {
+  const pids = new Set<number>();
+  for (const dir of cgroupDirs(ids, node)) {
+    thawCgroupDir(dir);
+    for (const line of readTextOrEmpty(join(dir, 'cgroup.procs')).split('\n')) {
+      const pid = Number(line);
+      // 0: a process of another pid namespace than this one's.
+      if (Number.isInteger(pid) && pid > 0) pids.add(pid);
+    }
+  }
+  return [...pids];
 }
 
 /** Removes the ids' cgroups, deepest first; one with a process in it stays, for the caller to report. */

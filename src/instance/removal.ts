@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { CriClient } from '../cri/client.js';
-import { cgroupDirs, removeCgroups } from './cgroups.js';
+import { cgroupDirs, processesInCgroups, removeCgroups } from './cgroups.js';
 import { removeInstanceCniFiles } from './cni-files.js';
 import { crioPaths } from './crio-config.js';
 import {
@@ -101,6 +101,11 @@ async function removeOnce(dir: string, info: InstanceFile, budget: Budget): Prom
   if (info.network.bridge !== '') await quiet('ip', ['link', 'delete', 'dev', info.network.bridge]);
   removeInstanceCniFiles(info.network.name, named.ids, host);
   for (const s of named.shimSockets) rmSync(host.path(s), { force: true });
+  await Promise.all(
+    processesInCgroups(named.ids, host).map((pid) =>
+      signalAndWait(pid, 'SIGKILL', budget.left(PROCESSES_KILL_WAIT_MS)),
+    ),
+  );
   removeCgroups(named.ids, host);
   const problems = await remains(dir, info, named);
   if (budget.ranOut) problems.push(`its removal ran out of its ${budget.withinMs} ms`);

@@ -10,6 +10,7 @@ import { shortId } from '../core/ids.js';
 import { RUN_LABEL } from '../core/labels.js';
 import { OwnIds } from '../core/own-ids.js';
 import { sleep } from '../core/waits.js';
+import { thawCgroupsOfProcess } from '../host/frozen-cgroups.js';
 import {
   cgroupDirsNaming,
   type HostBaseline,
@@ -243,7 +244,9 @@ export class NodeHostProbe implements HostProbe {
     const strays = ids.length === 0 ? [] : livingProcessesOf(ids);
     if (strays.length === 0) return { ended: [], left: [] };
     const known = await this.recordedIds();
-    const describe = (p: ProcInfo) => `pid ${p.pid} (${p.cmdline.slice(0, 100)})`;
+    const thawed = new Set<number>();
+    const describe = (p: ProcInfo) =>
+      `pid ${p.pid} (${p.cmdline.slice(0, 100)})${thawed.has(p.pid) ? ' thawed from its frozen cgroup' : ''}`;
     if (known === undefined) return { ended: [], left: strays.map(describe) };
     const lost = strays.filter((p) => !ids.some((id) => known.has(id) && namesId(p, id)));
     const alive = () =>
@@ -253,6 +256,8 @@ export class NodeHostProbe implements HostProbe {
         return now?.startTime === p.startTime && now.state !== 'Z';
       });
     for (const p of alive()) {
+      // A frozen process never sees SIGKILL; its cgroup is the run's own, as the process is.
+      if (thawCgroupsOfProcess(p.pid, this.view)) thawed.add(p.pid);
       try {
         process.kill(p.pid, 'SIGKILL');
       } catch {

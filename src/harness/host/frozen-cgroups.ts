@@ -1,0 +1,71 @@
+/**
+ * Thawing a frozen cgroup of the tool's own so that its processes can end. runc's systemd driver freezes a
+ * cgroup v1 container's cgroup while it sets the unit's device rules and thaws it afterwards; a create
+ * killed in between leaves `runc init` FROZEN, asleep in the kernel's refrigerator where SIGKILL cannot
+ * reach it, and its cgroup can never be removed. Callers thaw only cgroups of their own sandboxes and
+ * containers, then kill what is in them.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { NodeView } from './node-view.js';
+import { type CgroupMount, hostCgroupMounts, parseCgroupMounts } from './proc.js';
+
+/** Thaws every frozen cgroup the process is in, as `view` sees the node; true when one was frozen. */
+export function thawCgroupsOfProcess(pid: number, view: NodeView): boolean {
+  let procCgroup: string;
+  try {
+    procCgroup = readFileSync(`/proc/${pid}/cgroup`, 'utf8');
+  } catch {
+    return false;
+  }
+  const mounts = hostCgroupMounts(parseCgroupMounts(view.mountinfo()));
+  return freezableCgroupsOf(procCgroup, mounts)
+    .map((dir) => thawCgroupDir(view.path(dir)))
+    .some(Boolean);
+}
+
+/** Thaws a frozen cgroup directory (v1 `freezer.state`, v2 `cgroup.freeze`); true when it was frozen. */
+export function thawCgroupDir(dir: string): boolean {
+  return (
+    thawFile(join(dir, 'freezer.state'), /^(FROZEN|FREEZING)$/, 'THAWED') ||
+    thawFile(join(dir, 'cgroup.freeze'), /^1$/, '0')
+  );
+}
+
+function thawFile(file: string, frozen: RegExp, thawed: string): boolean {
+  let state: string;
+  try {
+    state = readFileSync(file, 'utf8').trim();
+  } catch {
+    return false;
+  }
+  if (!frozen.test(state)) return false;
+  try {
+    writeFileSync(file, thawed);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The cgroup directories in which a process can be frozen, from its /proc/PID/cgroup text: its cgroup in
+ * the v1 freezer hierarchy and its v2 cgroup, each below that hierarchy's mount.
+ */
+export function freezableCgroupsOf(procCgroup: string, mounts: readonly CgroupMount[]): string[] {
+  const dirs: string[] = [];
+  for (const line of procCgroup.split('\n')) {
+    const m = /^\d+:([^:]*):(\/.*)$/.exec(line);
+    if (!m) continue;
+    const [, controllers = '', path = ''] = m;
+    const mount =
+      controllers === ''
+        ? mounts.find((c) => c.version === 2)
+        : controllers.split(',').includes('freezer')
+          ? mounts.find((c) => c.version === 1 && c.controllers.includes('freezer'))
+          : undefined;
+    if (!mount || !(path === mount.root || path.startsWith(`${mount.root.replace(/\/$/, '')}/`))) continue;
+    dirs.push(join(mount.mountPoint, mount.root === '/' ? path : path.slice(mount.root.length)));
+  }
+  return dirs;
+}
