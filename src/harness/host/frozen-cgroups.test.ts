@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { skipBecause } from '../../skip-reason.test.helper.js';
-import { freezableCgroupsOf, thawCgroupDir, thawCgroupsOfProcess } from './frozen-cgroups.js';
+import { freezableCgroupsOf, frozenNote, thawCgroupDir, thawCgroupsOfProcess } from './frozen-cgroups.js';
 import { ON_NODE } from './node-view.js';
 import type { CgroupMount } from './proc.js';
 
@@ -97,7 +97,7 @@ describe('frozen cgroups: a real frozen process', () => {
     if (dir) rmdirSafely(dir);
   });
 
-  it('thaws the cgroup a frozen process is in, after which SIGKILL ends it', async () => {
+  it('says a process is frozen, thaws its cgroup, after which SIGKILL ends it', async () => {
     dir = mkdtempSync(join(FREEZER, 'cri-conform-test-'));
     sleeper = spawn('sleep', ['60'], { stdio: 'ignore' });
     const pid = sleeper.pid as number;
@@ -105,7 +105,9 @@ describe('frozen cgroups: a real frozen process', () => {
     writeFileSync(join(dir, 'cgroup.procs'), String(pid));
     writeFileSync(join(dir, 'freezer.state'), 'FROZEN');
     await waitFor(() => readFileSync(join(dir, 'freezer.state'), 'utf8').trim() === 'FROZEN');
+    expect(frozenNote(pid, ON_NODE)).to.equal(', frozen in its cgroup');
     expect(thawCgroupsOfProcess(pid, ON_NODE)).to.equal(true);
+    expect(frozenNote(pid, ON_NODE)).to.equal('');
     process.kill(pid, 'SIGKILL');
     await exited;
     expect(readFileSync(join(dir, 'freezer.state'), 'utf8').trim()).to.equal('THAWED');

@@ -12,40 +12,61 @@ import { type CgroupMount, hostCgroupMounts, parseCgroupMounts } from './proc.js
 
 /** Thaws every frozen cgroup the process is in, as `view` sees the node; true when one was frozen. */
 export function thawCgroupsOfProcess(pid: number, view: NodeView): boolean {
-  let procCgroup: string;
-  try {
-    procCgroup = readFileSync(`/proc/${pid}/cgroup`, 'utf8');
-  } catch {
-    return false;
-  }
-  const mounts = hostCgroupMounts(parseCgroupMounts(view.mountinfo()));
-  return freezableCgroupsOf(procCgroup, mounts)
-    .map((dir) => thawCgroupDir(view.path(dir)))
+  return freezableCgroupsOfProcess(pid, view)
+    .map((dir) => thawCgroupDir(dir))
     .some(Boolean);
+}
+
+/**
+ * ", frozen in its cgroup" when the process sits in a frozen cgroup ('' otherwise), for a leftover's
+ * description: such a process outlives every SIGKILL, which is another failure than a process not killed.
+ */
+export function frozenNote(pid: number, view: NodeView): string {
+  return freezableCgroupsOfProcess(pid, view).some(isFrozenDir) ? ', frozen in its cgroup' : '';
 }
 
 /** Thaws a frozen cgroup directory (v1 `freezer.state`, v2 `cgroup.freeze`); true when it was frozen. */
 export function thawCgroupDir(dir: string): boolean {
   return (
-    thawFile(join(dir, 'freezer.state'), /^(FROZEN|FREEZING)$/, 'THAWED') ||
-    thawFile(join(dir, 'cgroup.freeze'), /^1$/, '0')
+    (isFrozen(join(dir, 'freezer.state'), V1_FROZEN) && written(join(dir, 'freezer.state'), 'THAWED')) ||
+    (isFrozen(join(dir, 'cgroup.freeze'), V2_FROZEN) && written(join(dir, 'cgroup.freeze'), '0'))
   );
 }
 
-function thawFile(file: string, frozen: RegExp, thawed: string): boolean {
-  let state: string;
+const V1_FROZEN = /^(FROZEN|FREEZING)$/;
+const V2_FROZEN = /^1$/;
+
+function isFrozenDir(dir: string): boolean {
+  return isFrozen(join(dir, 'freezer.state'), V1_FROZEN) || isFrozen(join(dir, 'cgroup.freeze'), V2_FROZEN);
+}
+
+function isFrozen(file: string, frozen: RegExp): boolean {
   try {
-    state = readFileSync(file, 'utf8').trim();
+    return frozen.test(readFileSync(file, 'utf8').trim());
   } catch {
     return false;
   }
-  if (!frozen.test(state)) return false;
+}
+
+function written(file: string, text: string): boolean {
   try {
-    writeFileSync(file, thawed);
+    writeFileSync(file, text);
     return true;
   } catch {
     return false;
   }
+}
+
+/** The process's freezer and v2 cgroup directories, as this process can open them; none once it is gone. */
+function freezableCgroupsOfProcess(pid: number, view: NodeView): string[] {
+  let procCgroup: string;
+  try {
+    procCgroup = readFileSync(`/proc/${pid}/cgroup`, 'utf8');
+  } catch {
+    return [];
+  }
+  const mounts = hostCgroupMounts(parseCgroupMounts(view.mountinfo()));
+  return freezableCgroupsOf(procCgroup, mounts).map((dir) => view.path(dir));
 }
 
 /**

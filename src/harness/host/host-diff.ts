@@ -8,6 +8,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { shortId } from '../core/ids.js';
+import { frozenNote } from './frozen-cgroups.js';
 import type { HostLeak } from './host-findings.js';
 import { type NodeView, ON_NODE } from './node-view.js';
 import {
@@ -116,7 +117,7 @@ export function newSince(
     if (id)
       leaks.push({
         kind: 'process',
-        what: `pid ${p.pid} (${p.cmdline.slice(0, 80)}) of ${shortId(id)} is alive`,
+        what: `pid ${p.pid} (${p.cmdline.slice(0, 80)}) of ${shortId(id)} is alive${frozenNote(p.pid, view)}`,
         object: `pid ${p.pid}`,
         of: id,
       });

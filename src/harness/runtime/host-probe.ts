@@ -10,7 +10,7 @@ import { shortId } from '../core/ids.js';
 import { RUN_LABEL } from '../core/labels.js';
 import { OwnIds } from '../core/own-ids.js';
 import { sleep } from '../core/waits.js';
-import { thawCgroupsOfProcess } from '../host/frozen-cgroups.js';
+import { frozenNote, thawCgroupsOfProcess } from '../host/frozen-cgroups.js';
 import {
   cgroupDirsNaming,
   type HostBaseline,
@@ -323,7 +323,7 @@ function findLeaks(s: PodHostSnapshot, view: NodeView): HostLeak[] {
       // As it is now: a snapshot taken while the pod was being built can catch its pause mid-exec, with
       // no command line yet.
       const cmdline = now.cmdline || p.cmdline;
-      const what = `pid ${p.pid} (${cmdline.slice(0, 80)}) is still alive`;
+      const what = `pid ${p.pid} (${cmdline.slice(0, 80)}) is still alive${frozenNote(p.pid, view)}`;
       leaks.push({ kind: 'process', what, object: `pid ${p.pid}` });
     }
   }
