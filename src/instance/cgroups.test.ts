@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { NodeView } from '../harness/runtime-instance.js';
-import { processesInCgroups } from './cgroups.js';
+import { cgroupDirs, processesInCgroups } from './cgroups.js';
 
 const ID = '8d6f97572f9a3c4fce9bda6a59fdba7ac65ce33831e5fd34610c81ba5452122f';
 
@@ -30,7 +30,7 @@ describe("a private instance's container cgroups", () => {
     writeFileSync(join(freezer, 'cgroup.procs'), '11489\n0\n');
     writeFileSync(join(pids, 'cgroup.procs'), '11489\n11490\n');
     writeFileSync(join(other, 'cgroup.procs'), '4242\n');
-    expect(processesInCgroups([ID], new FakeNode(root)).sort()).to.deep.equal([11489, 11490]);
+    expect(processesInCgroups(cgroupDirs([ID], new FakeNode(root))).sort()).to.deep.equal([11489, 11490]);
     expect(readFileSync(join(freezer, 'freezer.state'), 'utf8')).to.equal('THAWED');
   });
 });

@@ -41,13 +41,13 @@ export function cgroupDirs(ids: readonly string[], node: NodeView): string[] {
 }
 
 /**
- * The processes still in the ids' cgroups once the instance's daemon and shims are gone (a pause or
- * `runc init` whose shim was killed), to be killed: each cgroup is thawed first if it was left frozen, or
- * they could never end.
+ * The processes still in these cgroups (cgroupDirs) once the instance's daemon and shims are gone (a pause
+ * or `runc init` whose shim was killed), to be killed: each cgroup is thawed first if it was left frozen,
+ * or they could never end.
  */
-export function processesInCgroups(ids: readonly string[], node: NodeView): number[] {
+export function processesInCgroups(dirs: readonly string[]): number[] {
   const pids = new Set<number>();
-  for (const dir of cgroupDirs(ids, node)) {
+  for (const dir of dirs) {
     thawCgroupDir(dir);
     for (const line of readTextOrEmpty(join(dir, 'cgroup.procs')).split('\n')) {
       const pid = Number(line);
@@ -58,9 +58,9 @@ export function processesInCgroups(ids: readonly string[], node: NodeView): numb
   return [...pids];
 }
 
-/** Removes the ids' cgroups, deepest first; one with a process in it stays, for the caller to report. */
-export function removeCgroups(ids: readonly string[], node: NodeView): void {
-  for (const d of cgroupDirs(ids, node).sort((a, b) => b.length - a.length)) {
+/** Removes these cgroups (cgroupDirs), deepest first; one with a process in it stays, for the caller to report. */
+export function removeCgroups(dirs: readonly string[]): void {
+  for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
     try {
       // rmSync refuses a directory unless recursive, and recursive would unlink a cgroup's control files.
       rmdirSync(d);

@@ -101,12 +101,14 @@ async function removeOnce(dir: string, info: InstanceFile, budget: Budget): Prom
   if (info.network.bridge !== '') await quiet('ip', ['link', 'delete', 'dev', info.network.bridge]);
   removeInstanceCniFiles(info.network.name, named.ids, host);
   for (const s of named.shimSockets) rmSync(host.path(s), { force: true });
+  // The daemon is gone, so no container cgroup comes or goes meanwhile: one walk of the trees serves both.
+  const cgroups = cgroupDirs(named.ids, host);
   await Promise.all(
-    processesInCgroups(named.ids, host).map((pid) =>
+    processesInCgroups(cgroups).map((pid) =>
       signalAndWait(pid, 'SIGKILL', budget.left(PROCESSES_KILL_WAIT_MS)),
     ),
   );
-  removeCgroups(named.ids, host);
+  removeCgroups(cgroups);
   const problems = await remains(dir, info, named);
   if (budget.ranOut) problems.push(`its removal ran out of its ${budget.withinMs} ms`);
   if (problems.length === 0) {
