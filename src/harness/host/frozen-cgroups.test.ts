@@ -81,6 +81,21 @@ describe('frozen cgroups', () => {
       `/sys/fs/cgroup/freezer/cri_conform.slice/${ID}`,
     ]);
     expect(freezableCgroupsOf(`10:freezer:/other/${ID}`, mounts)).to.deep.equal([]);
+    // The root's name as a prefix of another cgroup's is no way in.
+    expect(freezableCgroupsOf(`10:freezer:/nodes/${ID}`, mounts)).to.deep.equal([]);
+  });
+
+  it('never leads out of the hierarchy from a process in a cgroup namespace of its own', () => {
+    const mounts: CgroupMount[] = [
+      {
+        device: '0:35',
+        mountPoint: '/sys/fs/cgroup/freezer',
+        root: '/',
+        controllers: ['freezer'],
+        version: 1,
+      },
+    ];
+    expect(freezableCgroupsOf(`10:freezer:/../../cri_conform.slice/${ID}`, mounts)).to.deep.equal([]);
   });
 });
 

@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NodeView } from './node-view.js';
-import { type CgroupMount, hostCgroupMounts, parseCgroupMounts } from './proc.js';
+import { type CgroupMount, cgroupDir, hostCgroupMounts, parseCgroupMounts } from './proc.js';
 
 /** Thaws every frozen cgroup the process is in, as `view` sees the node; true when one was frozen. */
 export function thawCgroupsOfProcess(pid: number, view: NodeView): boolean {
@@ -74,19 +74,11 @@ function freezableCgroupsOfProcess(pid: number, view: NodeView): string[] {
  * the v1 freezer hierarchy and its v2 cgroup, each below that hierarchy's mount.
  */
 export function freezableCgroupsOf(procCgroup: string, mounts: readonly CgroupMount[]): string[] {
-  const dirs: string[] = [];
-  for (const line of procCgroup.split('\n')) {
-    const m = /^\d+:([^:]*):(\/.*)$/.exec(line);
-    if (!m) continue;
-    const [, controllers = '', path = ''] = m;
-    const mount =
-      controllers === ''
-        ? mounts.find((c) => c.version === 2)
-        : controllers.split(',').includes('freezer')
-          ? mounts.find((c) => c.version === 1 && c.controllers.includes('freezer'))
-          : undefined;
-    if (!mount || !(path === mount.root || path.startsWith(`${mount.root.replace(/\/$/, '')}/`))) continue;
-    dirs.push(join(mount.mountPoint, mount.root === '/' ? path : path.slice(mount.root.length)));
-  }
-  return dirs;
+  return procCgroup
+    .split('\n')
+    .filter((line) => {
+      const controllers = line.split(':')[1];
+      return controllers === '' || controllers?.split(',').includes('freezer') === true;
+    })
+    .flatMap((line) => cgroupDir(line, mounts, { insideMountRoot: true }) ?? []);
 }

@@ -130,8 +130,17 @@ export function cgroupName(dir: string, mounts: readonly CgroupMount[]): string 
   return mount ? dir.slice(mount.mountPoint.length + 1) : dir;
 }
 
-/** Maps a /proc/PID/cgroup line to its directory on this host, or undefined when no hierarchy matches. */
-export function cgroupDir(line: string, mounts: readonly CgroupMount[]): string | undefined {
+/**
+ * Maps a /proc/PID/cgroup line to its directory on this host, or undefined when no hierarchy matches. A
+ * path outside the mount's root is mapped as it reads, since the snapshot looks there for the "/../" of a
+ * process in another cgroup namespace; with `insideMountRoot` it maps to undefined instead, for a caller
+ * that writes into the directory and must never reach one the line does not name.
+ */
+export function cgroupDir(
+  line: string,
+  mounts: readonly CgroupMount[],
+  opts: { insideMountRoot?: boolean } = {},
+): string | undefined {
   const first = line.indexOf(':');
   const second = line.indexOf(':', first + 1);
   if (first < 0 || second < 0) return undefined;
@@ -142,7 +151,12 @@ export function cgroupDir(line: string, mounts: readonly CgroupMount[]): string 
       ? mounts.find((m) => m.version === 2)
       : mounts.find((m) => m.version === 1 && controllers.split(',').every((c) => m.controllers.includes(c)));
   if (!mount) return undefined;
-  const relative = mount.root !== '/' && path.startsWith(mount.root) ? path.slice(mount.root.length) : path;
+  // "/" is every path's root; a deeper root holds the path only at a "/" boundary.
+  const root = mount.root.replace(/\/$/, '');
+  const inside = path === root || path.startsWith(`${root}/`);
+  // A "/../" path (a cgroup namespace of its own) leads out of the hierarchy.
+  if (opts.insideMountRoot && (!inside || path.split('/').includes('..'))) return undefined;
+  const relative = inside ? path.slice(root.length) : path;
   return `${mount.mountPoint}${relative === '/' ? '' : relative}`;
 }
 
