@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,8 +6,10 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { type FakeRuntime, startFakeRuntime } from '../harness/check/fake-runtime.test.helper.js';
 import { RUN_LABEL } from '../harness/core/labels.js';
+import { keepLostIds, keptLostIds, LOST_IDS_ROOT } from '../harness/host/lost-ids.js';
 import { claimRunLogs, OWN_IDS_FILE, removeRunLogs, runLogDirectory } from '../harness/host/pod-logs.js';
 import { currentOwner } from '../harness/host/run-owner.js';
+import { alive, standInShim } from '../harness/runtime/stand-in-shim.test.helper.js';
 import { main } from './main.js';
 import { recordingIo } from './test-io.test.helper.js';
 
@@ -88,23 +90,80 @@ describe('cleanup (fake CRI)', () => {
     }
   });
 
-  it('finds the processes that name an id a killed run recorded, and stops none while the runtime cannot say it lost them', async () => {
+  /** A run killed after it recorded `id` as its own, and a process naming the id, as a lost shim would. */
+  async function killedRunWithShim(name: string, id: string): Promise<ChildProcess> {
+    claimRunLogs(name, { ...currentOwner(), pid: spawnSync('true').pid as number });
+    writeFileSync(join(runLogDirectory(name), OWN_IDS_FILE), `${id}\n`);
+    const shim = await standInShim(id);
+    shims.push(shim);
+    return shim;
+  }
+  const shims: ChildProcess[] = [];
+  afterEach(() => {
+    for (const s of shims.splice(0)) s.kill('SIGKILL');
+  });
+
+  it('finds the processes that name an id a killed run recorded, stops none while the runtime cannot say it lost them, and keeps their ids for the next cleanup', async () => {
     const killed = `test-killed-ids-${process.pid}`;
     const id = randomBytes(32).toString('hex');
-    claimRunLogs(killed, { ...currentOwner(), pid: spawnSync('true').pid as number });
-    writeFileSync(join(runLogDirectory(killed), OWN_IDS_FILE), `${id}\n`);
-    const shim = spawn('sleep', ['60'], { argv0: `cc-test-shim -id ${id}`, stdio: 'ignore' });
+    const shim = await killedRunWithShim(killed, id);
     try {
-      await new Promise((resolve) => shim.once('spawn', resolve));
+      for (const round of [1, 2]) {
+        const io = recordingIo();
+        await main(['node', 'cri-conform', 'cleanup', '-r', fake.endpoint], io);
+        // The fake serves no containerd records: the shim may still be the runtime's, so it stays.
+        expect(io.stderr(), `cleanup ${round}`).to.contain(
+          `cri-conform: left running pid ${shim.pid} (cc-test-shim -id ${id}`,
+        );
+        expect(io.stderr()).to.contain(`its id stays in ${LOST_IDS_ROOT} for the next cleanup`);
+        expect(alive(shim), 'the shim still runs').to.equal(true);
+        expect(existsSync(runLogDirectory(killed))).to.equal(false);
+        expect(keptLostIds(killed)).to.deep.equal(new Map([[killed, [id]]]));
+      }
+    } finally {
+      removeRunLogs(killed);
+      keepLostIds(killed, []);
+    }
+  });
+
+  it('looks for what the runtime lost of a killed run before it removes the logs of that run, whose pods it removed', async () => {
+    const killed = `test-killed-pods-${process.pid}`;
+    const id = randomBytes(32).toString('hex');
+    fake.publish({
+      metadata: { name: 'cc-idem-14-left', namespace: 'cri-conform', attempt: 0 },
+      labels: { [RUN_LABEL]: killed },
+      state: 'SANDBOX_READY',
+    });
+    const shim = await killedRunWithShim(killed, id);
+    try {
       const io = recordingIo();
-      await main(['node', 'cri-conform', 'cleanup', '-r', fake.endpoint], io);
-      // The fake serves no containerd records: the shim may still be the runtime's, so it stays.
-      expect(io.stderr()).to.contain(`cri-conform: left running pid ${shim.pid} (cc-test-shim -id ${id}`);
-      expect(shim.exitCode === null && shim.signalCode === null, 'the shim still runs').to.equal(true);
+      const code = await main(['node', 'cri-conform', 'cleanup', '-r', fake.endpoint], io);
+      expect(code, io.stderr()).to.equal(0);
+      expect(io.stdout()).to.contain('removed 0 containers and 1 pods');
+      expect(io.stderr()).to.contain(`left running pid ${shim.pid} (cc-test-shim -id ${id}`);
       expect(existsSync(runLogDirectory(killed))).to.equal(false);
     } finally {
-      shim.kill('SIGKILL');
       removeRunLogs(killed);
+      keepLostIds(killed, []);
+    }
+  });
+
+  it('with --run-id, looks for the lost processes of that run alone', async () => {
+    const [mine, other] = [`test-run-id-mine-${process.pid}`, `test-run-id-other-${process.pid}`];
+    const [mineId, otherId] = [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')];
+    await killedRunWithShim(mine, mineId);
+    keepLostIds(other, [otherId]);
+    await standInShim(otherId).then((s) => shims.push(s));
+    try {
+      const io = recordingIo();
+      await main(['node', 'cri-conform', 'cleanup', '-r', fake.endpoint, '--run-id', mine], io);
+      expect(io.stderr()).to.contain(mineId);
+      expect(io.stderr()).to.not.contain(otherId);
+      expect(keptLostIds(other)).to.deep.equal(new Map([[other, [otherId]]]));
+    } finally {
+      removeRunLogs(mine);
+      keepLostIds(mine, []);
+      keepLostIds(other, []);
     }
   });
 

@@ -25,7 +25,7 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
   const cmd = program
     .command('cleanup')
     .description(
-      "stop and remove every pod and container of cri-conform runs (of one run with --run-id), the delay injectors' per-check settings a killed run left, the processes of a killed run's own pods that the runtime lost track of, the pod logs of runs no longer running and the empty cgroup parent (/cri-conform, or the slice cri_conform.slice) once no run is alive",
+      "stop and remove every pod and container of cri-conform runs (of one run with --run-id), the delay injectors' per-check settings a killed run left, the processes of a killed run's own pods that the runtime lost track of (and those a run's final sweep could not stop), the pod logs of runs no longer running and the empty cgroup parent (/cri-conform, or the slice cri_conform.slice) once no run is alive",
     );
   addEndpointOptions(cmd)
     .option('--run-id <id>', 'only the objects of this run (the id is in every report)')
@@ -56,10 +56,10 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
           io.out(
             `left alone ${s}: it carries the label cri-conform.io/run but not every mark of cri-conform's own\n`,
           );
+        // Before the runs' folders go: the ids killed runs recorded there name what the runtime lost of them.
+        await stopLostProcessesOfEndedRuns(client, config.runtimeEndpoint, runId, io);
         if (report.problems.length === 0)
           await removePodLogs([...report.runs, ...(runId ? [runId] : [])], io);
-        // Before the dead runs' folders go: the ids they recorded name what the runtime lost of them.
-        if (!runId) await stopDeadRunsLostProcesses(client, config.runtimeEndpoint, io);
         // A run killed before or after its objects existed left none to find it by: its process tells.
         if (!runId) await removeDeadRunLogsOf(io);
         // Claims carry no run id, so only a cleanup of every run may take them.
@@ -94,30 +94,33 @@ async function removePodLogs(runIds: readonly string[], io: Io): Promise<void> {
 }
 
 /**
- * Stops the processes of runs killed before their final sweep that the runtime lost track of: a process
- * that names an id such a run recorded as its own (beside its pod logs), which neither the CRI nor the
- * runtime's records know any more. Only those ids: nothing else tells a lost process of the tool's.
+ * Stops the processes of ended runs that the runtime lost track of: a process that names an id a killed
+ * run recorded as its own (beside its pod logs), or one a final sweep could not stop and kept for cleanup,
+ * which neither the CRI nor the runtime's records know any more. Only those ids: nothing else tells a lost
+ * process of the tool's. The ids of processes still running are kept for the next cleanup.
  */
-async function stopDeadRunsLostProcesses(client: CriClient, endpoint: string, io: Io): Promise<void> {
-  const [{ deadRunsOwnIds }, { NodeHostProbe }, { lostProcesses, stopLostProcesses }] = await Promise.all([
-    import('../harness/host/pod-logs.js'),
-    import('../harness/runtime/host-probe.js'),
+async function stopLostProcessesOfEndedRuns(
+  client: CriClient,
+  endpoint: string,
+  runId: string | undefined,
+  io: Io,
+): Promise<void> {
+  const [{ lostProcesses, stopKeptLostProcesses }, { LOST_IDS_ROOT }] = await Promise.all([
     import('../harness/runtime/lost-processes.js'),
+    import('../harness/host/lost-ids.js'),
   ]);
-  const ids = deadRunsOwnIds();
-  if (ids.length === 0) return;
-  const probe = new NodeHostProbe(endpoint);
-  probe.ownIds.add(ids);
-  const strays = await stopLostProcesses(client, probe);
-  const what = (n: number) => lostProcesses(n, "killed runs'");
+  const { runs, strays, problems } = await stopKeptLostProcesses(client, endpoint, runId);
+  if (runs === 0) return;
+  const what = (n: number) => lostProcesses(n, "ended runs'");
   if (strays && strays.ended.length > 0) {
     io.out(`stopped ${what(strays.ended.length)} that the runtime had lost track of\n`);
     for (const p of strays.ended) io.out(`  ${p}\n`);
   }
   for (const p of strays?.left ?? [])
     io.err(
-      `cri-conform: left running ${p}: the runtime's records could not be read, or it outlived SIGKILL\n`,
+      `cri-conform: left running ${p}: the runtime's records could not be read, or it outlived SIGKILL; its id stays in ${LOST_IDS_ROOT} for the next cleanup\n`,
     );
+  for (const p of problems) io.err(`cri-conform: could not keep ${p}\n`);
 }
 
 /** Removes the pod log directories of runs that no longer run, whatever of them the runtime still has. */

@@ -5,6 +5,7 @@
  * since a run that is just making its entry in one of them would lose the folder under it.
  */
 import { rmdirSync } from 'node:fs';
+import { LOST_IDS_ROOT_AS_ROOT } from '../harness/host/lost-ids.js';
 import { otherLiveRuns, POD_LOG_ROOT_AS_ROOT } from '../harness/host/pod-logs.js';
 import { SHARED_WITH_NODE } from '../instance/host-view.js';
 import { INSTANCE_INDEX } from '../instance/instance-file.js';
@@ -14,6 +15,7 @@ import { NETWORK_CLAIMS } from '../instance/network.js';
 /** Deepest first: a parent can only go once its children have. */
 const STATE_DIRS: readonly string[] = [
   POD_LOG_ROOT_AS_ROOT,
+  LOST_IDS_ROOT_AS_ROOT,
   INSTANCE_INDEX,
   NETWORK_CLAIMS,
   ...INSTANCE_ROOTS,

@@ -10,6 +10,10 @@
 
 /** A full sandbox or container id: 64 hex digits, as containerd and CRI-O make them. */
 const FULL_ID = /^[0-9a-f]{64}$/;
+
+export function isFullId(id: string): boolean {
+  return FULL_ID.test(id);
+}
 /** containerd's reservation error: `name "<the run's name>" is reserved for "<id>"`. */
 const RESERVED_FOR = /is reserved for \\?"([0-9a-f]{64})\\?"/g;
 
@@ -19,7 +23,7 @@ export class OwnIds {
 
   add(ids: Iterable<string>): void {
     for (const id of ids)
-      if (FULL_ID.test(id) && !this.ids.has(id)) {
+      if (isFullId(id) && !this.ids.has(id)) {
         this.ids.add(id);
         this.record?.(id);
       }

@@ -129,7 +129,9 @@ describe("pod log directories: a killed run's go, a running run's stay", () => {
       runDir(name, owner);
       writeFileSync(join(root, name, OWN_IDS_FILE), `${ids(name[0] ?? '').join('\n')}\n`);
     }
-    expect(deadRunsOwnIds(root)).to.deep.equal(ids('k'));
+    expect(deadRunsOwnIds(undefined, root)).to.deep.equal(new Map([['killed', ids('k')]]));
+    expect(deadRunsOwnIds('killed', root)).to.deep.equal(new Map([['killed', ids('k')]]));
+    expect(deadRunsOwnIds('running', root).size).to.equal(0);
   });
 
   it('records a run’s own ids as it learns them, the ones learnt before included', () => {

@@ -21,8 +21,12 @@ export const POD_LOG_ROOT =
   process.getuid?.() === 0 ? POD_LOG_ROOT_AS_ROOT : join(tmpdir(), 'cri-conform-pod-logs');
 
 /** Run ids come from `newRunId()` or `--run-id`: whatever a user typed must never name another path. */
+export function runFileName(runId: string): string {
+  return runId.replace(/[^A-Za-z0-9_-]/g, '_') || '_';
+}
+
 export function runLogDirectory(runId: string): string {
-  return join(POD_LOG_ROOT, runId.replace(/[^A-Za-z0-9_-]/g, '_') || '_');
+  return join(POD_LOG_ROOT, runFileName(runId));
 }
 
 /** The kubelet's layout (BuildPodLogsDirectory): `<root>/<namespace>_<name>_<uid>`. */
@@ -53,16 +57,27 @@ export function ownIdsRecorder(runId: string): (id: string) => void {
   };
 }
 
-/** The ids recorded by runs whose process is gone (their log directories are removed after this). */
-export function deadRunsOwnIds(root = POD_LOG_ROOT, view?: ProcessView): string[] {
-  return runFolders(root).flatMap(({ dir, owner }) => {
-    if (owner === undefined || !ownerGone(owner, view)) return [];
+/**
+ * The ids recorded by runs whose process is gone (their log directories are removed after this), by run
+ * (its folder's name); of one run only with `runId`.
+ */
+export function deadRunsOwnIds(
+  runId?: string,
+  root = POD_LOG_ROOT,
+  view?: ProcessView,
+): Map<string, string[]> {
+  const dead = new Map<string, string[]>();
+  for (const { name, dir, owner } of runFolders(root)) {
+    if (owner === undefined || !ownerGone(owner, view)) continue;
+    if (runId !== undefined && name !== runFileName(runId)) continue;
     try {
-      return readFileSync(join(dir, OWN_IDS_FILE), 'utf8').split('\n').filter(Boolean);
+      const ids = readFileSync(join(dir, OWN_IDS_FILE), 'utf8').split('\n').filter(Boolean);
+      if (ids.length > 0) dead.set(name, ids);
     } catch {
-      return [];
+      // A run killed before it learnt an id.
     }
-  });
+  }
+  return dead;
 }
 
 /** Makes the run's log directory and its owner file; before the run's first pod, so no folder lacks one. */

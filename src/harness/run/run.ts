@@ -34,7 +34,7 @@ import { type CleanupReport, removeLabelledUntilGone } from '../runtime/cleanup.
 import type { CreationWatch } from '../runtime/creation-watch.js';
 import { connectRuntime } from '../runtime/environment.js';
 import { NodeHostProbe } from '../runtime/host-probe.js';
-import { endLostProcesses } from '../runtime/lost-processes.js';
+import { endLostProcesses, leaveToCleanup } from '../runtime/lost-processes.js';
 import { describeLeftovers, runtimeLeftovers } from '../runtime/runtime-leftovers.js';
 import { RuntimeWatch } from '../runtime/runtime-watch.js';
 import { executeCheck, identityOf } from './execute-check.js';
@@ -293,14 +293,20 @@ async function sweep(
       return [];
     });
     if (leftovers.length > 0) listener.onNote(describeLeftovers(config.runtimeEndpoint, leftovers));
-    if (env.host instanceof NodeHostProbe)
-      await endLostProcesses(client, env.host, "this run's", (text) => listener.onNote(text));
+  }
+  const note = (text: string) => listener.onNote(text);
+  if (env.host instanceof NodeHostProbe) {
+    // A sweep the runtime did not answer left every id to `cleanup`.
+    const stillToStop = swept
+      ? await endLostProcesses(client, env.host, "this run's", note)
+      : env.host.ownIds.all();
+    leaveToCleanup(runId, stillToStop, "this run's", note);
   }
   // After the sweep, whatever it left or could not reach: a container still running writes on into unlinked
   // files, and the directory is the run's alone. Last, since it holds the ids a killed sweep leaves to
   // `cleanup`.
   const logs = removeRunLogs(runId);
-  if (logs) listener.onNote(`final sweep: ${logs}`);
+  if (logs) note(`final sweep: ${logs}`);
 }
 
 /** "TEAR-14 x2, IDEM-13": whose objects a sweep found, most first. */

@@ -61,6 +61,8 @@ export interface Strays {
    * process outlived SIGKILL (a process in uninterruptible sleep does for a while).
    */
   left: string[];
+  /** The ids the processes in `left` name: what a later `cleanup` looks for them by (lost-ids.ts). */
+  leftIds: string[];
 }
 
 export class NodeHostProbe implements HostProbe {
@@ -242,12 +244,13 @@ export class NodeHostProbe implements HostProbe {
   async endStrays(listed: ReadonlySet<string>): Promise<Strays> {
     const ids = this.ownIds.all().filter((id) => !listed.has(id));
     const strays = ids.length === 0 ? [] : livingProcessesOf(ids);
-    if (strays.length === 0) return { ended: [], left: [] };
+    if (strays.length === 0) return { ended: [], left: [], leftIds: [] };
+    const namedBy = (procs: readonly ProcInfo[]) => ids.filter((id) => procs.some((p) => namesId(p, id)));
     const known = await this.recordedIds();
     const thawed = new Set<number>();
     const describe = (p: ProcInfo) =>
       `pid ${p.pid} (${p.cmdline.slice(0, 100)})${thawed.has(p.pid) ? ' thawed from its frozen cgroup' : ''}`;
-    if (known === undefined) return { ended: [], left: strays.map(describe) };
+    if (known === undefined) return { ended: [], left: strays.map(describe), leftIds: namedBy(strays) };
     const lost = strays.filter((p) => !ids.some((id) => known.has(id) && namesId(p, id)));
     const alive = () =>
       lost.filter((p) => {
@@ -270,6 +273,7 @@ export class NodeHostProbe implements HostProbe {
     return {
       ended: lost.filter((p) => !survivors.includes(p)).map(describe),
       left: survivors.map(describe),
+      leftIds: namedBy(survivors),
     };
   }
 

@@ -1,10 +1,13 @@
 /**
  * Stopping the processes of the run's own ids that the runtime lost track of (NodeHostProbe.endStrays),
  * once the CRI's lists say which ids it still serves: a run's final sweep and doctor's do it for their own
- * ids, and `cleanup` for the ids that runs killed before their sweep recorded.
+ * ids, and `cleanup` for the ids that runs killed before their sweep recorded, and for those a sweep could
+ * not finish with (lost-ids.ts).
  */
 import type { CriClient } from '../../cri/client.js';
-import type { NodeHostProbe, Strays } from './host-probe.js';
+import { keepLostIds, keptLostIds, lostIdsFile } from '../host/lost-ids.js';
+import { deadRunsOwnIds } from '../host/pod-logs.js';
+import { NodeHostProbe, type Strays } from './host-probe.js';
 
 /** Undefined when the CRI could not list: an id it still serves cannot then be told from a lost one. */
 export async function stopLostProcesses(client: CriClient, host: NodeHostProbe): Promise<Strays | undefined> {
@@ -19,16 +22,18 @@ export async function stopLostProcesses(client: CriClient, host: NodeHostProbe):
 
 /**
  * The final sweep's stray stop, said in its words through `note`: the same for a run and for doctor, whose
- * proof pods can lose a shim just the same. `whose` owns the ids: "this run's", "doctor's".
+ * proof pods can lose a shim just the same. `whose` owns the ids: "this run's", "doctor's". Returns the ids
+ * whose processes are still to stop: those of processes it left running, or every own id when the CRI could
+ * not list what it still serves.
  */
 export async function endLostProcesses(
   client: CriClient,
   host: NodeHostProbe,
   whose: string,
   note: (text: string) => void,
-): Promise<void> {
+): Promise<string[]> {
   const strays = await stopLostProcesses(client, host);
-  if (!strays) return;
+  if (!strays) return host.ownIds.all();
   const what = (n: number) => lostProcesses(n, whose);
   if (strays.ended.length > 0)
     note(
@@ -38,6 +43,61 @@ export async function endLostProcesses(
     note(
       `final sweep left running ${what(strays.left.length)} that the CRI no longer lists (the runtime's own records could not be read to tell whether it still keeps them, or the process outlived SIGKILL): ${strays.left.join('; ')}`,
     );
+  return strays.leftIds;
+}
+
+/**
+ * Keeps the ids whose processes the final sweep could not finish with for `cleanup`, which looks for them
+ * again once the run has ended, and says so; with none, whatever was kept for the run goes.
+ */
+export function leaveToCleanup(
+  runId: string,
+  ids: readonly string[],
+  whose: string,
+  note: (text: string) => void,
+): void {
+  const problem = keepLostIds(runId, ids);
+  if (problem) note(`final sweep: could not keep the ids of ${whose} own objects for cleanup: ${problem}`);
+  else if (ids.length > 0)
+    note(
+      `final sweep kept ${ids.length === 1 ? '1 id' : `${ids.length} ids`} of ${whose} own sandboxes or containers in ${lostIdsFile(runId)}: \`cri-conform cleanup\` looks for their processes again and stops those the runtime no longer knows`,
+    );
+}
+
+/** What `cleanup` did with the processes of killed runs and the ids final sweeps kept. */
+export interface KeptStrays {
+  /** Runs whose ids were looked for. */
+  runs: number;
+  strays: Strays | undefined;
+  /** Problems keeping the ids still to stop. */
+  problems: string[];
+}
+
+/**
+ * Stops what the runtime lost of runs that ended without finishing their sweep (killed, or a sweep that
+ * left processes running), of one run only with `runId`; keeps the ids of processes still running for the
+ * next `cleanup`, and lets go of the others. Before the runs' pod-log folders go: they hold the killed
+ * runs' ids.
+ */
+export async function stopKeptLostProcesses(
+  client: CriClient,
+  endpoint: string,
+  runId?: string,
+): Promise<KeptStrays> {
+  const byRun = deadRunsOwnIds(runId);
+  for (const [run, ids] of keptLostIds(runId)) byRun.set(run, [...(byRun.get(run) ?? []), ...ids]);
+  if (byRun.size === 0) return { runs: 0, strays: undefined, problems: [] };
+  const probe = new NodeHostProbe(endpoint);
+  for (const ids of byRun.values()) probe.ownIds.add(ids);
+  const strays = await stopLostProcesses(client, probe);
+  const problems: string[] = [];
+  for (const [run, ids] of byRun) {
+    // Without the CRI's lists nothing was looked at: every id stays for the next cleanup.
+    const stillToStop = strays ? ids.filter((id) => strays.leftIds.includes(id)) : ids;
+    const problem = keepLostIds(run, stillToStop);
+    if (problem) problems.push(problem);
+  }
+  return { runs: byRun.size, strays, problems };
 }
 
 /** "2 processes of this run's own sandboxes or containers". */

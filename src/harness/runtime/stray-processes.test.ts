@@ -41,6 +41,10 @@ describe("the final sweep's look for processes the runtime lost", () => {
   });
 
   it('finds nothing to do when the run learnt no id', async () => {
-    expect(await new NodeHostProbe().endStrays(new Set())).to.deep.equal({ ended: [], left: [] });
+    expect(await new NodeHostProbe().endStrays(new Set())).to.deep.equal({
+      ended: [],
+      left: [],
+      leftIds: [],
+    });
   });
 });

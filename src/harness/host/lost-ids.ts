@@ -1,0 +1,62 @@
+/**
+ * The ids a final sweep could not finish with: a process of the run's own that the CRI no longer lists
+ * stayed running, because the runtime's records could not be read to tell a lost process from one it still
+ * keeps, or because the process outlived SIGKILL (uninterruptible sleep), or the runtime did not answer at
+ * all. The run's pod-log folder, which holds its own ids while it runs, goes at its end, and with it all a
+ * later `cleanup` could have found those processes by. So such ids are kept here, a file per run, until a
+ * `cleanup` stops their processes or finds them gone. Only ids go in: a process is found again by the id it
+ * names, so a reused pid is never taken for the lost one.
+ */
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isFullId } from '../core/own-ids.js';
+import { runFileName } from './pod-logs.js';
+
+/** As root on the node, beside the pod logs on tmpfs: a reboot ends every process they could name. */
+export const LOST_IDS_ROOT_AS_ROOT = '/run/cri-conform/lost-ids';
+export const LOST_IDS_ROOT =
+  process.getuid?.() === 0 ? LOST_IDS_ROOT_AS_ROOT : join(tmpdir(), 'cri-conform-lost-ids');
+
+/** The file that keeps a run's lost ids. */
+export function lostIdsFile(runId: string, root = LOST_IDS_ROOT): string {
+  return join(root, runFileName(runId));
+}
+
+/**
+ * Keeps `ids` as the run's lost ids, in place of what was kept before; with none, the run's file goes.
+ * Returns the problem as text when the file could not be written or removed (never throws).
+ */
+export function keepLostIds(runId: string, ids: readonly string[], root = LOST_IDS_ROOT): string | undefined {
+  const file = lostIdsFile(runId, root);
+  try {
+    if (ids.length === 0) rmSync(file, { force: true });
+    else {
+      mkdirSync(root, { recursive: true });
+      writeFileSync(file, `${[...new Set(ids)].join('\n')}\n`);
+    }
+    return undefined;
+  } catch (e) {
+    return `lost ids ${file}: ${e instanceof Error ? e.message : String(e)}`;
+  }
+}
+
+/** The kept lost ids by run (its file name), of one run only with `runId`; lines that are no full id are skipped. */
+export function keptLostIds(runId?: string, root = LOST_IDS_ROOT): Map<string, string[]> {
+  let names: string[];
+  try {
+    names = runId === undefined ? readdirSync(root) : [runFileName(runId)];
+  } catch {
+    return new Map();
+  }
+  const kept = new Map<string, string[]>();
+  for (const name of names) {
+    try {
+      const ids = readFileSync(join(root, name), 'utf8').split('\n').filter(isFullId);
+      if (ids.length > 0) kept.set(name, ids);
+    } catch {
+      // Not kept (any more): nothing to stop for that run.
+    }
+  }
+  return kept;
+}
