@@ -13,7 +13,8 @@ import { pruneEmptyStateDirs } from './state-dirs.js';
 const HELP = `
 Only objects with all three marks of a run are touched: the label cri-conform.io/run, the pod namespace
 cri-conform and a name starting cc- (a container: its own label, in such a pod). A pod that carries the
-label but not the rest is someone else's: cleanup names it and leaves it alone.
+label but not the rest is someone else's: cleanup names it and leaves it alone. It exits 1 when it leaves a pod,
+container, runtime record, private instance or process of the tool's (each named on stderr).
 
 Examples:
   $ cri-conform cleanup
@@ -57,7 +58,7 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
             `left alone ${s}: it carries the label cri-conform.io/run but not every mark of cri-conform's own\n`,
           );
         // Before the runs' folders go: the ids killed runs recorded there name what the runtime lost of them.
-        await stopLostProcessesOfEndedRuns(client, config.runtimeEndpoint, runId, io);
+        const lostLeft = await stopLostProcessesOfEndedRuns(client, config.runtimeEndpoint, runId, io);
         if (report.problems.length === 0)
           await removePodLogs([...report.runs, ...(runId ? [runId] : [])], io);
         // A run killed before or after its objects existed left none to find it by: its process tells.
@@ -77,7 +78,7 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
           io.err(`cri-conform: ${e.message}; run cleanup again once containerd answers\n`);
           return 1;
         });
-        setExit(report.problems.length === 0 && left === 0 && isolatedLeft === 0 ? 0 : 1);
+        setExit(report.problems.length + left + isolatedLeft + lostLeft === 0 ? 0 : 1);
       } finally {
         client.close();
       }
@@ -97,30 +98,38 @@ async function removePodLogs(runIds: readonly string[], io: Io): Promise<void> {
  * Stops the processes of ended runs that the runtime lost track of: a process that names an id a killed
  * run recorded as its own (beside its pod logs), or one a final sweep could not stop and kept for cleanup,
  * which neither the CRI nor the runtime's records know any more. Only those ids: nothing else tells a lost
- * process of the tool's. The ids of processes still running are kept for the next cleanup.
+ * process of the tool's. The ids of processes still running are kept for the next cleanup; returns how
+ * many processes it left running, or could not keep the ids of.
  */
 async function stopLostProcessesOfEndedRuns(
   client: CriClient,
   endpoint: string,
   runId: string | undefined,
   io: Io,
-): Promise<void> {
+): Promise<number> {
   const [{ lostProcesses, stopKeptLostProcesses }, { LOST_IDS_ROOT }] = await Promise.all([
     import('../harness/runtime/lost-processes.js'),
     import('../harness/host/lost-ids.js'),
   ]);
   const { runs, strays, problems } = await stopKeptLostProcesses(client, endpoint, runId);
-  if (runs === 0) return;
+  if (runs === 0) return 0;
+  if (!strays) {
+    io.err(
+      `cri-conform: could not list the runtime's pods to look for processes it lost of ended runs; their ids stay in ${LOST_IDS_ROOT} for the next cleanup\n`,
+    );
+    return problems.length + 1;
+  }
   const what = (n: number) => lostProcesses(n, "ended runs'");
-  if (strays && strays.ended.length > 0) {
+  if (strays.ended.length > 0) {
     io.out(`stopped ${what(strays.ended.length)} that the runtime had lost track of\n`);
     for (const p of strays.ended) io.out(`  ${p}\n`);
   }
-  for (const p of strays?.left ?? [])
+  for (const p of strays.left)
     io.err(
       `cri-conform: left running ${p}: the runtime's records could not be read, or it outlived SIGKILL; its id stays in ${LOST_IDS_ROOT} for the next cleanup\n`,
     );
   for (const p of problems) io.err(`cri-conform: could not keep ${p}\n`);
+  return strays.left.length + problems.length;
 }
 
 /** Removes the pod log directories of runs that no longer run, whatever of them the runtime still has. */
