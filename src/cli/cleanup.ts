@@ -125,9 +125,7 @@ async function stopLostProcessesOfEndedRuns(
     for (const p of strays.ended) io.out(`  ${p}\n`);
   }
   for (const p of strays.left)
-    io.err(
-      `cri-conform: left running ${p}: the runtime's records could not be read, or it outlived SIGKILL; its id stays in ${LOST_IDS_ROOT} for the next cleanup\n`,
-    );
+    io.err(`cri-conform: left running ${p}; its id stays in ${LOST_IDS_ROOT} for the next cleanup\n`);
   for (const p of problems) io.err(`cri-conform: could not keep ${p}\n`);
   return strays.left.length + problems.length;
 }

@@ -5,7 +5,7 @@
  */
 import type { CriClient } from '../../cri/client.js';
 import type { HostProbe, NetnsKind } from '../check/context.js';
-import { SkipSignal } from '../core/errors.js';
+import { errorMessage, SkipSignal } from '../core/errors.js';
 import { shortId } from '../core/ids.js';
 import { RUN_LABEL } from '../core/labels.js';
 import { OwnIds } from '../core/own-ids.js';
@@ -250,7 +250,12 @@ export class NodeHostProbe implements HostProbe {
     const thawed = new Set<number>();
     const describe = (p: ProcInfo) =>
       `pid ${p.pid} (${p.cmdline.slice(0, 100)})${thawed.has(p.pid) ? ' thawed from its frozen cgroup' : ''}`;
-    if (known === undefined) return { ended: [], left: strays.map(describe), leftIds: namedBy(strays) };
+    if ('cannotTell' in known)
+      return {
+        ended: [],
+        left: strays.map((p) => `${describe(p)}: ${known.cannotTell}`),
+        leftIds: namedBy(strays),
+      };
     const lost = strays.filter((p) => !ids.some((id) => known.has(id) && namesId(p, id)));
     const alive = () =>
       lost.filter((p) => {
@@ -272,18 +277,28 @@ export class NodeHostProbe implements HostProbe {
     const survivors = alive();
     return {
       ended: lost.filter((p) => !survivors.includes(p)).map(describe),
-      left: survivors.map(describe),
+      left: survivors.map((p) => `${describe(p)}: it outlived SIGKILL`),
       leftIds: namedBy(survivors),
     };
   }
 
-  /** Ids of every container and task the runtime keeps (containerd); undefined when they cannot be read. */
-  private async recordedIds(): Promise<Set<string> | undefined> {
+  /**
+   * Ids of every container and task the runtime keeps (containerd); where nothing can tell whether it still
+   * keeps an id the CRI does not list, why not: a process is then left, and said so.
+   */
+  private async recordedIds(): Promise<Set<string> | { cannotTell: string }> {
     if (!this.endpoint) return new Set();
-    // Here a failed read is "cannot tell": the process is left, and said so.
-    const records = await readContainerdRecords(this.endpoint).catch(() => undefined);
-    if (!records) return undefined;
-    return new Set([...records.containers.map((c) => c.id), ...records.tasks.map((t) => t.containerId)]);
+    try {
+      const records = await readContainerdRecords(this.endpoint);
+      if (!records)
+        return {
+          cannotTell:
+            'the runtime keeps no records beside the CRI to tell a lost process from a build it holds unlisted (CRI-O holds a timed-out one for the retry)',
+        };
+      return new Set([...records.containers.map((c) => c.id), ...records.tasks.map((t) => t.containerId)]);
+    } catch (e) {
+      return { cannotTell: `containerd's records could not be read (${errorMessage(e)})` };
+    }
   }
 
   /** Containers and tasks the runtime still keeps for the ids, though the CRI no longer shows them. */

@@ -41,7 +41,7 @@ export async function endLostProcesses(
     );
   if (strays.left.length > 0)
     note(
-      `final sweep left running ${what(strays.left.length)} that the CRI no longer lists (the runtime's own records could not be read to tell whether it still keeps them, or the process outlived SIGKILL): ${strays.left.join('; ')}`,
+      `final sweep left running ${what(strays.left.length)} that the CRI no longer lists: ${strays.left.join('; ')}`,
     );
   return strays.leftIds;
 }
