@@ -43,16 +43,19 @@ describe('frozen cgroups', () => {
     expect(thawCgroupDir(join(root, 'gone'))).to.equal(false);
   });
 
+  /** The v1 freezer hierarchy mounted at its usual place, from `root` of the hierarchy. */
+  const freezerMount = (root: string): CgroupMount => ({
+    device: '0:35',
+    mountPoint: '/sys/fs/cgroup/freezer',
+    root,
+    controllers: ['freezer'],
+    version: 1,
+  });
+
   it("finds a process's freezer and v2 cgroups below their hierarchies' mounts (hybrid layout)", () => {
     const mounts: CgroupMount[] = [
       { device: '0:30', mountPoint: '/sys/fs/cgroup/unified', root: '/', controllers: [], version: 2 },
-      {
-        device: '0:35',
-        mountPoint: '/sys/fs/cgroup/freezer',
-        root: '/',
-        controllers: ['freezer'],
-        version: 1,
-      },
+      freezerMount('/'),
       { device: '0:36', mountPoint: '/sys/fs/cgroup/memory', root: '/', controllers: ['memory'], version: 1 },
     ];
     const text = [
@@ -68,15 +71,7 @@ describe('frozen cgroups', () => {
   });
 
   it("maps a cgroup below a mount whose root is not the hierarchy's, and skips one outside it", () => {
-    const mounts: CgroupMount[] = [
-      {
-        device: '0:35',
-        mountPoint: '/sys/fs/cgroup/freezer',
-        root: '/node',
-        controllers: ['freezer'],
-        version: 1,
-      },
-    ];
+    const mounts = [freezerMount('/node')];
     expect(freezableCgroupsOf(`10:freezer:/node/cri_conform.slice/${ID}`, mounts)).to.deep.equal([
       `/sys/fs/cgroup/freezer/cri_conform.slice/${ID}`,
     ]);
@@ -86,15 +81,7 @@ describe('frozen cgroups', () => {
   });
 
   it('never leads out of the hierarchy from a process in a cgroup namespace of its own', () => {
-    const mounts: CgroupMount[] = [
-      {
-        device: '0:35',
-        mountPoint: '/sys/fs/cgroup/freezer',
-        root: '/',
-        controllers: ['freezer'],
-        version: 1,
-      },
-    ];
+    const mounts = [freezerMount('/')];
     expect(freezableCgroupsOf(`10:freezer:/../../cri_conform.slice/${ID}`, mounts)).to.deep.equal([]);
   });
 });
