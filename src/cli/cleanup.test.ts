@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { type FakeRuntime, startFakeRuntime } from '../harness/check/fake-runtime.test.helper.js';
 import { RUN_LABEL } from '../harness/core/labels.js';
+import { idsFileHeader } from '../harness/core/own-ids.js';
 import { keepLostIds, keptLostIds, LOST_IDS_ROOT } from '../harness/host/lost-ids.js';
 import { claimRunLogs, OWN_IDS_FILE, removeRunLogs, runLogDirectory } from '../harness/host/pod-logs.js';
 import { currentOwner } from '../harness/host/run-owner.js';
@@ -91,9 +92,13 @@ describe('cleanup (fake CRI)', () => {
   });
 
   /** A run killed after it recorded `id` as its own, and a process naming the id, as a lost shim would. */
-  async function killedRunWithShim(name: string, id: string): Promise<ChildProcess> {
+  async function killedRunWithShim(
+    name: string,
+    id: string,
+    endpoint = fake.endpoint,
+  ): Promise<ChildProcess> {
     claimRunLogs(name, { ...currentOwner(), pid: spawnSync('true').pid as number });
-    writeFileSync(join(runLogDirectory(name), OWN_IDS_FILE), `${id}\n`);
+    writeFileSync(join(runLogDirectory(name), OWN_IDS_FILE), `${idsFileHeader(endpoint)}${id}\n`);
     const shim = await standInShim(id);
     shims.push(shim);
     return shim;
@@ -121,11 +126,11 @@ describe('cleanup (fake CRI)', () => {
         );
         expect(alive(shim), 'the shim still runs').to.equal(true);
         expect(existsSync(runLogDirectory(killed))).to.equal(false);
-        expect(keptLostIds(killed)).to.deep.equal(new Map([[killed, [id]]]));
+        expect(keptLostIds(killed).get(killed)?.ids).to.deep.equal([id]);
       }
     } finally {
       removeRunLogs(killed);
-      keepLostIds(killed, []);
+      keepLostIds(killed, [], fake.endpoint);
     }
   });
 
@@ -147,7 +152,7 @@ describe('cleanup (fake CRI)', () => {
       expect(existsSync(runLogDirectory(killed))).to.equal(false);
     } finally {
       removeRunLogs(killed);
-      keepLostIds(killed, []);
+      keepLostIds(killed, [], fake.endpoint);
     }
   });
 
@@ -155,18 +160,39 @@ describe('cleanup (fake CRI)', () => {
     const [mine, other] = [`test-run-id-mine-${process.pid}`, `test-run-id-other-${process.pid}`];
     const [mineId, otherId] = [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')];
     await killedRunWithShim(mine, mineId);
-    keepLostIds(other, [otherId]);
+    keepLostIds(other, [otherId], fake.endpoint);
     await standInShim(otherId).then((s) => shims.push(s));
     try {
       const io = recordingIo();
       await main(['node', 'cri-conform', 'cleanup', '-r', fake.endpoint, '--run-id', mine], io);
       expect(io.stderr()).to.contain(mineId);
       expect(io.stderr()).to.not.contain(otherId);
-      expect(keptLostIds(other)).to.deep.equal(new Map([[other, [otherId]]]));
+      expect(keptLostIds(other).get(other)?.ids).to.deep.equal([otherId]);
     } finally {
       removeRunLogs(mine);
-      keepLostIds(mine, []);
-      keepLostIds(other, []);
+      keepLostIds(mine, [], fake.endpoint);
+      keepLostIds(other, [], fake.endpoint);
+    }
+  });
+
+  it('leaves alone the processes of a run of another runtime on the node, whose ids this one never knew', async () => {
+    const crio = `test-other-endpoint-${process.pid}`;
+    const id = randomBytes(32).toString('hex');
+    const shim = await killedRunWithShim(crio, id, 'unix:///var/run/crio/crio.sock');
+    try {
+      const io = recordingIo();
+      expect(await main(['node', 'cri-conform', 'cleanup', '-r', fake.endpoint], io), io.stderr()).to.equal(
+        0,
+      );
+      expect(io.stdout() + io.stderr()).to.not.contain(id);
+      expect(alive(shim)).to.equal(true);
+      // Its folder goes with the run's pod logs; the id of the process still running stays for a cleanup of
+      // its own runtime.
+      expect(existsSync(runLogDirectory(crio))).to.equal(false);
+      expect(keptLostIds(crio).get(crio)).to.deep.equal({ endpoint: '/var/run/crio/crio.sock', ids: [id] });
+    } finally {
+      removeRunLogs(crio);
+      keepLostIds(crio, [], 'unix:///var/run/crio/crio.sock');
     }
   });
 

@@ -12,6 +12,7 @@ import {
   ServerCredentials,
   type ServerUnaryCall,
   type ServiceDefinition,
+  status as Status,
   type sendUnaryData,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
@@ -44,7 +45,7 @@ export function socketDir(): { dir: string; remove(): void } {
 export async function startCriServer(
   socketPath: string,
   handlers: Record<string, Handler>,
-  { containerdRecords = false }: { containerdRecords?: boolean } = {},
+  { containerdRecords = false }: { containerdRecords?: RecordsServed } = {},
 ): Promise<Running> {
   const def = loadCriDefinition();
   const server = new Server();
@@ -57,19 +58,29 @@ export async function startCriServer(
     }
     server.addService(service, impl);
   }
-  if (containerdRecords) serveNoContainerdRecords(server);
+  if (containerdRecords)
+    serveNoContainerdRecords(server, containerdRecords === true ? () => true : containerdRecords);
   return bind(server, socketPath);
 }
 
-function serveNoContainerdRecords(server: Server): void {
+/** Whether containerd's record lists are served: always, never, or as the function says at each call. */
+export type RecordsServed = boolean | (() => boolean);
+
+function serveNoContainerdRecords(server: Server, served: () => boolean): void {
   const def = loadSync([protoPath('containerd-containers.proto'), protoPath('containerd-tasks.proto')], {
     ...LOADER_OPTIONS,
   });
+  // Unserved, they answer as a runtime that is not containerd does.
+  const none = (reply: object) =>
+    unary(() => {
+      if (!served()) throw Object.assign(new Error('unimplemented'), { code: Status.UNIMPLEMENTED });
+      return reply;
+    });
   server.addService(def['containerd.services.containers.v1.Containers'] as ServiceDefinition, {
-    List: unary(() => ({ containers: [] })),
+    List: none({ containers: [] }),
   });
   server.addService(def['containerd.services.tasks.v1.Tasks'] as ServiceDefinition, {
-    List: unary(() => ({ tasks: [] })),
+    List: none({ tasks: [] }),
   });
 }
 

@@ -7,7 +7,13 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { status as Status } from '@grpc/grpc-js';
 import { CriClient } from '../../cri/client.js';
-import { type Handler, type Running, socketDir, startCriServer } from '../../cri/fake-cri.test.helper.js';
+import {
+  type Handler,
+  type RecordsServed,
+  type Running,
+  socketDir,
+  startCriServer,
+} from '../../cri/fake-cri.test.helper.js';
 import { MARGIN_MS } from '../core/settings.js';
 import type { SuiteName } from '../core/vocabulary.js';
 import { runLogDirectory } from '../host/pod-logs.js';
@@ -63,7 +69,9 @@ function matches(item: Labelled, filter: ListFilter | null): boolean {
 }
 
 /** @param opts.containerdRecords also serve containerd's own record lists, empty (startCriServer) */
-export async function startFakeRuntime(opts: { containerdRecords?: boolean } = {}): Promise<FakeRuntime> {
+export async function startFakeRuntime(
+  opts: { containerdRecords?: RecordsServed } = {},
+): Promise<FakeRuntime> {
   const tmp = socketDir();
   const pods = new Map<string, Labelled>();
   const containers = new Map<string, FakeContainer>();

@@ -59,3 +59,39 @@ export class OwnIds {
 export function reservationHolders(message: string): string[] {
   return [...message.matchAll(RESERVED_FOR)].map((m) => m[1] ?? '').filter((id) => id !== '');
 }
+
+/**
+ * The files of ids the tool keeps for `cleanup` (a run's own ids beside its pod logs, the ids a final sweep
+ * left, lost-ids.ts) start with a line naming the CRI endpoint the ids are of, then hold one id a line. A
+ * cleanup of another runtime on the same node must not take them for its own: that runtime lists none of
+ * them and keeps no record of them, so it would stop another runtime's processes as lost.
+ */
+const ENDPOINT_LINE = /^# endpoint (.*)$/;
+
+/** The same socket whether written as a path or as unix://path. */
+function endpointKey(endpoint: string): string {
+  return endpoint.replace(/^unix:\/\//, '');
+}
+
+/** The first line of a file of ids of `endpoint`'s objects. */
+export function idsFileHeader(endpoint: string): string {
+  return `# endpoint ${endpointKey(endpoint)}\n`;
+}
+
+export interface IdsFile {
+  /** Undefined in a file written before files named their endpoint: its ids may be any runtime's. */
+  endpoint?: string;
+  ids: string[];
+}
+
+/** The endpoint and the full ids of such a file; other lines are skipped. */
+export function readIdsFile(text: string): IdsFile {
+  const lines = text.split('\n');
+  const endpoint = ENDPOINT_LINE.exec(lines[0] ?? '')?.[1];
+  return { ...(endpoint ? { endpoint } : {}), ids: lines.filter(isFullId) };
+}
+
+/** Whether the file's ids may be `endpoint`'s objects: the same endpoint, or either one unknown. */
+export function idsFileIsOf(file: IdsFile, endpoint: string | undefined): boolean {
+  return file.endpoint === undefined || endpoint === undefined || file.endpoint === endpointKey(endpoint);
+}

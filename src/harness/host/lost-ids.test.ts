@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { idsFileIsOf } from '../core/own-ids.js';
 import { keepLostIds, keptLostIds, lostIdsFile } from './lost-ids.js';
 
 describe('the ids a final sweep leaves to cleanup', () => {
@@ -11,35 +12,54 @@ describe('the ids a final sweep leaves to cleanup', () => {
   });
   afterEach(() => rmSync(join(root, '..'), { recursive: true, force: true }));
   const [a, b, c] = ['a', 'b', 'c'].map((x) => x.repeat(64)) as [string, string, string];
+  const CONTAINERD = 'unix:///run/containerd/containerd.sock';
+  const CRIO = '/var/run/crio/crio.sock';
+  /** The kept ids by run, without their endpoint. */
+  const idsOf = (runId?: string) => new Map([...keptLostIds(runId, root)].map(([run, f]) => [run, f.ids]));
 
-  it('keeps a run’s ids in a file of its own, and gives them back by run', () => {
-    expect(keepLostIds('run-1', [a, b, a], root)).to.equal(undefined);
-    expect(keepLostIds('run-2', [c], root)).to.equal(undefined);
-    expect(readFileSync(lostIdsFile('run-1', root), 'utf8')).to.equal(`${a}\n${b}\n`);
+  it('keeps a run’s ids in a file of its own that names their endpoint, and gives them back by run', () => {
+    expect(keepLostIds('run-1', [a, b, a], CONTAINERD, root)).to.equal(undefined);
+    expect(keepLostIds('run-2', [c], CRIO, root)).to.equal(undefined);
+    expect(readFileSync(lostIdsFile('run-1', root), 'utf8')).to.equal(
+      `# endpoint /run/containerd/containerd.sock\n${a}\n${b}\n`,
+    );
     expect(keptLostIds(undefined, root)).to.deep.equal(
       new Map([
-        ['run-1', [a, b]],
-        ['run-2', [c]],
+        ['run-1', { endpoint: '/run/containerd/containerd.sock', ids: [a, b] }],
+        ['run-2', { endpoint: CRIO, ids: [c] }],
       ]),
     );
-    expect(keptLostIds('run-2', root)).to.deep.equal(new Map([['run-2', [c]]]));
+    expect(idsOf('run-2')).to.deep.equal(new Map([['run-2', [c]]]));
+  });
+
+  it('says the ids of one socket are its own however the endpoint is written, and another’s are not', () => {
+    keepLostIds('run-1', [a], CONTAINERD, root);
+    writeFileSync(join(root, 'older'), `${c}\n`);
+    const [ofContainerd, older] = [
+      keptLostIds('run-1', root).get('run-1'),
+      keptLostIds('older', root).get('older'),
+    ];
+    expect(ofContainerd && idsFileIsOf(ofContainerd, '/run/containerd/containerd.sock')).to.equal(true);
+    expect(ofContainerd && idsFileIsOf(ofContainerd, `unix://${CRIO}`)).to.equal(false);
+    // A file written before files named their endpoint may be any runtime's.
+    expect(older && idsFileIsOf(older, CRIO)).to.equal(true);
   });
 
   it('replaces what was kept, and lets the file go once no id is left to stop', () => {
-    keepLostIds('run-1', [a, b], root);
-    keepLostIds('run-1', [b], root);
-    expect(keptLostIds('run-1', root)).to.deep.equal(new Map([['run-1', [b]]]));
-    expect(keepLostIds('run-1', [], root)).to.equal(undefined);
+    keepLostIds('run-1', [a, b], CONTAINERD, root);
+    keepLostIds('run-1', [b], CONTAINERD, root);
+    expect(idsOf('run-1')).to.deep.equal(new Map([['run-1', [b]]]));
+    expect(keepLostIds('run-1', [], CONTAINERD, root)).to.equal(undefined);
     expect(readdirSync(root)).to.deep.equal([]);
-    expect(keepLostIds('never-kept', [], root)).to.equal(undefined);
+    expect(keepLostIds('never-kept', [], CONTAINERD, root)).to.equal(undefined);
   });
 
   it('names no path outside its folder for a run id a user typed, and reads only full ids', () => {
     expect(lostIdsFile('../../etc/x', root)).to.equal(join(root, '______etc_x'));
-    keepLostIds('../../etc/x', [a], root);
+    keepLostIds('../../etc/x', [a], CONTAINERD, root);
     writeFileSync(join(root, 'edited'), `${b}\nnot-an-id\n${'d'.repeat(63)}\n`);
-    expect(keptLostIds('../../etc/x', root)).to.deep.equal(new Map([['______etc_x', [a]]]));
-    expect(keptLostIds('edited', root)).to.deep.equal(new Map([['edited', [b]]]));
+    expect(idsOf('../../etc/x')).to.deep.equal(new Map([['______etc_x', [a]]]));
+    expect(idsOf('edited')).to.deep.equal(new Map([['edited', [b]]]));
   });
 
   it('finds nothing before any sweep kept an id', () => {

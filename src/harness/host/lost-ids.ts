@@ -10,7 +10,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isFullId } from '../core/own-ids.js';
+import { type IdsFile, idsFileHeader, readIdsFile } from '../core/own-ids.js';
 import { runFileName } from './pod-logs.js';
 
 /** As root on the node, beside the pod logs on tmpfs: a reboot ends every process they could name. */
@@ -24,16 +24,22 @@ export function lostIdsFile(runId: string, root = LOST_IDS_ROOT): string {
 }
 
 /**
- * Keeps `ids` as the run's lost ids, in place of what was kept before; with none, the run's file goes.
- * Returns the problem as text when the file could not be written or removed (never throws).
+ * Keeps `ids` of `endpoint`'s objects as the run's lost ids, in place of what was kept before; with none,
+ * the run's file goes. Returns the problem as text when the file could not be written or removed (never
+ * throws).
  */
-export function keepLostIds(runId: string, ids: readonly string[], root = LOST_IDS_ROOT): string | undefined {
+export function keepLostIds(
+  runId: string,
+  ids: readonly string[],
+  endpoint: string,
+  root = LOST_IDS_ROOT,
+): string | undefined {
   const file = lostIdsFile(runId, root);
   try {
     if (ids.length === 0) rmSync(file, { force: true });
     else {
       mkdirSync(root, { recursive: true });
-      writeFileSync(file, `${[...new Set(ids)].join('\n')}\n`);
+      writeFileSync(file, `${idsFileHeader(endpoint)}${[...new Set(ids)].join('\n')}\n`);
     }
     return undefined;
   } catch (e) {
@@ -41,19 +47,22 @@ export function keepLostIds(runId: string, ids: readonly string[], root = LOST_I
   }
 }
 
-/** The kept lost ids by run (its file name), of one run only with `runId`; lines that are no full id are skipped. */
-export function keptLostIds(runId?: string, root = LOST_IDS_ROOT): Map<string, string[]> {
+/**
+ * The kept lost ids by run (its file name), with the endpoint they are of; of one run only with `runId`.
+ * Lines that are no full id are skipped.
+ */
+export function keptLostIds(runId?: string, root = LOST_IDS_ROOT): Map<string, IdsFile> {
   let names: string[];
   try {
     names = runId === undefined ? readdirSync(root) : [runFileName(runId)];
   } catch {
     return new Map();
   }
-  const kept = new Map<string, string[]>();
+  const kept = new Map<string, IdsFile>();
   for (const name of names) {
     try {
-      const ids = readFileSync(join(root, name), 'utf8').split('\n').filter(isFullId);
-      if (ids.length > 0) kept.set(name, ids);
+      const file = readIdsFile(readFileSync(join(root, name), 'utf8'));
+      if (file.ids.length > 0) kept.set(name, file);
     } catch {
       // Not kept (any more): nothing to stop for that run.
     }

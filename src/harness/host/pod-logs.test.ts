@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { createConfigFactory, kubeletShaped } from '../check/config-factory.js';
-import { OwnIds } from '../core/own-ids.js';
+import { idsFileHeader, OwnIds } from '../core/own-ids.js';
 import {
   claimRunLogs,
   deadRunsOwnIds,
@@ -91,6 +91,9 @@ describe('pod log paths: as the kubelet sends them, never empty', () => {
   });
 });
 
+/** The socket a run’s ids are of, as the files name it. */
+const CONTAINERD = '/run/containerd/containerd.sock';
+
 describe("pod log directories: a killed run's go, a running run's stay", () => {
   let root: string;
   beforeEach(() => {
@@ -121,16 +124,18 @@ describe("pod log directories: a killed run's go, a running run's stay", () => {
   it('gives cleanup the own ids a killed run recorded, and none of a running run or one with no owner', () => {
     const me = currentOwner();
     const ids = (n: string) => [n.repeat(64), `${n.repeat(63)}f`];
-    for (const [name, owner] of [
-      ['running', me],
-      ['killed', { ...me, startTime: `${me.startTime}0` }],
-      ['unowned', undefined],
+    for (const [name, digit, owner] of [
+      ['running', 'a', me],
+      ['killed', 'b', { ...me, startTime: `${me.startTime}0` }],
+      ['unowned', 'c', undefined],
     ] as const) {
       runDir(name, owner);
-      writeFileSync(join(root, name, OWN_IDS_FILE), `${ids(name[0] ?? '').join('\n')}\n`);
+      writeFileSync(join(root, name, OWN_IDS_FILE), `${idsFileHeader(CONTAINERD)}${ids(digit).join('\n')}\n`);
     }
-    expect(deadRunsOwnIds(undefined, root)).to.deep.equal(new Map([['killed', ids('k')]]));
-    expect(deadRunsOwnIds('killed', root)).to.deep.equal(new Map([['killed', ids('k')]]));
+    expect(deadRunsOwnIds(undefined, root)).to.deep.equal(
+      new Map([['killed', { endpoint: CONTAINERD, ids: ids('b') }]]),
+    );
+    expect([...deadRunsOwnIds('killed', root).keys()]).to.deep.equal(['killed']);
     expect(deadRunsOwnIds('running', root).size).to.equal(0);
   });
 
@@ -141,10 +146,10 @@ describe("pod log directories: a killed run's go, a running run's stay", () => {
       const ids = new OwnIds();
       const [early, late] = ['a'.repeat(64), 'b'.repeat(64)];
       ids.add([early]);
-      ids.recordTo(ownIdsRecorder(runId));
+      ids.recordTo(ownIdsRecorder(runId, `unix://${CONTAINERD}`));
       ids.add([late, early]);
       const recorded = readFileSync(join(runLogDirectory(runId), OWN_IDS_FILE), 'utf8');
-      expect(recorded).to.equal(`${early}\n${late}\n`);
+      expect(recorded).to.equal(`# endpoint ${CONTAINERD}\n${early}\n${late}\n`);
     } finally {
       removeRunLogs(runId);
     }

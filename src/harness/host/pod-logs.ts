@@ -9,6 +9,7 @@
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { type IdsFile, idsFileHeader, readIdsFile } from '../core/own-ids.js';
 import { currentOwner, ownerGone, type ProcessView, parseOwner, type RunOwner } from './run-owner.js';
 
 /**
@@ -45,34 +46,39 @@ export const RUN_OWNER_FILE = 'cri-conform-run.json';
 /** In a run's log directory: the ids of its own objects, one a line, as the run learns them (OwnIds). */
 export const OWN_IDS_FILE = 'cri-conform-own-ids';
 
-/** Appends one id to the run's own-ids file; a failure to write costs only what `cleanup` can stop later. */
-export function ownIdsRecorder(runId: string): (id: string) => void {
+/**
+ * Appends one id to the run's own-ids file, which first names the endpoint they are ids of; a failure to
+ * write costs only what `cleanup` can stop later.
+ */
+export function ownIdsRecorder(runId: string, endpoint: string): (id: string) => void {
   const file = join(runLogDirectory(runId), OWN_IDS_FILE);
-  return (id) => {
+  const append = (text: string) => {
     try {
-      appendFileSync(file, `${id}\n`);
+      appendFileSync(file, text);
     } catch {
       // The run's own final sweep still stops what it learnt.
     }
   };
+  append(idsFileHeader(endpoint));
+  return (id) => append(`${id}\n`);
 }
 
 /**
  * The ids recorded by runs whose process is gone (their log directories are removed after this), by run
- * (its folder's name); of one run only with `runId`.
+ * (its folder's name), with the endpoint they are of; of one run only with `runId`.
  */
 export function deadRunsOwnIds(
   runId?: string,
   root = POD_LOG_ROOT,
   view?: ProcessView,
-): Map<string, string[]> {
-  const dead = new Map<string, string[]>();
+): Map<string, IdsFile> {
+  const dead = new Map<string, IdsFile>();
   for (const { name, dir, owner } of runFolders(root)) {
     if (owner === undefined || !ownerGone(owner, view)) continue;
     if (runId !== undefined && name !== runFileName(runId)) continue;
     try {
-      const ids = readFileSync(join(dir, OWN_IDS_FILE), 'utf8').split('\n').filter(Boolean);
-      if (ids.length > 0) dead.set(name, ids);
+      const file = readIdsFile(readFileSync(join(dir, OWN_IDS_FILE), 'utf8'));
+      if (file.ids.length > 0) dead.set(name, file);
     } catch {
       // A run killed before it learnt an id.
     }

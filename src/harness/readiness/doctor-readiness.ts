@@ -27,10 +27,16 @@ export async function doctorReadiness(
   claimRunLogs(ownFolder);
   let readiness: Readiness | undefined;
   try {
-    readiness = await assessReadiness(client, config, checks, 'doctor', ownIdsRecorder(ownFolder));
+    readiness = await assessReadiness(
+      client,
+      config,
+      checks,
+      'doctor',
+      ownIdsRecorder(ownFolder, config.runtimeEndpoint),
+    );
     if (readiness.host instanceof NodeHostProbe) {
       const stillToStop = await endLostProcesses(client, readiness.host, "doctor's", note);
-      leaveToCleanup(ownFolder, stillToStop, "doctor's", note);
+      leaveToCleanup({ runId: ownFolder, endpoint: config.runtimeEndpoint }, stillToStop, "doctor's", note);
     }
     return readiness;
   } finally {

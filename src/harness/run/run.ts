@@ -137,7 +137,13 @@ async function prepare(
   claimRunLogs(runId);
   let readiness: Readiness | undefined;
   try {
-    readiness = await assessReadiness(client, config, checks, 'run', ownIdsRecorder(runId));
+    readiness = await assessReadiness(
+      client,
+      config,
+      checks,
+      'run',
+      ownIdsRecorder(runId, config.runtimeEndpoint),
+    );
     requireReady(readiness);
   } catch (e) {
     // The proof pods may have made the cgroupfs parent before readiness said no.
@@ -300,7 +306,7 @@ async function sweep(
     const stillToStop = swept
       ? await endLostProcesses(client, env.host, "this run's", note)
       : env.host.ownIds.all();
-    leaveToCleanup(runId, stillToStop, "this run's", note);
+    leaveToCleanup({ runId, endpoint: config.runtimeEndpoint }, stillToStop, "this run's", note);
   }
   // After the sweep, whatever it left or could not reach: a container still running writes on into unlinked
   // files, and the directory is the run's alone. Last, since it holds the ids a killed sweep leaves to

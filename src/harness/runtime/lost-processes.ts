@@ -5,8 +5,10 @@
  * not finish with (lost-ids.ts).
  */
 import type { CriClient } from '../../cri/client.js';
+import { idsFileIsOf } from '../core/own-ids.js';
 import { keepLostIds, keptLostIds, lostIdsFile } from '../host/lost-ids.js';
 import { deadRunsOwnIds } from '../host/pod-logs.js';
+import { livingProcessesOf, namesId } from '../host/proc.js';
 import { NodeHostProbe, type Strays } from './host-probe.js';
 
 /** Undefined when the CRI could not list: an id it still serves cannot then be told from a lost one. */
@@ -51,12 +53,13 @@ export async function endLostProcesses(
  * again once the run has ended, and says so; with none, whatever was kept for the run goes.
  */
 export function leaveToCleanup(
-  runId: string,
+  run: { runId: string; endpoint: string },
   ids: readonly string[],
   whose: string,
   note: (text: string) => void,
 ): void {
-  const problem = keepLostIds(runId, ids);
+  const { runId, endpoint } = run;
+  const problem = keepLostIds(runId, ids, endpoint);
   if (problem) note(`final sweep: could not keep the ids of ${whose} own objects for cleanup: ${problem}`);
   else if (ids.length > 0)
     note(
@@ -77,27 +80,38 @@ export interface KeptStrays {
  * Stops what the runtime lost of runs that ended without finishing their sweep (killed, or a sweep that
  * left processes running), of one run only with `runId`; keeps the ids of processes still running for the
  * next `cleanup`, and lets go of the others. Before the runs' pod-log folders go: they hold the killed
- * runs' ids.
+ * runs' ids. Ids of another endpoint's objects are not this runtime's to judge (it lists none of them and
+ * keeps no record of them): those still named by a process are kept for a cleanup of their own endpoint.
  */
 export async function stopKeptLostProcesses(
   client: CriClient,
   endpoint: string,
   runId?: string,
 ): Promise<KeptStrays> {
-  const byRun = deadRunsOwnIds(runId);
-  for (const [run, ids] of keptLostIds(runId)) byRun.set(run, [...(byRun.get(run) ?? []), ...ids]);
-  if (byRun.size === 0) return { runs: 0, strays: undefined, problems: [] };
-  const probe = new NodeHostProbe(endpoint);
-  for (const ids of byRun.values()) probe.ownIds.add(ids);
-  const strays = await stopLostProcesses(client, probe);
+  const ours = new Map<string, string[]>();
   const problems: string[] = [];
-  for (const [run, ids] of byRun) {
-    // Without the CRI's lists nothing was looked at: every id stays for the next cleanup.
-    const stillToStop = strays ? ids.filter((id) => strays.leftIds.includes(id)) : ids;
-    const problem = keepLostIds(run, stillToStop);
+  const keep = (run: string, ids: readonly string[], of: string) => {
+    const problem = keepLostIds(run, ids, of);
     if (problem) problems.push(problem);
+  };
+  for (const [run, file] of [...deadRunsOwnIds(runId), ...keptLostIds(runId)]) {
+    if (idsFileIsOf(file, endpoint)) ours.set(run, [...(ours.get(run) ?? []), ...file.ids]);
+    else if (file.endpoint !== undefined) keep(run, idsNamedByProcesses(file.ids), file.endpoint);
   }
-  return { runs: byRun.size, strays, problems };
+  if (ours.size === 0) return { runs: 0, strays: undefined, problems };
+  const probe = new NodeHostProbe(endpoint);
+  for (const ids of ours.values()) probe.ownIds.add(ids);
+  const strays = await stopLostProcesses(client, probe);
+  for (const [run, ids] of ours) {
+    // Without the CRI's lists nothing was looked at: every id stays for the next cleanup.
+    keep(run, strays ? ids.filter((id) => strays.leftIds.includes(id)) : ids, endpoint);
+  }
+  return { runs: ours.size, strays, problems };
+}
+
+function idsNamedByProcesses(ids: readonly string[]): string[] {
+  const living = livingProcessesOf(ids);
+  return ids.filter((id) => living.some((p) => namesId(p, id)));
 }
 
 /** "2 processes of this run's own sandboxes or containers". */
