@@ -20,6 +20,7 @@ import { describeRuntime, nodeProbeAvailability, probeNri } from '../runtime/env
 import { NodeHostProbe } from '../runtime/host-probe.js';
 import { cgroupReadiness } from './readiness-cgroup.js';
 import { injectorFindings } from './readiness-injectors.js';
+import { leftoversFinding } from './readiness-leftovers.js';
 import {
   besideDetectedKubelet,
   hostFinding,
@@ -56,6 +57,8 @@ export async function assessReadiness(
     kubeletSeen,
     cgroup.finding,
   ];
+  // Before the proof's pods: those are the run's own.
+  findings.push(await leftoversFinding(client, config.runtimeEndpoint));
   const testImage = await imageFinding(client, config.testImage, '--test-image', config, purpose);
   findings.push(testImage, await imageFinding(client, config.pauseImage, '--pause-image', config, purpose));
 

@@ -1,0 +1,78 @@
+import type { ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { type FakeRuntime, startFakeRuntime } from '../check/fake-runtime.test.helper.js';
+import { POD_NAMESPACE, RUN_LABEL } from '../core/labels.js';
+import { keepLostIds } from '../host/lost-ids.js';
+import { claimRunLogs, removeRunLogs } from '../host/pod-logs.js';
+import { currentOwner } from '../host/run-owner.js';
+import { standInShim } from '../runtime/stand-in-shim.test.helper.js';
+import { leftoversFinding } from './readiness-leftovers.js';
+
+describe("doctor's look for what ended runs left", () => {
+  let fake: FakeRuntime;
+  const children: ChildProcess[] = [];
+  const runs = ['ended', 'running', 'lost', 'crio'].map((r) => `test-leftovers-${r}-${process.pid}`) as [
+    string,
+    string,
+    string,
+    string,
+  ];
+  const [ended, running, lost, crio] = runs;
+  beforeEach(async () => {
+    fake = await startFakeRuntime();
+  });
+  afterEach(async () => {
+    for (const c of children.splice(0)) c.kill('SIGKILL');
+    for (const run of runs) {
+      removeRunLogs(run);
+      keepLostIds(run, [], fake.endpoint);
+    }
+    await fake.close();
+  });
+  const pod = (run: string, name = 'cc-idem-01-x', namespace = POD_NAMESPACE) =>
+    fake.publish({
+      metadata: { name, namespace, attempt: 0 },
+      labels: { [RUN_LABEL]: run },
+      state: 'SANDBOX_READY',
+    });
+
+  it('finds nothing on a runtime without them', async () => {
+    pod(running);
+    claimRunLogs(running);
+    expect(await leftoversFinding(fake.client, fake.endpoint)).to.deep.equal({
+      severity: 'ok',
+      what: 'no leftovers of ended cri-conform runs',
+    });
+  });
+
+  it("names the pods of runs no longer running, and not a running run's nor a pod with only the label", async () => {
+    claimRunLogs(ended, { ...currentOwner(), pid: spawnSync('true').pid as number });
+    claimRunLogs(running);
+    pod(ended);
+    pod(ended, 'cc-idem-02-y');
+    pod(running);
+    pod(ended, 'api-7d9', 'payments');
+    const finding = await leftoversFinding(fake.client, fake.endpoint);
+    expect(finding.severity).to.equal('warn');
+    expect(finding.what).to.equal(
+      `leftovers of ended cri-conform runs: 2 pods of 1 run no longer running (${ended})`,
+    );
+    expect(finding.fix).to.equal(
+      `run \`cri-conform cleanup -r ${fake.endpoint}\` before the node takes workloads`,
+    );
+  });
+
+  it("counts the processes whose ids a final sweep kept for this runtime, not another runtime's", async () => {
+    const [mine, other] = [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')];
+    children.push(await standInShim(mine), await standInShim(other));
+    keepLostIds(lost, [mine], fake.endpoint);
+    keepLostIds(crio, [other], 'unix:///var/run/crio/crio.sock');
+    const finding = await leftoversFinding(fake.client, fake.endpoint);
+    expect(finding.what).to.equal(
+      'leftovers of ended cri-conform runs: 1 process the runtime lost, which a final sweep could not stop',
+    );
+    keepLostIds(crio, [], 'unix:///var/run/crio/crio.sock');
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * What ended runs of the tool left on this runtime for `cleanup`: pods with every mark of a run whose
+ * process no longer runs, and the kept ids of processes the runtime lost that a final sweep could not stop
+ * (lost-ids.ts). Before a run, an operator learns that the node still holds the tool's debris, and the
+ * command that removes it. Never fatal: a run tells its own objects from them by its run label, and its
+ * verdicts do not read them.
+ */
+import type { CriClient } from '../../cri/client.js';
+import { errorMessage } from '../core/errors.js';
+import { isOurPod, RUN_LABEL } from '../core/labels.js';
+import { idsFileIsOf } from '../core/own-ids.js';
+import { keptLostIds } from '../host/lost-ids.js';
+import { otherLiveRuns, runFileName } from '../host/pod-logs.js';
+import { livingProcessesOf } from '../host/proc.js';
+import type { Finding } from './readiness-types.js';
+
+export async function leftoversFinding(client: CriClient, endpoint: string): Promise<Finding> {
+  const what = 'leftovers of ended cri-conform runs';
+  let pods: { labels: Record<string, string>; metadata: { name: string; namespace: string } }[];
+  try {
+    pods = (await client.call('ListPodSandbox', { filter: null })).items;
+  } catch (e) {
+    return { severity: 'warn', what, fix: `the runtime's pods could not be listed: ${errorMessage(e)}` };
+  }
+  // A run folder without an owner file counts as running, as cleanup counts it.
+  const live = new Set(otherLiveRuns(''));
+  const ended = pods.filter((p) => isOurPod(p) && !live.has(runFileName(p.labels[RUN_LABEL] ?? '')));
+  const keptIds = [...keptLostIds().values()].filter((f) => idsFileIsOf(f, endpoint)).flatMap((f) => f.ids);
+  const lost = keptIds.length === 0 ? [] : livingProcessesOf(keptIds);
+  if (ended.length === 0 && lost.length === 0) return { severity: 'ok', what: `no ${what}` };
+  const runs = new Set(ended.map((p) => p.labels[RUN_LABEL]));
+  const parts = [
+    ...(ended.length > 0
+      ? [
+          `${count(ended.length, 'pod')} of ${count(runs.size, 'run')} no longer running (${[...runs].join(', ')})`,
+        ]
+      : []),
+    ...(lost.length > 0
+      ? [`${count(lost.length, 'process', 'processes')} the runtime lost, which a final sweep could not stop`]
+      : []),
+  ];
+  return {
+    severity: 'warn',
+    what: `${what}: ${parts.join('; ')}`,
+    fix: `run \`cri-conform cleanup -r ${endpoint}\` before the node takes workloads`,
+  };
+}
+
+function count(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
