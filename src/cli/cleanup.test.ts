@@ -196,6 +196,17 @@ describe('cleanup (fake CRI)', () => {
     }
   });
 
+  it("lets go of another runtime's kept ids once no process names them", async () => {
+    const gone = `test-other-gone-${process.pid}`;
+    keepLostIds(gone, [randomBytes(32).toString('hex')], 'unix:///var/run/crio/crio.sock');
+    try {
+      await main(['node', 'cri-conform', 'cleanup', '-r', fake.endpoint], recordingIo());
+      expect(keptLostIds(gone).size).to.equal(0);
+    } finally {
+      keepLostIds(gone, [], 'unix:///var/run/crio/crio.sock');
+    }
+  });
+
   it('leaves the claims alone when it cleans up one run only: claims carry no run id', async () => {
     const runtimeDir = claimedDir();
     const io = recordingIo({ CRI_CONFORM_SLOW_RUNTIME_DIR: runtimeDir });

@@ -89,15 +89,19 @@ export async function stopKeptLostProcesses(
   runId?: string,
 ): Promise<KeptStrays> {
   const ours = new Map<string, string[]>();
+  const others = new Map<string, { endpoint: string; ids: string[] }>();
   const problems: string[] = [];
   const keep = (run: string, ids: readonly string[], of: string) => {
     const problem = keepLostIds(run, ids, of);
     if (problem) problems.push(problem);
   };
+  // A run killed between keeping ids and removing its folder has both: one file is kept of the two.
   for (const [run, file] of [...deadRunsOwnIds(runId), ...keptLostIds(runId)]) {
     if (idsFileIsOf(file, endpoint)) ours.set(run, [...(ours.get(run) ?? []), ...file.ids]);
-    else if (file.endpoint !== undefined) keep(run, idsNamedByProcesses(file.ids), file.endpoint);
+    else if (file.endpoint !== undefined)
+      others.set(run, { endpoint: file.endpoint, ids: [...(others.get(run)?.ids ?? []), ...file.ids] });
   }
+  for (const [run, other] of others) keep(run, idsNamedByProcesses(other.ids), other.endpoint);
   if (ours.size === 0) return { runs: 0, strays: undefined, problems };
   const probe = new NodeHostProbe(endpoint);
   for (const ids of ours.values()) probe.ownIds.add(ids);
