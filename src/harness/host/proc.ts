@@ -50,6 +50,14 @@ export function namesId(p: Pick<ProcInfo, 'cmdline' | 'cgroups'>, id: string): b
   return p.cmdline.includes(id) || p.cgroups.some((line) => line.includes(id));
 }
 
+/** Those of the ids that one of the processes names. */
+export function idsNamedBy(
+  ids: readonly string[],
+  procs: readonly Pick<ProcInfo, 'cmdline' | 'cgroups'>[],
+): string[] {
+  return ids.filter((id) => procs.some((p) => namesId(p, id)));
+}
+
 /** What names a process's objects: its cgroups and command line. */
 export function readProcNames(
   pid: number,

@@ -11,7 +11,7 @@ import { newRunId } from '../core/labels.js';
 import type { RunConfig } from '../core/settings.js';
 import { claimRunLogs, otherLiveRuns, ownIdsRecorder, removeRunLogs } from '../host/pod-logs.js';
 import { NodeHostProbe } from '../runtime/host-probe.js';
-import { endLostProcesses, leaveToCleanup } from '../runtime/lost-processes.js';
+import { endLostProcesses } from '../runtime/lost-processes.js';
 import { assessReadiness } from './readiness.js';
 import type { Readiness } from './readiness-types.js';
 
@@ -34,10 +34,14 @@ export async function doctorReadiness(
       'doctor',
       ownIdsRecorder(ownFolder, config.runtimeEndpoint),
     );
-    if (readiness.host instanceof NodeHostProbe) {
-      const stillToStop = await endLostProcesses(client, readiness.host, "doctor's", note);
-      leaveToCleanup({ runId: ownFolder, endpoint: config.runtimeEndpoint }, stillToStop, "doctor's", note);
-    }
+    if (readiness.host instanceof NodeHostProbe)
+      await endLostProcesses(
+        client,
+        readiness.host,
+        { runId: ownFolder, endpoint: config.runtimeEndpoint },
+        "doctor's",
+        note,
+      );
     return readiness;
   } finally {
     // Last, as a run's: it holds the ids a doctor killed before its stray stop leaves to `cleanup`.

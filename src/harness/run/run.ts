@@ -301,12 +301,11 @@ async function sweep(
     if (leftovers.length > 0) listener.onNote(describeLeftovers(config.runtimeEndpoint, leftovers));
   }
   const note = (text: string) => listener.onNote(text);
+  const run = { runId, endpoint: config.runtimeEndpoint };
   if (env.host instanceof NodeHostProbe) {
-    // A sweep the runtime did not answer left every id to `cleanup`.
-    const stillToStop = swept
-      ? await endLostProcesses(client, env.host, "this run's", note)
-      : env.host.ownIds.all();
-    leaveToCleanup({ runId, endpoint: config.runtimeEndpoint }, stillToStop, "this run's", note);
+    if (swept) await endLostProcesses(client, env.host, run, "this run's", note);
+    // A sweep the runtime did not answer leaves every id to `cleanup`.
+    else leaveToCleanup(run, env.host.ownIds.all(), "this run's", note);
   }
   // After the sweep, whatever it left or could not reach: a container still running writes on into unlinked
   // files, and the directory is the run's alone. Last, since it holds the ids a killed sweep leaves to

@@ -28,6 +28,7 @@ import {
   cgroupName,
   exists,
   hostCgroupMounts,
+  idsNamedBy,
   inodeOf,
   isNsfs,
   livingProcessesOf,
@@ -245,7 +246,6 @@ export class NodeHostProbe implements HostProbe {
     const ids = this.ownIds.all().filter((id) => !listed.has(id));
     const strays = ids.length === 0 ? [] : livingProcessesOf(ids);
     if (strays.length === 0) return { ended: [], left: [], leftIds: [] };
-    const namedBy = (procs: readonly ProcInfo[]) => ids.filter((id) => procs.some((p) => namesId(p, id)));
     const known = await this.recordedIds();
     const thawed = new Set<number>();
     const describe = (p: ProcInfo) =>
@@ -254,7 +254,7 @@ export class NodeHostProbe implements HostProbe {
       return {
         ended: [],
         left: strays.map((p) => `${describe(p)}: ${known.cannotTell}`),
-        leftIds: namedBy(strays),
+        leftIds: idsNamedBy(ids, strays),
       };
     const lost = strays.filter((p) => !ids.some((id) => known.has(id) && namesId(p, id)));
     const alive = () =>
@@ -278,7 +278,7 @@ export class NodeHostProbe implements HostProbe {
     return {
       ended: lost.filter((p) => !survivors.includes(p)).map(describe),
       left: survivors.map((p) => `${describe(p)}: it outlived SIGKILL`),
-      leftIds: namedBy(survivors),
+      leftIds: idsNamedBy(ids, survivors),
     };
   }
 

@@ -8,7 +8,7 @@ import type { CriClient } from '../../cri/client.js';
 import { idsFileIsOf } from '../core/own-ids.js';
 import { keepLostIds, keptLostIds, lostIdsFile } from '../host/lost-ids.js';
 import { deadRunsOwnIds } from '../host/pod-logs.js';
-import { livingProcessesOf, namesId } from '../host/proc.js';
+import { idsNamedBy, livingProcessesOf } from '../host/proc.js';
 import { NodeHostProbe, type Strays } from './host-probe.js';
 
 /** Undefined when the CRI could not list: an id it still serves cannot then be told from a lost one. */
@@ -22,20 +22,27 @@ export async function stopLostProcesses(client: CriClient, host: NodeHostProbe):
   return host.endStrays(listed);
 }
 
+/** The run whose ids a final sweep keeps for `cleanup`, and the endpoint they are ids of. */
+export interface SweptRun {
+  runId: string;
+  endpoint: string;
+}
+
 /**
  * The final sweep's stray stop, said in its words through `note`: the same for a run and for doctor, whose
- * proof pods can lose a shim just the same. `whose` owns the ids: "this run's", "doctor's". Returns the ids
- * whose processes are still to stop: those of processes it left running, or every own id when the CRI could
- * not list what it still serves.
+ * proof pods can lose a shim just the same. `whose` owns the ids: "this run's", "doctor's". The ids whose
+ * processes are still to stop (those it left running, or every own id when the CRI could not list what it
+ * still serves) are left to `cleanup` (leaveToCleanup).
  */
 export async function endLostProcesses(
   client: CriClient,
   host: NodeHostProbe,
+  run: SweptRun,
   whose: string,
   note: (text: string) => void,
-): Promise<string[]> {
+): Promise<void> {
   const strays = await stopLostProcesses(client, host);
-  if (!strays) return host.ownIds.all();
+  if (!strays) return leaveToCleanup(run, host.ownIds.all(), whose, note);
   const what = (n: number) => lostProcesses(n, whose);
   if (strays.ended.length > 0)
     note(
@@ -45,7 +52,7 @@ export async function endLostProcesses(
     note(
       `final sweep left running ${what(strays.left.length)} that the CRI no longer lists: ${strays.left.join('; ')}`,
     );
-  return strays.leftIds;
+  leaveToCleanup(run, strays.leftIds, whose, note);
 }
 
 /**
@@ -53,7 +60,7 @@ export async function endLostProcesses(
  * again once the run has ended, and says so; with none, whatever was kept for the run goes.
  */
 export function leaveToCleanup(
-  run: { runId: string; endpoint: string },
+  run: SweptRun,
   ids: readonly string[],
   whose: string,
   note: (text: string) => void,
@@ -101,7 +108,8 @@ export async function stopKeptLostProcesses(
     else if (file.endpoint !== undefined)
       others.set(run, { endpoint: file.endpoint, ids: [...(others.get(run)?.ids ?? []), ...file.ids] });
   }
-  for (const [run, other] of others) keep(run, idsNamedByProcesses(other.ids), other.endpoint);
+  for (const [run, other] of others)
+    keep(run, idsNamedBy(other.ids, livingProcessesOf(other.ids)), other.endpoint);
   if (ours.size === 0) return { runs: 0, strays: undefined, problems };
   const probe = new NodeHostProbe(endpoint);
   for (const ids of ours.values()) probe.ownIds.add(ids);
@@ -111,11 +119,6 @@ export async function stopKeptLostProcesses(
     keep(run, strays ? ids.filter((id) => strays.leftIds.includes(id)) : ids, endpoint);
   }
   return { runs: ours.size, strays, problems };
-}
-
-function idsNamedByProcesses(ids: readonly string[]): string[] {
-  const living = livingProcessesOf(ids);
-  return ids.filter((id) => living.some((p) => namesId(p, id)));
 }
 
 /** "2 processes of this run's own sandboxes or containers". */
