@@ -34,6 +34,8 @@ export interface SkipForecast {
 
 export interface Readiness {
   findings: Finding[];
+  /** What ended runs of the tool left (one of the findings): a run says it too, as a warning. */
+  leftovers: Finding;
   nri: NriFinding;
   host: HostProbe | { unavailable: string };
   /** What the pre-run skip decision reads; the run hands the same object to its scheduler. */

@@ -58,7 +58,8 @@ export async function assessReadiness(
     cgroup.finding,
   ];
   // Before the proof's pods: those are the run's own.
-  findings.push(await leftoversFinding(client, config.runtimeEndpoint));
+  const leftovers = await leftoversFinding(client, config.runtimeEndpoint);
+  findings.push(leftovers);
   const testImage = await imageFinding(client, config.testImage, '--test-image', config, purpose);
   findings.push(testImage, await imageFinding(client, config.pauseImage, '--pause-image', config, purpose));
 
@@ -116,7 +117,17 @@ export async function assessReadiness(
     const reason = staticSkipReason(check, availability);
     return reason ? [{ check, reason }] : [];
   });
-  return { findings, nri, host, availability, skips, kubelet, cgroup: cgroup.placement, cgroupLease };
+  return {
+    findings,
+    leftovers,
+    nri,
+    host,
+    availability,
+    skips,
+    kubelet,
+    cgroup: cgroup.placement,
+    cgroupLease,
+  };
 }
 
 function runtimeOf(client: CriClient): { name: string; version: string } {

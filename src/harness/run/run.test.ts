@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { status as Status } from '@grpc/grpc-js';
 import { expect } from 'chai';
@@ -14,9 +15,10 @@ import {
   startFakeRuntime,
   testCheck,
 } from '../check/fake-runtime.test.helper.js';
-import { CHECK_LABEL } from '../core/labels.js';
+import { CHECK_LABEL, POD_NAMESPACE, RUN_LABEL } from '../core/labels.js';
 import type { RunConfig } from '../core/settings.js';
-import { runLogDirectory } from '../host/pod-logs.js';
+import { claimRunLogs, removeRunLogs, runLogDirectory } from '../host/pod-logs.js';
+import { currentOwner } from '../host/run-owner.js';
 import { type RunListener, runConformance } from './run.js';
 
 function configFor(endpoint: string): RunConfig {
@@ -96,6 +98,40 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
     expect(renderJUnit(outcome)).to.include('<property name="kubelet" value="none seen"/>');
     expect(notes).to.include('final sweep removed 1 pods and 0 containers (left by the run)');
     expect(fake.pods.size).to.equal(0);
+  });
+
+  it('warns of the pods an ended run left, and leaves them to cleanup', async () => {
+    const ended = `test-run-ended-${process.pid}`;
+    claimRunLogs(ended, { ...currentOwner(), pid: spawnSync('true').pid as number });
+    fake.publish({
+      metadata: { name: 'cc-idem-01-x', namespace: POD_NAMESPACE, attempt: 0 },
+      labels: { [RUN_LABEL]: ended },
+      state: 'SANDBOX_READY',
+    });
+    const notes: string[] = [];
+    const listener: RunListener = {
+      onStart: () => {},
+      onCheckStart: () => {},
+      onCheckEnd: () => {},
+      onNote: (text) => notes.push(text),
+    };
+    const check = testCheck(async (t: CheckContext) => t.expect(true, 'held', 'unit'), { id: 'UNIT-07' });
+    try {
+      await runConformance(
+        configFor(fake.endpoint),
+        [check],
+        listener,
+        new AbortController().signal,
+        '0.0.0-test',
+      );
+      expect(notes).to.include(
+        `warning: leftovers of ended cri-conform runs: 1 pod of 1 run no longer running (${ended}): run \`cri-conform cleanup -r ${fake.endpoint}\` before the node takes workloads`,
+      );
+      expect(fake.pods.size, "another run's pod is not this run's to remove").to.equal(1);
+    } finally {
+      fake.pods.clear();
+      removeRunLogs(ended);
+    }
   });
 
   it('runs no check after a signal that came before the checks started (during readiness), and says it was interrupted', async () => {

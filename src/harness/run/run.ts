@@ -27,9 +27,9 @@ import { claimRunLogs, otherLiveRuns, ownIdsRecorder, removeRunLogs } from '../h
 import { HookLane } from '../injectors/hook-lane.js';
 import { RegistrationGate } from '../injectors/registration-gate.js';
 import { besideKubeletMonitor } from '../neighbours/disturbance-monitor.js';
-import { assessReadiness, requireReady } from '../readiness/readiness.js';
+import { assessReadiness, describeFinding, requireReady } from '../readiness/readiness.js';
 import { besideDetectedKubelet } from '../readiness/readiness-probes.js';
-import type { Readiness } from '../readiness/readiness-types.js';
+import type { Finding, Readiness } from '../readiness/readiness-types.js';
 import { type CleanupReport, removeLabelledUntilGone } from '../runtime/cleanup.js';
 import type { CreationWatch } from '../runtime/creation-watch.js';
 import { connectRuntime } from '../runtime/environment.js';
@@ -85,6 +85,9 @@ export async function runConformance(
       listener.onNote(
         `running beside a kubelet (--beside-kubelet), ${kubelet}; another client's doing is seen by ${disturbance.hears}`,
       );
+    // Not the run's to remove, nor read by its verdicts; but they hold the node's resources until `cleanup`.
+    if (prepared.leftovers.severity === 'warn')
+      listener.onNote(`warning: ${describeFinding(prepared.leftovers)}`);
     const { results, stop } = await runChecks(config, checks, prepared, deviations, listener, signal).finally(
       () => prepared.env.disturbance?.stop(),
     );
@@ -121,6 +124,8 @@ interface Prepared {
   watch: RuntimeWatch;
   cgroupLease: CgroupParentLease;
   creations: CreationWatch | undefined;
+  /** What ended runs left on the runtime, as doctor says it (readiness-leftovers.ts). */
+  leftovers: Finding;
 }
 
 /** Stage 1: the runtime is ready for the selected checks, and the environment they share is built. */
@@ -205,7 +210,16 @@ async function prepare(
     ...(nri.socketPath ? { nriSocket: nri.socketPath } : {}),
     ...(nri.socketPath ? { nriTimeouts: nri.timeouts ?? 'not sent' } : {}),
   };
-  return { env, properties, availability, runtime, watch, cgroupLease: readiness.cgroupLease, creations };
+  return {
+    env,
+    properties,
+    availability,
+    runtime,
+    watch,
+    cgroupLease: readiness.cgroupLease,
+    creations,
+    leftovers: readiness.leftovers,
+  };
 }
 
 /** Stage 2: every selected check to a verdict, in the scheduler's order, until done or stopped. */
