@@ -5,6 +5,7 @@ import {
   applyDeviations,
   type DeviationSets,
   staleDeviations,
+  unseenRaces,
   withCurrentKnownIssues,
 } from './deviations.js';
 
@@ -199,6 +200,39 @@ describe('stale expected deviations', () => {
     expect(stale(result('TEAR-05', 'error', 'setup failed'))).to.deep.equal([]);
     expect(stale(result('TEAR-06', 'passed'))).to.deep.equal([]);
     expect(stale(result('TEAR-05', 'passed'), { name: 'containerd', version: '2.1.9' })).to.deep.equal([]);
+  });
+});
+
+describe('race entries that matched nothing', () => {
+  const RACE = `${FILE}  race: true
+`;
+  const lists = (r: CheckResult) => {
+    const s = sets(RACE);
+    const results = [applyDeviations(r, s, CONTAINERD_17)];
+    return {
+      stale: staleDeviations(s.expected, results, CONTAINERD_17),
+      unseen: unseenRaces(s.expected, results, CONTAINERD_17),
+    };
+  };
+
+  it('are not stale when their check passed: one run of a race proves nothing, and says the trials it ran', () => {
+    const passed = { ...result('TEAR-05', 'passed'), trials: { run: 40, violated: 0 } };
+    expect(lists(passed)).to.deep.equal({
+      stale: [],
+      unseen: [
+        'TEAR-05 (containerd >=1.7.0 <1.8.0): the check passed in 40 trials; devs.yaml entry 1, https://github.com/containerd/containerd/issues/1',
+      ],
+    });
+  });
+
+  it('are not stale when their check failed through another bug', () => {
+    const { stale, unseen } = lists(result('TEAR-05', 'failed', 'plugin 20 got nothing'));
+    expect(stale).to.deep.equal([]);
+    expect(unseen[0]).to.match(/^TEAR-05 .*its failure does not match/);
+  });
+
+  it('are neither when the race showed', () => {
+    expect(lists(result('TEAR-05', 'failed', TEAR05_FAILURE))).to.deep.equal({ stale: [], unseen: [] });
   });
 });
 

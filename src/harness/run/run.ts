@@ -19,6 +19,7 @@ import {
   type DeviationSets,
   knownDeviationTest,
   staleDeviations,
+  unseenRaces,
 } from '../deviations/deviations.js';
 import type { CgroupParentLease } from '../host/cgroup-parent-lease.js';
 import { hostPlatform } from '../host/host-platform.js';
@@ -95,6 +96,8 @@ export async function runConformance(
     await sweep(config, client, prepared.env, listener);
     const stale = staleDeviations(deviations.expected, results, prepared.runtime);
     for (const s of stale) listener.onNote(`warning: stale expected deviation ${s}`);
+    for (const s of unseenRaces(deviations.expected, results, prepared.runtime))
+      listener.onNote(`expected deviation not seen this run, kept as a race (race: true): ${s}`);
     // Only a runtime on this node does its work on these CPUs; off it they would measure another machine.
     const cpu = prepared.env.host instanceof NodeHostProbe ? cpuMeter.stop() : undefined;
     return {
