@@ -51,6 +51,18 @@ function configFor(endpoint: string): RunConfig {
   };
 }
 
+/** A listener that keeps the run's notes, for the assertions on them. */
+function noteKeeper(): { listener: RunListener; notes: string[] } {
+  const notes: string[] = [];
+  const listener: RunListener = {
+    onStart: () => {},
+    onCheckStart: () => {},
+    onCheckEnd: () => {},
+    onNote: (text) => notes.push(text),
+  };
+  return { listener, notes };
+}
+
 describe('a whole run: prepare, run, sweep (fake CRI)', () => {
   let fake: FakeRuntime;
   before(async () => {
@@ -59,13 +71,7 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
   after(() => fake.close());
 
   it('runs each check to its verdict, skips what it cannot run, and sweeps what a check left under the run label', async () => {
-    const notes: string[] = [];
-    const listener: RunListener = {
-      onStart: () => {},
-      onCheckStart: () => {},
-      onCheckEnd: () => {},
-      onNote: (text) => notes.push(text),
-    };
+    const { listener, notes } = noteKeeper();
     const passing = testCheck(async (t: CheckContext) => t.expect(true, 'held', 'unit'), { id: 'UNIT-01' });
     const leaving = testCheck(
       async (t: CheckContext) => {
@@ -108,13 +114,7 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
       labels: { [RUN_LABEL]: ended },
       state: 'SANDBOX_READY',
     });
-    const notes: string[] = [];
-    const listener: RunListener = {
-      onStart: () => {},
-      onCheckStart: () => {},
-      onCheckEnd: () => {},
-      onNote: (text) => notes.push(text),
-    };
+    const { listener, notes } = noteKeeper();
     const check = testCheck(async (t: CheckContext) => t.expect(true, 'held', 'unit'), { id: 'UNIT-07' });
     try {
       await runConformance(
@@ -188,7 +188,7 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
   });
 
   it('keeps the verdicts when the runtime stops answering before the sweep, and says how to clean up later', async () => {
-    const notes: string[] = [];
+    const { listener, notes } = noteKeeper();
     const unavailable = () => {
       throw grpcError(Status.UNAVAILABLE, 'connection refused');
     };
@@ -205,7 +205,7 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
       const outcome = await runConformance(
         configFor(fake.endpoint),
         [crashing],
-        { onStart: () => {}, onCheckStart: () => {}, onCheckEnd: () => {}, onNote: (n) => notes.push(n) },
+        listener,
         new AbortController().signal,
         '0.0.0-test',
       );
@@ -244,12 +244,12 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
         },
         { id: 'UNIT-06' },
       );
-      const notes: string[] = [];
+      const { listener, notes } = noteKeeper();
       try {
         const outcome = await runConformance(
           configFor(fake.endpoint),
           [crashing, after],
-          { onStart: () => {}, onCheckStart: () => {}, onCheckEnd: () => {}, onNote: (n) => notes.push(n) },
+          listener,
           new AbortController().signal,
           '0.0.0-test',
         );
@@ -307,7 +307,7 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
         const outcome = await runConformance(
           config,
           [asked, unasked],
-          { onStart: () => {}, onCheckStart: () => {}, onCheckEnd: () => {}, onNote: () => {} },
+          noteKeeper().listener,
           new AbortController().signal,
           '0.0.0-test',
         );
@@ -329,7 +329,7 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
       const outcome = await runConformance(
         configFor(fake.endpoint),
         [fine],
-        { onStart: () => {}, onCheckStart: () => {}, onCheckEnd: () => {}, onNote: () => {} },
+        noteKeeper().listener,
         new AbortController().signal,
         '0.0.0-test',
       );
