@@ -91,6 +91,10 @@ const ENVIRONMENT: readonly FlagSpec[] = [
     help: 'image pull policy (default missing; never for air-gapped nodes)',
     choices: ['never', 'missing', 'always'],
   },
+  {
+    flags: '--pull-auth-file <file>',
+    help: "registry credentials for those pulls, sent in PullImage as a kubelet sends a pod's: a docker config JSON (an imagePullSecret's .dockerconfigjson, ~/.docker/config.json, podman's auth.json); the most specific key that covers the image is used (env CRI_CONFORM_PULL_AUTH_FILE)",
+  },
   { flags: '--restart-cmd <command>', help: 'shell command that restarts the runtime ([Restart] checks)' },
   {
     flags: '--restart-timeout <duration>',

@@ -38,6 +38,7 @@ export const ENV_FOR_FLAG: Record<string, string> = {
   'slow-runtime-dir': 'CRI_CONFORM_SLOW_RUNTIME_DIR',
   'slow-cni-dir': 'CRI_CONFORM_SLOW_CNI_DIR',
   'restart-cmd': 'CRI_CONFORM_RESTART_CMD',
+  'pull-auth-file': 'CRI_CONFORM_PULL_AUTH_FILE',
 };
 
 export function resolveRunConfig(
@@ -97,6 +98,7 @@ export function resolveRunConfig(
     pauseImage: pick('pause-image') ?? DEFAULT_PAUSE_IMAGE,
     ...(pick('pause-image') === undefined ? {} : { pauseImageNamed: true }),
     pull: oneOf<PullPolicy>(pick('pull') ?? 'missing', ['never', 'missing', 'always'], '--pull'),
+    ...optional('pull-auth-file'),
     restartTimeoutMs: duration('restart-timeout', '60s'),
     cacheTtlMs: duration('cache-ttl', '150s'),
     trials: count('trials', String(DEFAULT_TRIALS), 1),

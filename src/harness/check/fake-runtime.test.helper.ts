@@ -150,6 +150,7 @@ export async function startFakeRuntime(
       runtimeHandlers: [],
     }),
     ImageStatus: () => ({ image: { id: 'sha256:fake', repoTags: ['test:1'] } }),
+    PullImage: () => ({ imageRef: 'sha256:fake' }),
     RemoveContainer: (req) => {
       containers.delete((req as { containerId: string }).containerId);
       return {};

@@ -24,6 +24,8 @@ export interface RunConfig {
   /** The user named the pause image (flag, env, config file); else a private instance uses the node's own. */
   pauseImageNamed?: boolean;
   pull: PullPolicy;
+  /** A docker config whose credentials the run's pulls send (--pull-auth-file). */
+  pullAuthFile?: string;
   restartCmd?: string;
   restartTimeoutMs: number;
   cacheTtlMs: number;

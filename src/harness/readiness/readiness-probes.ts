@@ -1,6 +1,6 @@
 /**
  * The probes behind readiness, each turning what it saw into findings: the runtime's Status conditions and
- * handlers, the images by pull policy, NRI, host probes and the restart command.
+ * handlers, NRI, host probes and the restart command (the images: readiness-images.ts).
  */
 import type { CriClient } from '../../cri/client.js';
 import type { StatusResponse } from '../../cri/types.js';
@@ -10,9 +10,8 @@ import { errorMessage } from '../core/errors.js';
 import { nriRequestTimeoutOf, type RunConfig } from '../core/settings.js';
 import type { KubeletEvidence } from '../neighbours/kubelet-detect.js';
 import type { NriFinding } from '../runtime/environment.js';
-import { imagePresent, pullImage } from '../runtime/images.js';
 import { describeSocket, servingSocket } from '../runtime/runtime-identity.js';
-import type { Finding, ReadinessPurpose } from './readiness-types.js';
+import type { Finding } from './readiness-types.js';
 
 export interface RuntimeStatus {
   findings: Finding[];
@@ -38,42 +37,6 @@ export async function runtimeStatus(client: CriClient): Promise<RuntimeStatus> {
         },
   );
   return { findings, handlers: (status.runtimeHandlers ?? []).map((h) => h.name) };
-}
-
-/**
- * An image by the pull policy. A run pulls what the policy allows; doctor never pulls, so a missing image it
- * may pull is a warning there and a pull that would fail shows only in the run.
- */
-export async function imageFinding(
-  client: CriClient,
-  image: string,
-  flag: string,
-  config: Pick<RunConfig, 'pull'>,
-  purpose: ReadinessPurpose,
-): Promise<Finding> {
-  const what = `image ${image} (${flag})`;
-  const present = await imagePresent(client, image);
-  if (present && config.pull !== 'always') return ok(what);
-  if (!present && config.pull === 'never') {
-    return fatal(
-      what,
-      'it is not on the node and --pull is never: import it (e.g. ctr -n k8s.io images import <tar>; scripts/build-images.sh builds one) or use --pull missing',
-    );
-  }
-  if (purpose === 'doctor') {
-    return present
-      ? ok(`${what}, pulled again by run (--pull always)`)
-      : warn(what, `it is not on the node; run pulls it first (--pull ${config.pull})`);
-  }
-  try {
-    await pullImage(client, image);
-    return ok(`${what} pulled`);
-  } catch (e) {
-    return fatal(
-      what,
-      `cannot pull it: ${errorMessage(e)}. On an air-gapped node import it and use --pull never`,
-    );
-  }
 }
 
 /** NRI that is required (--require-nri) by a selected check and absent stops the run; otherwise its checks skip. */

@@ -34,8 +34,11 @@ export interface SkipForecast {
 
 export interface Readiness {
   findings: Finding[];
-  /** What ended runs of the tool left (one of the findings): a run says it too, as a warning. */
-  leftovers: Finding;
+  /**
+   * What a run says before its first check, from the findings: what ended runs of the tool left (a
+   * warning), and the images it pulled.
+   */
+  notes: string[];
   nri: NriFinding;
   host: HostProbe | { unavailable: string };
   /** What the pre-run skip decision reads; the run hands the same object to its scheduler. */

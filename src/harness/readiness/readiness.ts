@@ -18,13 +18,14 @@ import { detectKubelet } from '../neighbours/kubelet-detect.js';
 import { pluginSyncDeadlockRisk } from '../neighbours/plugin-sync-deadlock.js';
 import { describeRuntime, nodeProbeAvailability, probeNri } from '../runtime/environment.js';
 import { NodeHostProbe } from '../runtime/host-probe.js';
+import { PullCredentials } from '../runtime/pull-credentials.js';
 import { cgroupReadiness } from './readiness-cgroup.js';
+import { imageFinding } from './readiness-images.js';
 import { injectorFindings } from './readiness-injectors.js';
 import { leftoversFinding } from './readiness-leftovers.js';
 import {
   besideDetectedKubelet,
   hostFinding,
-  imageFinding,
   kubeletFinding,
   nriFinding,
   nriTimeoutFinding,
@@ -47,6 +48,8 @@ export async function assessReadiness(
   purpose: ReadinessPurpose,
   recordOwnIds?: (id: string) => void,
 ): Promise<Readiness> {
+  // A file that cannot serve stops the run before it asks the runtime anything.
+  const credentials = config.pullAuthFile ? PullCredentials.load(config.pullAuthFile) : undefined;
   const status = await runtimeStatus(client);
   const kubelet = await detectKubelet(client, config.runtimeEndpoint);
   const kubeletSeen = kubeletFinding(kubelet, config);
@@ -60,8 +63,17 @@ export async function assessReadiness(
   // Before the proof's pods: those are the run's own.
   const leftovers = await leftoversFinding(client, config.runtimeEndpoint);
   findings.push(leftovers);
-  const testImage = await imageFinding(client, config.testImage, '--test-image', config, purpose);
-  findings.push(testImage, await imageFinding(client, config.pauseImage, '--pause-image', config, purpose));
+  const image = (name: string, flag: string) =>
+    imageFinding(client, name, flag, config, purpose, credentials);
+  const testImage = await image(config.testImage, '--test-image');
+  const pauseImage = await image(config.pauseImage, '--pause-image');
+  findings.push(testImage, pauseImage);
+  // Leftovers are not the run's to remove, nor read by its verdicts, but they hold the node's resources
+  // until `cleanup`; a pull changes the node.
+  const notes = [
+    ...(leftovers.severity === 'warn' ? [`warning: ${describeFinding(leftovers)}`] : []),
+    ...[testImage, pauseImage].filter((f) => f.pulled).map((f) => f.what),
+  ];
 
   // Beside a kubelet, even the probe's registration may deadlock the node's runtime (plugin-sync-deadlock.ts).
   const kubeletNear = config.besideKubelet === true || kubelet.signs.length > 0;
@@ -119,7 +131,7 @@ export async function assessReadiness(
   });
   return {
     findings,
-    leftovers,
+    notes,
     nri,
     host,
     availability,

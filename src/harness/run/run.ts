@@ -28,9 +28,9 @@ import { claimRunLogs, otherLiveRuns, ownIdsRecorder, removeRunLogs } from '../h
 import { HookLane } from '../injectors/hook-lane.js';
 import { RegistrationGate } from '../injectors/registration-gate.js';
 import { besideKubeletMonitor } from '../neighbours/disturbance-monitor.js';
-import { assessReadiness, describeFinding, requireReady } from '../readiness/readiness.js';
+import { assessReadiness, requireReady } from '../readiness/readiness.js';
 import { besideDetectedKubelet } from '../readiness/readiness-probes.js';
-import type { Finding, Readiness } from '../readiness/readiness-types.js';
+import type { Readiness } from '../readiness/readiness-types.js';
 import { type CleanupReport, removeLabelledUntilGone } from '../runtime/cleanup.js';
 import type { CreationWatch } from '../runtime/creation-watch.js';
 import { connectRuntime } from '../runtime/environment.js';
@@ -86,9 +86,7 @@ export async function runConformance(
       listener.onNote(
         `running beside a kubelet (--beside-kubelet), ${kubelet}; another client's doing is seen by ${disturbance.hears}`,
       );
-    // Not the run's to remove, nor read by its verdicts; but they hold the node's resources until `cleanup`.
-    if (prepared.leftovers.severity === 'warn')
-      listener.onNote(`warning: ${describeFinding(prepared.leftovers)}`);
+    for (const note of prepared.notes) listener.onNote(note);
     const { results, stop } = await runChecks(config, checks, prepared, deviations, listener, signal).finally(
       () => prepared.env.disturbance?.stop(),
     );
@@ -127,8 +125,8 @@ interface Prepared {
   watch: RuntimeWatch;
   cgroupLease: CgroupParentLease;
   creations: CreationWatch | undefined;
-  /** What ended runs left on the runtime, as doctor says it (readiness-leftovers.ts). */
-  leftovers: Finding;
+  /** What readiness has the run say before its first check (Readiness.notes). */
+  notes: string[];
 }
 
 /** Stage 1: the runtime is ready for the selected checks, and the environment they share is built. */
@@ -221,7 +219,7 @@ async function prepare(
     watch,
     cgroupLease: readiness.cgroupLease,
     creations,
-    leftovers: readiness.leftovers,
+    notes: readiness.notes,
   };
 }
 
