@@ -6,7 +6,7 @@
  * plugin gone (a remote snapshotter's daemon serves the node: containerd's garbage collection in the copy
  * would remove every snapshot there that its own empty database does not name, the node's image layers
  * and running containers' root filesystems among them). Registries: no credentials, mirrors or hosts
- * directory; the copy pulls only when --pull allows, and then anonymously from the registry itself.
+ * directory; the copy pulls only when --pull allows, and then from the registry itself, with no credentials of the node's.
  */
 import { type ConfigEdit, UnsafeSetting } from './config-edit.js';
 import type { PrivateStorage } from './layout.js';
@@ -84,7 +84,7 @@ export function privateRegistry(edit: ConfigEdit, version: number): void {
       ? ['plugins', 'io.containerd.grpc.v1.cri', 'registry']
       : ['plugins', 'io.containerd.cri.v1.images', 'registry'];
   const why =
-    "the copy pulls nothing unless --pull allows, and then anonymously from the registry itself: the node's credentials, mirrors and hosts directory stay the node's";
+    "the copy pulls nothing unless --pull allows, and then from the registry itself, with no credentials of the node's (only those of --pull-auth-file): the node's credentials, mirrors and hosts directory stay the node's";
   edit.dropTree(registry, why);
   edit.doc.set(registry, 'config_path', tomlString(''));
   edit.setIfSet(TRANSFER, 'config_path', tomlString(''), why);

@@ -134,7 +134,7 @@ export function deriveCrioConfig(
     'the sandbox image the run uses, which the copy holds',
   );
   const noAuth =
-    "the copy pulls nothing unless --pull allows, and then anonymously: the node's registry credentials stay the node's";
+    "the copy pulls nothing unless --pull allows, and then with no credentials of the node's (only those of --pull-auth-file): the node's registry credentials stay the node's";
   setIfSet(IMAGE, 'global_auth_file', tomlString(''), noAuth);
   setIfSet(IMAGE, 'pause_image_auth_file', tomlString(''), noAuth);
   const driver = layout.storage === 'overlay' ? 'overlay' : 'vfs';

@@ -29,7 +29,9 @@ describe('an image the node holds only in part', () => {
     const settled = await settleNodeImages(plan(), 'missing', partial);
     expect(settled.testImage).to.deep.equal({ ref: 'registry.example/busybox:1', source: 'pull' });
     expect(settled.pauseImage.source).to.equal('bundled');
-    expect(settled.notes.join('\n')).to.match(/pulls it from its registry itself, anonymously/);
+    expect(settled.notes.join('\n')).to.match(
+      /pulls it from its registry itself, with none of the node's credentials/,
+    );
   });
 
   it('stays a copy from the node when the node holds it whole', async () => {

@@ -104,5 +104,5 @@ export async function settleNodeImages(
 }
 
 function pullNote(ref: string): string {
-  return `${ref} is neither on the node nor bundled: the private instance pulls it from its registry itself, anonymously (the node's registry credentials and mirrors are not copied)`;
+  return `${ref} is neither on the node nor bundled: the private instance pulls it from its registry itself, with none of the node's credentials or mirrors (--pull-auth-file sends credentials of your own)`;
 }

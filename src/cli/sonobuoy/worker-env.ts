@@ -37,6 +37,7 @@ export const FLEET_FLAGS = [
   'test-image',
   'pause-image',
   'pull',
+  'pull-auth-file',
   'expected-deviations',
   'runtime-handler',
   'trials',
