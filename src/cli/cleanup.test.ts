@@ -1,16 +1,16 @@
 import { type ChildProcess, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { type FakeRuntime, startFakeRuntime } from '../harness/check/fake-runtime.test.helper.js';
 import { RUN_LABEL } from '../harness/core/labels.js';
 import { idsFileHeader } from '../harness/core/own-ids.js';
-import { keepLostIds, keptLostIds, LOST_IDS_ROOT } from '../harness/host/lost-ids.js';
+import { keepLostIds, keptLostIds, LOST_IDS_ROOT, lostIdsFile } from '../harness/host/lost-ids.js';
 import { claimRunLogs, OWN_IDS_FILE, removeRunLogs, runLogDirectory } from '../harness/host/pod-logs.js';
 import { currentOwner } from '../harness/host/run-owner.js';
-import { alive, standInShim } from '../harness/runtime/stand-in-shim.test.helper.js';
+import { alive, exited, standInShim } from '../harness/runtime/stand-in-shim.test.helper.js';
 import { main } from './main.js';
 import { recordingIo } from './test-io.test.helper.js';
 
@@ -204,6 +204,61 @@ describe('cleanup (fake CRI)', () => {
       expect(keptLostIds(gone).size).to.equal(0);
     } finally {
       keepLostIds(gone, [], 'unix:///var/run/crio/crio.sock');
+    }
+  });
+
+  it('keeps the folder of a killed run whose ids it could not keep elsewhere, and finds them there again', async () => {
+    const killed = `test-keep-fails-${process.pid}`;
+    const id = randomBytes(32).toString('hex');
+    const shim = await killedRunWithShim(killed, id);
+    // Any failure to write (a full /run, say): here a directory has taken the file's place.
+    mkdirSync(lostIdsFile(killed), { recursive: true });
+    try {
+      for (const round of [1, 2]) {
+        const io = recordingIo();
+        const code = await main(
+          ['node', 'cri-conform', 'cleanup', '-r', fake.endpoint, '--run-id', killed],
+          io,
+        );
+        expect(code, `cleanup ${round}: the shim is left`).to.equal(1);
+        expect(io.stderr()).to.contain(`could not keep lost ids ${lostIdsFile(killed)}`);
+        expect(io.stderr()).to.contain(`left running pid ${shim.pid} (cc-test-shim -id ${id}`);
+        expect(existsSync(runLogDirectory(killed)), 'the folder holds the ids').to.equal(true);
+      }
+    } finally {
+      rmSync(lostIdsFile(killed), { recursive: true, force: true });
+      removeRunLogs(killed);
+    }
+  });
+
+  it('stops a process the runtime lost of a pod that cleanup removed itself, once it had the grace to exit', async function () {
+    // The grace a runtime has to reap what it removed (REAP_GRACE_MS) is waited out first.
+    this.timeout(15_000);
+    const withRecords = await startFakeRuntime({ containerdRecords: true });
+    const run = `test-removed-lost-${process.pid}`;
+    const podId = withRecords.publish({
+      metadata: { name: 'cc-idem-14-left', namespace: 'cri-conform', attempt: 0 },
+      labels: { [RUN_LABEL]: run },
+      state: 'SANDBOX_READY',
+    });
+    const shim = await standInShim(podId);
+    shims.push(shim);
+    try {
+      const io = recordingIo();
+      const code = await main(
+        ['node', 'cri-conform', 'cleanup', '-r', withRecords.endpoint, '--run-id', run],
+        io,
+      );
+      expect(code, io.stderr()).to.equal(0);
+      expect(io.stdout()).to.contain('removed 0 containers and 1 pods');
+      expect(io.stdout()).to.contain(
+        "stopped 1 process of ended runs' own sandboxes or containers that the runtime had lost track of",
+      );
+      await exited(shim);
+      expect(shim.signalCode).to.equal('SIGKILL');
+    } finally {
+      keepLostIds(run, [], withRecords.endpoint);
+      await withRecords.close();
     }
   });
 

@@ -58,11 +58,19 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
             `left alone ${s}: it carries the label cri-conform.io/run but not every mark of cri-conform's own\n`,
           );
         // Before the runs' folders go: the ids killed runs recorded there name what the runtime lost of them.
-        const lostLeft = await stopLostProcessesOfEndedRuns(client, config.runtimeEndpoint, runId, io);
+        const removed = [...report.pods, ...report.containers];
+        const lost = await stopLostProcessesOfEndedRuns(
+          client,
+          config.runtimeEndpoint,
+          { runId, removed },
+          io,
+        );
+        // A folder whose ids could not be kept elsewhere stays: it is where the next cleanup finds them.
+        const unkept = new Set(lost.unkept);
         if (report.problems.length === 0)
-          await removePodLogs([...report.runs, ...(runId ? [runId] : [])], io);
+          await removePodLogs([...report.runs, ...(runId ? [runId] : [])], unkept, io);
         // A run killed before or after its objects existed left none to find it by: its process tells.
-        if (!runId) await removeDeadRunLogsOf(io);
+        if (!runId) await removeDeadRunLogsOf(unkept, io);
         // Claims carry no run id, so only a cleanup of every run may take them.
         if (!runId) await releaseInjectorClaims([config.slowRuntimeDir, config.slowCniDir], io);
         if (!runId) await removeIdleCgroupParent(io);
@@ -78,17 +86,17 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
           io.err(`cri-conform: ${e.message}; run cleanup again once containerd answers\n`);
           return 1;
         });
-        setExit(report.problems.length + left + isolatedLeft + lostLeft === 0 ? 0 : 1);
+        setExit(report.problems.length + left + isolatedLeft + lost.left === 0 ? 0 : 1);
       } finally {
         client.close();
       }
     });
 }
 
-/** Removes the pod log directories of the runs whose objects are gone now. */
-async function removePodLogs(runIds: readonly string[], io: Io): Promise<void> {
-  const { removeRunLogs } = await import('../harness/host/pod-logs.js');
-  for (const id of new Set(runIds.filter((r) => r !== ''))) {
+/** Removes the pod log directories of the runs whose objects are gone now, but those of `keep` (file names). */
+async function removePodLogs(runIds: readonly string[], keep: ReadonlySet<string>, io: Io): Promise<void> {
+  const { removeRunLogs, runFileName } = await import('../harness/host/pod-logs.js');
+  for (const id of new Set(runIds.filter((r) => r !== '' && !keep.has(runFileName(r))))) {
     const problem = removeRunLogs(id);
     if (problem) io.err(`cri-conform: could not remove ${problem}\n`);
   }
@@ -104,37 +112,46 @@ async function removePodLogs(runIds: readonly string[], io: Io): Promise<void> {
 async function stopLostProcessesOfEndedRuns(
   client: CriClient,
   endpoint: string,
-  runId: string | undefined,
+  scope: { runId: string | undefined; removed: readonly string[] },
   io: Io,
-): Promise<number> {
+): Promise<{ left: number; unkept: string[] }> {
   const [{ lostProcesses, stopKeptLostProcesses }, { LOST_IDS_ROOT }] = await Promise.all([
     import('../harness/runtime/lost-processes.js'),
     import('../harness/host/lost-ids.js'),
   ]);
-  const { runs, strays, problems } = await stopKeptLostProcesses(client, endpoint, runId);
+  const { runId, removed } = scope;
+  const { runs, strays, problems, unkept } = await stopKeptLostProcesses(client, endpoint, {
+    ...(runId ? { runId } : {}),
+    removed,
+  });
   // Keeping another endpoint's ids can fail too, with none of this endpoint's to look for.
-  for (const p of problems) io.err(`cri-conform: could not keep ${p}\n`);
-  if (runs === 0) return problems.length;
+  for (const p of problems)
+    io.err(`cri-conform: could not keep ${p}; where they came from a run's pod-log folder, it stays\n`);
+  const where =
+    unkept.length > 0 ? 'stays for the next cleanup' : `stays in ${LOST_IDS_ROOT} for the next cleanup`;
+  if (runs === 0) return { left: problems.length, unkept };
   if (!strays) {
     io.err(
-      `cri-conform: could not list the runtime's pods to look for processes it lost of ended runs; their ids stay in ${LOST_IDS_ROOT} for the next cleanup\n`,
+      `cri-conform: could not list the runtime's pods to look for processes it lost of ended runs; their ids ${where}\n`,
     );
-    return problems.length + 1;
+    return { left: problems.length + 1, unkept };
   }
   const what = (n: number) => lostProcesses(n, "ended runs'");
   if (strays.ended.length > 0) {
     io.out(`stopped ${what(strays.ended.length)} that the runtime had lost track of\n`);
     for (const p of strays.ended) io.out(`  ${p}\n`);
   }
-  for (const p of strays.left)
-    io.err(`cri-conform: left running ${p}; its id stays in ${LOST_IDS_ROOT} for the next cleanup\n`);
-  return strays.left.length + problems.length;
+  for (const p of strays.left) io.err(`cri-conform: left running ${p}; its id ${where}\n`);
+  return { left: strays.left.length + problems.length, unkept };
 }
 
-/** Removes the pod log directories of runs that no longer run, whatever of them the runtime still has. */
-async function removeDeadRunLogsOf(io: Io): Promise<void> {
+/**
+ * Removes the pod log directories of runs that no longer run, whatever of them the runtime still has, but
+ * those of `keep` (file names).
+ */
+async function removeDeadRunLogsOf(keep: ReadonlySet<string>, io: Io): Promise<void> {
   const { removeDeadRunLogs } = await import('../harness/host/pod-logs.js');
-  const { removed, unowned, problems } = removeDeadRunLogs();
+  const { removed, unowned, problems } = removeDeadRunLogs(undefined, undefined, keep);
   const runs = removed.length === 1 ? '1 run' : `${removed.length} runs`;
   if (removed.length > 0) io.out(`removed the pod logs of ${runs} no longer running\n`);
   for (const dir of removed) io.out(`  ${dir}\n`);

@@ -27,6 +27,8 @@ export async function startFakeContainerd(
      * answers with its labels, or NOT_FOUND for one without (removed before it was read).
      */
     creations?: readonly { id: string; labels?: Record<string, string> }[];
+    /** The containers it records in k8s.io (default one, c1 of run r1, whose task has pid 4242). */
+    containers?: readonly { id: string; labels?: Record<string, string> }[];
   } = {},
 ): Promise<Server> {
   let failsLeft = opts.failedTaskLists ?? 0;
@@ -52,10 +54,11 @@ export async function startFakeContainerd(
     },
     List: (call: ServerUnaryCall<unknown, unknown>, cb: sendUnaryData<unknown>) => {
       seen.push(ns(call));
+      const recorded = opts.containers ?? [{ id: 'c1', labels: { 'cri-conform.io/run': 'r1' } }];
       cb(null, {
         containers:
           ns(call) === 'k8s.io'
-            ? [{ id: 'c1', labels: { 'cri-conform.io/run': 'r1' }, image: 'busybox', sandbox: 'p1' }]
+            ? recorded.map((c) => ({ id: c.id, labels: c.labels ?? {}, image: 'busybox', sandbox: 'p1' }))
             : [],
       });
     },

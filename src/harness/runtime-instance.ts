@@ -13,6 +13,7 @@ export { thawCgroupDir } from './host/frozen-cgroups.js';
 export { NodeView } from './host/node-view.js';
 /** An instance's owner is a run's process, judged as a run's pod log folder's owner is. */
 export { currentOwner, ownerGone, type RunOwner } from './host/run-owner.js';
+export { type SocketIdentity, sameRuntime, socketIdentity } from './host/socket-identity.js';
 
 /** The run settings that name the instance instead of the node's runtime. */
 export type InstanceSettings = Pick<

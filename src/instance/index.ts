@@ -16,6 +16,7 @@ import {
   type InstanceRecord,
   type InstanceRequest,
   type RuntimeInstance,
+  socketIdentity,
   withInstanceRecord,
 } from '../harness/runtime-instance.js';
 import { startDaemon, waitAnswering } from './daemon.js';
@@ -31,7 +32,6 @@ import { findNodeDaemon } from './node-daemon.js';
 import { overlayUsable } from './overlay-probe.js';
 import { chooseInstanceRoot } from './placement.js';
 import { removeInstance } from './removal.js';
-import { socketIdentity } from './socket-identity.js';
 import { type Supervisor, startSupervisor } from './supervisor.js';
 import { takenAround } from './taken-networks.js';
 

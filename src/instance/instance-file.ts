@@ -16,14 +16,19 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { currentOwner, ownerGone, type RunOwner } from '../harness/runtime-instance.js';
+import {
+  currentOwner,
+  ownerGone,
+  type RunOwner,
+  type SocketIdentity,
+  sameRuntime,
+} from '../harness/runtime-instance.js';
 import { readdirSafe } from './dir-entries.js';
 import { HostView, type RecordedAnchor } from './host-view.js';
 import { INSTANCE_ROOTS } from './instance-roots.js';
 import type { Flavor } from './layout.js';
 import type { PrivateNetwork } from './network.js';
 import { type RecordedProcess, stillRunning } from './processes.js';
-import { type SocketIdentity, sameRuntime } from './socket-identity.js';
 
 export const INSTANCE_FILE = 'instance.json';
 /** One symlink per instance, named by its id, to its directory; shared with the worker pod as the rest. */

@@ -7,6 +7,7 @@
  * ran on, when two clients stopped its pod at once); ids from nowhere else are collected, so that nothing of
  * another client's is ever taken for the run's.
  */
+import { sameRuntime } from '../host/socket-identity.js';
 
 /** A full sandbox or container id: 64 hex digits, as containerd and CRI-O make them. */
 const FULL_ID = /^[0-9a-f]{64}$/;
@@ -91,7 +92,12 @@ export function readIdsFile(text: string): IdsFile {
   return { ...(endpoint ? { endpoint } : {}), ids: lines.filter(isFullId) };
 }
 
-/** Whether the file's ids may be `endpoint`'s objects: the same endpoint, or either one unknown. */
+/**
+ * Whether the file's ids may be `endpoint`'s objects: the same runtime, or either one unknown. The same
+ * runtime by the socket the two lead to, not by their text: `/var/run/containerd/containerd.sock` and
+ * `/run/containerd/containerd.sock` are one, and so is a Sonobuoy worker's `/host/run/...`.
+ */
 export function idsFileIsOf(file: IdsFile, endpoint: string | undefined): boolean {
-  return file.endpoint === undefined || endpoint === undefined || file.endpoint === endpointKey(endpoint);
+  if (file.endpoint === undefined || endpoint === undefined) return true;
+  return sameRuntime({ endpoint: file.endpoint }, endpoint);
 }

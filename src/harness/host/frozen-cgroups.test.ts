@@ -99,8 +99,9 @@ describe('frozen cgroups: a real frozen process', () => {
     if (dir) rmdirSafely(dir);
   });
 
-  it('says a process is frozen, thaws its cgroup, after which SIGKILL ends it', async () => {
-    dir = mkdtempSync(join(FREEZER, 'cri-conform-test-'));
+  it('says a process is frozen, thaws its cgroup only for an id the cgroup names, after which SIGKILL ends it', async () => {
+    dir = join(FREEZER, `cri-conform-test-${process.pid}-${ID}`);
+    mkdirSync(dir);
     sleeper = spawn('sleep', ['60'], { stdio: 'ignore' });
     const pid = sleeper.pid as number;
     const exited = new Promise((resolve) => sleeper?.once('exit', resolve));
@@ -108,7 +109,9 @@ describe('frozen cgroups: a real frozen process', () => {
     writeFileSync(join(dir, 'freezer.state'), 'FROZEN');
     await waitFor(() => readFileSync(join(dir, 'freezer.state'), 'utf8').trim() === 'FROZEN');
     expect(frozenNote(pid, ON_NODE)).to.equal(', frozen in its cgroup');
-    expect(thawCgroupsOfProcess(pid, ON_NODE)).to.equal(true);
+    expect(thawCgroupsOfProcess(pid, ON_NODE, ['f'.repeat(64)]), "another id's").to.equal(false);
+    expect(frozenNote(pid, ON_NODE)).to.equal(', frozen in its cgroup');
+    expect(thawCgroupsOfProcess(pid, ON_NODE, [ID])).to.equal(true);
     expect(frozenNote(pid, ON_NODE)).to.equal('');
     process.kill(pid, 'SIGKILL');
     await exited;

@@ -10,9 +10,13 @@ import { join } from 'node:path';
 import type { NodeView } from './node-view.js';
 import { type CgroupMount, cgroupDir, hostCgroupMounts, parseCgroupMounts } from './proc.js';
 
-/** Thaws every frozen cgroup the process is in, as `view` sees the node; true when one was frozen. */
-export function thawCgroupsOfProcess(pid: number, view: NodeView): boolean {
+/**
+ * Thaws the frozen cgroups the process is in whose path names one of `ids` (the caller's own sandboxes
+ * and containers), as `view` sees the node; true when one was frozen.
+ */
+export function thawCgroupsOfProcess(pid: number, view: NodeView, ids: readonly string[]): boolean {
   return freezableCgroupsOfProcess(pid, view)
+    .filter((dir) => ids.some((id) => dir.includes(id)))
     .map((dir) => thawCgroupDir(dir))
     .some(Boolean);
 }

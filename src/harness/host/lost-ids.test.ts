@@ -1,4 +1,13 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -40,9 +49,26 @@ describe('the ids a final sweep leaves to cleanup', () => {
       keptLostIds('older', root).get('older'),
     ];
     expect(ofContainerd && idsFileIsOf(ofContainerd, '/run/containerd/containerd.sock')).to.equal(true);
+    expect(ofContainerd && idsFileIsOf(ofContainerd, '/var/run/containerd/containerd.sock')).to.equal(true);
     expect(ofContainerd && idsFileIsOf(ofContainerd, `unix://${CRIO}`)).to.equal(false);
     // A file written before files named their endpoint may be any runtime's.
     expect(older && idsFileIsOf(older, CRIO)).to.equal(true);
+  });
+
+  it('knows a live socket by the file it leads to, through a symlinked folder too', async () => {
+    const dir = join(root, '..', 'sockets');
+    mkdirSync(dir);
+    symlinkSync(dir, join(root, '..', 'linked'));
+    const servers = ['a.sock', 'b.sock'].map((name) => createServer().listen(join(dir, name)));
+    await Promise.all(servers.map((srv) => new Promise((resolve) => srv.once('listening', resolve))));
+    try {
+      keepLostIds('run-1', [a], `unix://${join(root, '..', 'linked', 'a.sock')}`, root);
+      const kept = keptLostIds('run-1', root).get('run-1');
+      expect(kept && idsFileIsOf(kept, join(dir, 'a.sock'))).to.equal(true);
+      expect(kept && idsFileIsOf(kept, join(dir, 'b.sock'))).to.equal(false);
+    } finally {
+      for (const srv of servers) srv.close();
+    }
   });
 
   it('replaces what was kept, and lets the file go once no id is left to stop', () => {

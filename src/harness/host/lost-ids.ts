@@ -7,7 +7,7 @@
  * `cleanup` stops their processes or finds them gone. Only ids go in: a process is found again by the id it
  * names, so a reused pid is never taken for the lost one.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type IdsFile, idsFileHeader, readIdsFile } from '../core/own-ids.js';
@@ -17,6 +17,9 @@ import { runFileName } from './pod-logs.js';
 export const LOST_IDS_ROOT_AS_ROOT = '/run/cri-conform/lost-ids';
 export const LOST_IDS_ROOT =
   process.getuid?.() === 0 ? LOST_IDS_ROOT_AS_ROOT : join(tmpdir(), 'cri-conform-lost-ids');
+
+/** The suffix of a file still being written, renamed into place once whole. */
+const WRITING = '.writing';
 
 /** The file that keeps a run's lost ids. */
 export function lostIdsFile(runId: string, root = LOST_IDS_ROOT): string {
@@ -39,10 +42,18 @@ export function keepLostIds(
     if (ids.length === 0) rmSync(file, { force: true });
     else {
       mkdirSync(root, { recursive: true });
-      writeFileSync(file, `${idsFileHeader(endpoint)}${[...new Set(ids)].join('\n')}\n`);
+      // Whole or not at all: a cleanup killed mid-write leaves the ids kept before, never an empty file.
+      const writing = `${file}${WRITING}`;
+      writeFileSync(writing, `${idsFileHeader(endpoint)}${[...new Set(ids)].join('\n')}\n`);
+      renameSync(writing, file);
     }
     return undefined;
   } catch (e) {
+    try {
+      rmSync(`${file}${WRITING}`, { force: true });
+    } catch {
+      // The problem below says what went wrong; a half-written file is skipped by every reader.
+    }
     return `lost ids ${file}: ${e instanceof Error ? e.message : String(e)}`;
   }
 }
@@ -59,7 +70,7 @@ export function keptLostIds(runId?: string, root = LOST_IDS_ROOT): Map<string, I
     return new Map();
   }
   const kept = new Map<string, IdsFile>();
-  for (const name of names) {
+  for (const name of names.filter((n) => !n.endsWith(WRITING))) {
     try {
       const file = readIdsFile(readFileSync(join(root, name), 'utf8'));
       if (file.ids.length > 0) kept.set(name, file);

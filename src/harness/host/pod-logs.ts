@@ -100,10 +100,15 @@ export interface DeadRunLogs {
   problems: string[];
 }
 
-/** Removes the log directories of runs whose process is gone; those of running runs stay. */
-export function removeDeadRunLogs(root = POD_LOG_ROOT, view?: ProcessView): DeadRunLogs {
+/** Removes the log directories of runs whose process is gone, but those of `keep` (file names); those of running runs stay. */
+export function removeDeadRunLogs(
+  root = POD_LOG_ROOT,
+  view?: ProcessView,
+  keep: ReadonlySet<string> = new Set(),
+): DeadRunLogs {
   const found: DeadRunLogs = { removed: [], unowned: [], problems: [] };
-  for (const { dir, owner } of runFolders(root)) {
+  for (const { name, dir, owner } of runFolders(root)) {
+    if (keep.has(name)) continue;
     if (owner === undefined) found.unowned.push(dir);
     else if (ownerGone(owner, view)) {
       try {

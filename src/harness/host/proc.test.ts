@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { cgroupDir, mountsMentioning, parseCgroupMounts, parseStat } from './proc.js';
+import { belongsTo, cgroupDir, mountsMentioning, namesId, parseCgroupMounts, parseStat } from './proc.js';
 
 const MOUNTINFO = [
   '30 25 0:26 / /sys/fs/cgroup ro,nosuid - tmpfs tmpfs ro,mode=755',
@@ -40,5 +40,40 @@ describe('proc parsing', () => {
       '/run/containerd/io.containerd.runtime.v2.task/k8s.io/abc123/rootfs',
     ]);
     expect(mountsMentioning(MOUNTINFO, ['def456'])).to.deep.equal([]);
+  });
+});
+
+describe('which processes belong to a sandbox or container, surely enough to stop them', () => {
+  const id = 'ab'.repeat(32);
+  const proc = (cmdline: string, cgroups: string[] = ['0::/system.slice/ssh.service']) => ({
+    cmdline,
+    cgroups,
+  });
+
+  it("takes a runtime helper that has the id as a whole argument, and a process in the object's cgroup", () => {
+    expect(
+      belongsTo(
+        proc(`/usr/bin/containerd-shim-runc-v2 -namespace k8s.io -id ${id} -address /run/c.sock`),
+        id,
+      ),
+    ).to.equal(true);
+    expect(
+      belongsTo(proc(`/usr/bin/conmon -b /run/crio/${id}/userdata -c ${id} --exit-dir /x`), id),
+    ).to.equal(true);
+    expect(belongsTo(proc('/pause', [`0::/cri-conform/${id}`]), id)).to.equal(true);
+    expect(
+      belongsTo(proc('sleep 600', [`1:name=systemd:/cri_conform.slice/cri-containerd-${id}.scope`]), id),
+    ).to.equal(true);
+    expect(belongsTo(proc('conmon', [`0::/cri_conform.slice/crio-conmon-${id}.scope`]), id)).to.equal(true);
+  });
+
+  it('leaves a process that only mentions the id: a log follower, a grep, a path holding it', () => {
+    expect(namesId(proc(`tail -F /var/log/pods/${id}/log`), id), 'evidence still sees it').to.equal(true);
+    expect(belongsTo(proc(`tail -F /var/log/pods/${id}/log`), id)).to.equal(false);
+    expect(belongsTo(proc(`grep -c ${id} /var/log/syslog`), id)).to.equal(false);
+    expect(belongsTo(proc(`/usr/bin/containerd-shim-runc-v2 -namespace k8s.io -id x${id}`), id)).to.equal(
+      false,
+    );
+    expect(belongsTo(proc('sleep 1', [`0::/user.slice/a${id}`]), id), 'a longer hex name').to.equal(false);
   });
 });

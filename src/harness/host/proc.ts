@@ -1,5 +1,6 @@
 /** Reading /proc and mountinfo. Pure parsers are exported for tests; readers tolerate vanished pids. */
 import { readdirSync, readFileSync, statfsSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
 
 export interface ProcInfo {
   pid: number;
@@ -45,17 +46,39 @@ export function readProcStat(pid: number, root = '/proc'): Pick<ProcInfo, 'state
   }
 }
 
-/** Whether the process names the id: in its command line (a shim's -id) or a cgroup path. */
+/**
+ * Whether the process names the id anywhere: in its command line or a cgroup path. Evidence of what a
+ * check's objects left takes it as it comes; stopping a process takes belongsTo.
+ */
 export function namesId(p: Pick<ProcInfo, 'cmdline' | 'cgroups'>, id: string): boolean {
   return p.cmdline.includes(id) || p.cgroups.some((line) => line.includes(id));
 }
 
-/** Those of the ids that one of the processes names. */
-export function idsNamedBy(
+/** Programs whose arguments name the sandbox or container they serve: shims, conmon, OCI runtimes. */
+const RUNTIME_HELPER = /shim|^conmon|^runc$|^crun$|^runsc|^youki$/;
+
+/**
+ * Whether the process is part of the sandbox or container `id`, surely enough to stop it: it sits in a
+ * cgroup the runtime made for it (a part of the path names the id), or it is a runtime helper with the id
+ * as a whole argument (a shim's `-id <id>`, conmon's `-c <id>`). An operator's `tail -F .../<id>/log` or
+ * `grep <id>` names the id too, and is nobody's to kill.
+ */
+export function belongsTo(p: Pick<ProcInfo, 'cmdline' | 'cgroups'>, id: string): boolean {
+  const bounded = new RegExp(`(^|[^0-9a-f])${id.replace(/[^0-9a-f]/g, '')}([^0-9a-f]|$)`);
+  const inCgroup = p.cgroups.some((line) =>
+    (line.split(':').slice(2).join(':') || '').split('/').some((part) => bounded.test(part)),
+  );
+  if (inCgroup) return true;
+  const args = p.cmdline.split(' ');
+  return RUNTIME_HELPER.test(basename(args[0] ?? '')) && args.includes(id);
+}
+
+/** Those of the ids that one of the processes belongs to. */
+export function idsOwnedBy(
   ids: readonly string[],
   procs: readonly Pick<ProcInfo, 'cmdline' | 'cgroups'>[],
 ): string[] {
-  return ids.filter((id) => procs.some((p) => namesId(p, id)));
+  return ids.filter((id) => procs.some((p) => belongsTo(p, id)));
 }
 
 /** What names a process's objects: its cgroups and command line. */
@@ -205,14 +228,20 @@ export function exists(path: string): boolean {
   }
 }
 
-/** Processes (not zombies) whose cgroup or command line names one of the ids: workloads, pause, shims. */
-export function livingProcessesOf(ids: readonly string[]): ProcInfo[] {
+/**
+ * Processes (not zombies) whose cgroup or command line names one of the ids: workloads, pause, shims. With
+ * `belongsTo`, only those that are part of one of the objects, for a caller that stops them.
+ */
+export function livingProcessesOf(
+  ids: readonly string[],
+  match: (p: Pick<ProcInfo, 'cmdline' | 'cgroups'>, id: string) => boolean = namesId,
+): ProcInfo[] {
   const found: ProcInfo[] = [];
   for (const pid of listPids()) {
     if (pid === process.pid) continue;
     // Names first: most processes name none of the ids, and need not be read further.
     const names = readProcNames(pid);
-    if (!names || !ids.some((id) => namesId(names, id))) continue;
+    if (!names || !ids.some((id) => match(names, id))) continue;
     const stat = readProcStat(pid);
     if (stat && stat.state !== 'Z') found.push({ pid, ...stat, ...names });
   }

@@ -26,6 +26,8 @@ export async function doctorReadiness(
   const ownFolder = newRunId();
   claimRunLogs(ownFolder);
   let readiness: Readiness | undefined;
+  // Ids the stray stop could not keep for cleanup stay in the folder, which cleanup reads once doctor ends.
+  let kept = true;
   try {
     readiness = await assessReadiness(
       client,
@@ -35,7 +37,7 @@ export async function doctorReadiness(
       ownIdsRecorder(ownFolder, config.runtimeEndpoint),
     );
     if (readiness.host instanceof NodeHostProbe)
-      await endLostProcesses(
+      kept = await endLostProcesses(
         client,
         readiness.host,
         { runId: ownFolder, endpoint: config.runtimeEndpoint },
@@ -45,7 +47,7 @@ export async function doctorReadiness(
     return readiness;
   } finally {
     // Last, as a run's: it holds the ids a doctor killed before its stray stop leaves to `cleanup`.
-    const logs = removeRunLogs(ownFolder);
+    const logs = kept ? removeRunLogs(ownFolder) : undefined;
     if (logs) note(`final sweep: ${logs}`);
     // After the stray stop, as a run's: a process it stopped may have kept a pod's cgroup below the parent.
     readiness?.cgroupLease.release(otherLiveRuns(ownFolder));

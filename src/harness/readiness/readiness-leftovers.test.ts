@@ -71,7 +71,7 @@ describe("doctor's look for what ended runs left", () => {
     keepLostIds(crio, [other], 'unix:///var/run/crio/crio.sock');
     const finding = await leftoversFinding(fake.client, fake.endpoint);
     expect(finding.what).to.equal(
-      'leftovers of ended cri-conform runs: 1 process the runtime lost, which a final sweep could not stop',
+      'leftovers of ended cri-conform runs: 1 process of their sandboxes or containers that the CRI no longer lists, still running',
     );
     keepLostIds(crio, [], 'unix:///var/run/crio/crio.sock');
   });

@@ -11,7 +11,7 @@ import { isOurPod, RUN_LABEL } from '../core/labels.js';
 import { idsFileIsOf } from '../core/own-ids.js';
 import { keptLostIds } from '../host/lost-ids.js';
 import { otherLiveRuns, runFileName } from '../host/pod-logs.js';
-import { livingProcessesOf } from '../host/proc.js';
+import { belongsTo, livingProcessesOf } from '../host/proc.js';
 import type { Finding } from './readiness-types.js';
 
 export async function leftoversFinding(client: CriClient, endpoint: string): Promise<Finding> {
@@ -26,7 +26,7 @@ export async function leftoversFinding(client: CriClient, endpoint: string): Pro
   const live = new Set(otherLiveRuns(''));
   const ended = pods.filter((p) => isOurPod(p) && !live.has(runFileName(p.labels[RUN_LABEL] ?? '')));
   const keptIds = [...keptLostIds().values()].filter((f) => idsFileIsOf(f, endpoint)).flatMap((f) => f.ids);
-  const lost = keptIds.length === 0 ? [] : livingProcessesOf(keptIds);
+  const lost = keptIds.length === 0 ? [] : livingProcessesOf(keptIds, belongsTo);
   if (ended.length === 0 && lost.length === 0) return { severity: 'ok', what: `no ${what}` };
   const runs = new Set(ended.map((p) => p.labels[RUN_LABEL]));
   const parts = [
@@ -36,7 +36,9 @@ export async function leftoversFinding(client: CriClient, endpoint: string): Pro
         ]
       : []),
     ...(lost.length > 0
-      ? [`${count(lost.length, 'process', 'processes')} the runtime lost, which a final sweep could not stop`]
+      ? [
+          `${count(lost.length, 'process', 'processes')} of their sandboxes or containers that the CRI no longer lists, still running`,
+        ]
       : []),
   ];
   return {

@@ -72,9 +72,13 @@ export async function runConformance(
   let runId: string | undefined;
   let cgroupLease: CgroupParentLease | undefined;
   let creations: CreationWatch | undefined;
+  // The run's pod-log folder holds its own ids: it stays for `cleanup` while they may name a lost process.
+  let keepFolder = false;
+  let host: RunEnv['host'] | undefined;
   try {
-    const prepared = await prepare(config, checks, client, signal, toolVersion, hooks);
+    const prepared = await prepare(config, checks, client, { signal, toolVersion, hooks, listener });
     runId = prepared.env.runId;
+    host = prepared.env.host;
     cgroupLease = prepared.cgroupLease;
     creations = prepared.creations;
     prepared.env.knownDeviation = knownDeviationTest(deviations, prepared.runtime);
@@ -91,7 +95,7 @@ export async function runConformance(
       () => prepared.env.disturbance?.stop(),
     );
     const crashes = prepared.watch.crashes;
-    await sweep(config, client, prepared.env, listener);
+    keepFolder = !(await sweep(config, client, prepared.env, listener));
     const stale = staleDeviations(deviations.expected, results, prepared.runtime);
     for (const s of stale) listener.onNote(`warning: stale expected deviation ${s}`);
     for (const s of unseenRaces(deviations.expected, results, prepared.runtime))
@@ -107,10 +111,14 @@ export async function runConformance(
       ...(crashes.length > 0 ? { runtimeCrashes: crashes } : {}),
       ...(cpu ? { cpu } : {}),
     };
+  } catch (e) {
+    // Thrown before the sweep: the ids learnt so far are all that names what the runtime may have lost.
+    keepFolder = host instanceof NodeHostProbe && host.ownIds.all().length > 0;
+    throw e;
   } finally {
     await creations?.stop();
     // The sweep removed the run's pod logs; this is for a run that threw before it got there.
-    if (runId !== undefined) removeRunLogs(runId);
+    if (runId !== undefined && !keepFolder) removeRunLogs(runId);
     cgroupLease?.release(otherLiveRuns(runId ?? ''));
     client.close();
   }
@@ -134,10 +142,14 @@ async function prepare(
   config: RunConfig,
   checks: readonly Check[],
   client: CriClient,
-  signal: AbortSignal,
-  toolVersion: string,
-  hooks: Pick<RunEnv, 'beforeCall'>,
+  run: {
+    signal: AbortSignal;
+    toolVersion: string;
+    hooks: Pick<RunEnv, 'beforeCall'>;
+    listener: Pick<RunListener, 'onNote'>;
+  },
 ): Promise<Prepared> {
+  const { signal, toolVersion, hooks } = run;
   const runId = newRunId();
   // Before the proof pods: a run killed among them leaves their ids to `cleanup`, as it does its checks'.
   claimRunLogs(runId);
@@ -152,9 +164,16 @@ async function prepare(
     );
     requireReady(readiness);
   } catch (e) {
+    // The proof's pods are gone, but the runtime may have lost a process of one: as doctor does, the
+    // stray stop looks, and the folder goes once nothing is left to find.
+    const { host } = readiness ?? {};
+    const note = (text: string) => run.listener.onNote(text);
+    const own = { runId, endpoint: config.runtimeEndpoint };
+    const settled =
+      !(host instanceof NodeHostProbe) || (await endLostProcesses(client, host, own, "this run's", note));
     // The proof pods may have made the cgroupfs parent before readiness said no.
     readiness?.cgroupLease.release(otherLiveRuns(runId));
-    removeRunLogs(runId);
+    if (settled) removeRunLogs(runId);
     throw e;
   }
   const { nri, host, availability } = readiness;
@@ -277,13 +296,16 @@ async function watched(
   return result;
 }
 
-/** Stage 3: remove whatever of the run is still labelled, and report runtime records CRI no longer lists. */
+/**
+ * Stage 3: remove whatever of the run is still labelled, and report runtime records CRI no longer lists.
+ * False when the run's pod-log folder must stay: it holds ids that could not be kept for `cleanup`.
+ */
 async function sweep(
   config: RunConfig,
   client: CriClient,
   env: Pick<RunEnv, 'runId' | 'host'>,
   listener: RunListener,
-): Promise<void> {
+): Promise<boolean> {
   const { runId } = env;
   let swept: CleanupReport | undefined;
   try {
@@ -317,16 +339,21 @@ async function sweep(
   }
   const note = (text: string) => listener.onNote(text);
   const run = { runId, endpoint: config.runtimeEndpoint };
+  let kept = true;
   if (env.host instanceof NodeHostProbe) {
-    if (swept) await endLostProcesses(client, env.host, run, "this run's", note);
+    const removed = [...(swept?.pods ?? []), ...(swept?.containers ?? [])];
+    if (swept) kept = await endLostProcesses(client, env.host, run, "this run's", note, removed);
     // A sweep the runtime did not answer leaves every id to `cleanup`.
-    else leaveToCleanup(run, env.host.ownIds.all(), "this run's", note);
+    else kept = leaveToCleanup(run, env.host.ownIds.all(), "this run's", note);
   }
+  // Ids that could not be kept stay in the folder, which cleanup reads once this process has ended.
+  if (!kept) return false;
   // After the sweep, whatever it left or could not reach: a container still running writes on into unlinked
   // files, and the directory is the run's alone. Last, since it holds the ids a killed sweep leaves to
   // `cleanup`.
   const logs = removeRunLogs(runId);
   if (logs) note(`final sweep: ${logs}`);
+  return true;
 }
 
 /** "TEAR-14 x2, IDEM-13": whose objects a sweep found, most first. */

@@ -24,16 +24,16 @@ import {
 import type { HostLeak, PodHostSnapshot } from '../host/host-findings.js';
 import { type NodeView, ON_NODE } from '../host/node-view.js';
 import {
+  belongsTo,
   cgroupDir,
   cgroupName,
   exists,
   hostCgroupMounts,
-  idsNamedBy,
+  idsOwnedBy,
   inodeOf,
   isNsfs,
   livingProcessesOf,
   mountsMentioning,
-  namesId,
   type ProcInfo,
   parseCgroupMounts,
   readProc,
@@ -62,7 +62,10 @@ export interface Strays {
    * process outlived SIGKILL (a process in uninterruptible sleep does for a while).
    */
   left: string[];
-  /** The ids the processes in `left` name: what a later `cleanup` looks for them by (lost-ids.ts). */
+  /**
+   * The ids of the processes still running: those in `left`, and those the runtime's records still name
+   * though the CRI lists them no more. What a later `cleanup` looks for them by (lost-ids.ts).
+   */
   leftIds: string[];
 }
 
@@ -238,13 +241,23 @@ export class NodeHostProbe implements HostProbe {
   }
 
   /**
+   * Waits, within the grace a runtime has to reap (REAP_GRACE_MS), until no process belongs to the ids of
+   * objects just removed: one that is still exiting is not lost.
+   */
+  async untilReapedOf(ids: readonly string[]): Promise<void> {
+    const endAt = Date.now() + REAP_GRACE_MS;
+    while (ids.length > 0 && livingProcessesOf(ids, belongsTo).length > 0 && Date.now() < endAt)
+      await sleep(REAP_POLL_MS);
+  }
+
+  /**
    * After the final sweep: processes that still name one of the run's own ids though neither the CRI (ids
    * in `listed`) nor the runtime's records know that id any more. The runtime lost track of them (a shim
    * of an abandoned create, say), so nothing else will ever stop them: they are the run's, and are killed.
    */
   async endStrays(listed: ReadonlySet<string>): Promise<Strays> {
     const ids = this.ownIds.all().filter((id) => !listed.has(id));
-    const strays = ids.length === 0 ? [] : livingProcessesOf(ids);
+    const strays = ids.length === 0 ? [] : livingProcessesOf(ids, belongsTo);
     if (strays.length === 0) return { ended: [], left: [], leftIds: [] };
     const known = await this.recordedIds();
     const thawed = new Set<number>();
@@ -254,9 +267,9 @@ export class NodeHostProbe implements HostProbe {
       return {
         ended: [],
         left: strays.map((p) => `${describe(p)}: ${known.cannotTell}`),
-        leftIds: idsNamedBy(ids, strays),
+        leftIds: idsOwnedBy(ids, strays),
       };
-    const lost = strays.filter((p) => !ids.some((id) => known.has(id) && namesId(p, id)));
+    const lost = strays.filter((p) => !ids.some((id) => known.has(id) && belongsTo(p, id)));
     const alive = () =>
       lost.filter((p) => {
         // Still the process that was found: a reused pid is someone else's.
@@ -264,8 +277,9 @@ export class NodeHostProbe implements HostProbe {
         return now?.startTime === p.startTime && now.state !== 'Z';
       });
     for (const p of alive()) {
-      // A frozen process never sees SIGKILL; its cgroup is the run's own, as the process is.
-      if (thawCgroupsOfProcess(p.pid, this.view)) thawed.add(p.pid);
+      // A frozen process never sees SIGKILL; only the cgroups that name one of the run's ids are thawed (a
+      // shim sits in the runtime's cgroup, which is not the run's).
+      if (thawCgroupsOfProcess(p.pid, this.view, ids)) thawed.add(p.pid);
       try {
         process.kill(p.pid, 'SIGKILL');
       } catch {
@@ -275,10 +289,13 @@ export class NodeHostProbe implements HostProbe {
     const endAt = Date.now() + STRAY_GONE_WITHIN_MS;
     while (alive().length > 0 && Date.now() < endAt) await sleep(STRAY_POLL_MS);
     const survivors = alive();
+    // A process whose id the runtime still records is left alone, and its id kept: once the runtime drops
+    // the record (a cleanup that is not done yet), a later cleanup finds the process lost.
+    const recorded = strays.filter((p) => !lost.includes(p));
     return {
       ended: lost.filter((p) => !survivors.includes(p)).map(describe),
       left: survivors.map((p) => `${describe(p)}: it outlived SIGKILL`),
-      leftIds: idsNamedBy(ids, survivors),
+      leftIds: idsOwnedBy(ids, [...survivors, ...recorded]),
     };
   }
 

@@ -7,8 +7,8 @@
 import type { CriClient } from '../../cri/client.js';
 import { idsFileIsOf } from '../core/own-ids.js';
 import { keepLostIds, keptLostIds, lostIdsFile } from '../host/lost-ids.js';
-import { deadRunsOwnIds } from '../host/pod-logs.js';
-import { idsNamedBy, livingProcessesOf } from '../host/proc.js';
+import { deadRunsOwnIds, runFileName, runLogDirectory } from '../host/pod-logs.js';
+import { belongsTo, idsOwnedBy, livingProcessesOf } from '../host/proc.js';
 import { NodeHostProbe, type Strays } from './host-probe.js';
 
 /** Undefined when the CRI could not list: an id it still serves cannot then be told from a lost one. */
@@ -40,7 +40,10 @@ export async function endLostProcesses(
   run: SweptRun,
   whose: string,
   note: (text: string) => void,
-): Promise<void> {
+  /** Objects the sweep has just removed: their processes get the grace to exit first. */
+  removed: readonly string[] = [],
+): Promise<boolean> {
+  await host.untilReapedOf(removed);
   const strays = await stopLostProcesses(client, host);
   if (!strays) return leaveToCleanup(run, host.ownIds.all(), whose, note);
   const what = (n: number) => lostProcesses(n, whose);
@@ -52,26 +55,33 @@ export async function endLostProcesses(
     note(
       `final sweep left running ${what(strays.left.length)} that the CRI no longer lists: ${strays.left.join('; ')}`,
     );
-  leaveToCleanup(run, strays.leftIds, whose, note);
+  return leaveToCleanup(run, strays.leftIds, whose, note);
 }
 
 /**
  * Keeps the ids whose processes the final sweep could not finish with for `cleanup`, which looks for them
- * again once the run has ended, and says so; with none, whatever was kept for the run goes.
+ * again once the run has ended, and says so; with none, whatever was kept for the run goes. False when
+ * they could not be kept: the run's pod-log folder, which holds them too, must then stay for `cleanup`.
  */
 export function leaveToCleanup(
   run: SweptRun,
   ids: readonly string[],
   whose: string,
   note: (text: string) => void,
-): void {
+): boolean {
   const { runId, endpoint } = run;
   const problem = keepLostIds(runId, ids, endpoint);
-  if (problem) note(`final sweep: could not keep the ids of ${whose} own objects for cleanup: ${problem}`);
-  else if (ids.length > 0)
+  if (problem) {
+    note(
+      `final sweep: could not keep the ids of ${whose} own objects for cleanup (${problem}); they stay in ${runLogDirectory(runId)}, where \`cri-conform cleanup\` finds them once this process has ended`,
+    );
+    return false;
+  }
+  if (ids.length > 0)
     note(
       `final sweep kept ${ids.length === 1 ? '1 id' : `${ids.length} ids`} of ${whose} own sandboxes or containers in ${lostIdsFile(runId)}: \`cri-conform cleanup\` looks for their processes again and stops those the runtime no longer knows`,
     );
+  return true;
 }
 
 /** What `cleanup` did with the processes of killed runs and the ids final sweeps kept. */
@@ -81,7 +91,12 @@ export interface KeptStrays {
   strays: Strays | undefined;
   /** Problems keeping the ids still to stop. */
   problems: string[];
+  /** The runs (file names) whose ids could not be kept: their pod-log folders must stay. */
+  unkept: string[];
 }
+
+/** Under which name `cleanup` keeps the ids of the objects it removed itself, whose runs it does not tell. */
+export const REMOVED_BY_CLEANUP = 'removed-by-cleanup';
 
 /**
  * Stops what the runtime lost of runs that ended without finishing their sweep (killed, or a sweep that
@@ -93,15 +108,20 @@ export interface KeptStrays {
 export async function stopKeptLostProcesses(
   client: CriClient,
   endpoint: string,
-  runId?: string,
+  scope: { runId?: string; removed?: readonly string[] } = {},
 ): Promise<KeptStrays> {
+  const { runId, removed = [] } = scope;
   const ours = new Map<string, string[]>();
   const others = new Map<string, { endpoint: string; ids: string[] }>();
   const problems: string[] = [];
+  const unkept: string[] = [];
   const keep = (run: string, ids: readonly string[], of: string) => {
     const problem = keepLostIds(run, ids, of);
     if (problem) problems.push(problem);
+    if (problem) unkept.push(run);
   };
+  // What this cleanup removed itself: the runtime may lose a process of it right then, as a sweep's.
+  if (removed.length > 0) ours.set(runFileName(runId ?? REMOVED_BY_CLEANUP), [...removed]);
   // A run killed between keeping ids and removing its folder has both: one file is kept of the two.
   for (const [run, file] of [...deadRunsOwnIds(runId), ...keptLostIds(runId)]) {
     if (idsFileIsOf(file, endpoint)) ours.set(run, [...(ours.get(run) ?? []), ...file.ids]);
@@ -109,16 +129,17 @@ export async function stopKeptLostProcesses(
       others.set(run, { endpoint: file.endpoint, ids: [...(others.get(run)?.ids ?? []), ...file.ids] });
   }
   for (const [run, other] of others)
-    keep(run, idsNamedBy(other.ids, livingProcessesOf(other.ids)), other.endpoint);
-  if (ours.size === 0) return { runs: 0, strays: undefined, problems };
+    keep(run, idsOwnedBy(other.ids, livingProcessesOf(other.ids, belongsTo)), other.endpoint);
+  if (ours.size === 0) return { runs: 0, strays: undefined, problems, unkept };
   const probe = new NodeHostProbe(endpoint);
   for (const ids of ours.values()) probe.ownIds.add(ids);
+  await probe.untilReapedOf(removed);
   const strays = await stopLostProcesses(client, probe);
   for (const [run, ids] of ours) {
     // Without the CRI's lists nothing was looked at: every id stays for the next cleanup.
     keep(run, strays ? ids.filter((id) => strays.leftIds.includes(id)) : ids, endpoint);
   }
-  return { runs: ours.size, strays, problems };
+  return { runs: ours.size, strays, problems, unkept };
 }
 
 /** "2 processes of this run's own sandboxes or containers". */
