@@ -1,4 +1,4 @@
-import { type ChildProcess, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,9 +8,17 @@ import { type FakeRuntime, startFakeRuntime } from '../harness/check/fake-runtim
 import { RUN_LABEL } from '../harness/core/labels.js';
 import { idsFileHeader } from '../harness/core/own-ids.js';
 import { keepLostIds, keptLostIds, LOST_IDS_ROOT, lostIdsFile } from '../harness/host/lost-ids.js';
-import { claimRunLogs, OWN_IDS_FILE, removeRunLogs, runLogDirectory } from '../harness/host/pod-logs.js';
+import {
+  claimRunLogs,
+  OWN_IDS_FILE,
+  removeRunLogs,
+  runLogDirectory,
+  runsOfOtherProcesses,
+} from '../harness/host/pod-logs.js';
+import { readProcStat } from '../harness/host/proc.js';
 import { currentOwner } from '../harness/host/run-owner.js';
 import { alive, exited, standInShim } from '../harness/runtime/stand-in-shim.test.helper.js';
+import { skipBecause } from '../skip-reason.test.helper.js';
 import { main } from './main.js';
 import { recordingIo } from './test-io.test.helper.js';
 
@@ -29,7 +37,11 @@ describe('cleanup (fake CRI)', () => {
     return dir;
   }
 
-  it("removes labelled pods and the injectors' per-check claims a killed run left", async () => {
+  it("removes labelled pods and the injectors' per-check claims a killed run left", async function () {
+    // Claims in use by a run alive on this machine are rightly left alone: nothing to see here then.
+    const alive = runsOfOtherProcesses();
+    if (alive.length > 0)
+      skipBecause(this, `cri-conform runs are alive on this machine (${alive.join(', ')})`);
     fake.publish({
       metadata: { name: 'cc-idem-01-left', namespace: 'cri-conform', attempt: 0 },
       labels: { [RUN_LABEL]: 'killed' },
@@ -43,6 +55,30 @@ describe('cleanup (fake CRI)', () => {
     expect(existsSync(join(runtimeDir, 'pods'))).to.equal(false);
     expect(existsSync(join(cniDir, 'pods'))).to.equal(false);
     expect(io.stdout()).to.contain(`released 1 injector claims in ${runtimeDir}: cc-idem-01-`);
+  });
+
+  it('leaves the claims alone while a run is alive: they are its checks’ settings in use', async () => {
+    const live = `test-live-claims-${process.pid}`;
+    const other = spawn('sleep', ['60'], { stdio: 'ignore' });
+    await new Promise((resolve) => other.once('spawn', resolve));
+    claimRunLogs(live, {
+      ...currentOwner(),
+      pid: other.pid as number,
+      startTime: readProcStat(other.pid as number)?.startTime ?? '',
+    });
+    const runtimeDir = claimedDir();
+    try {
+      const io = recordingIo({ CRI_CONFORM_SLOW_RUNTIME_DIR: runtimeDir });
+      expect(await main(['node', 'cri-conform', 'cleanup', '-r', fake.endpoint], io), io.stderr()).to.equal(
+        0,
+      );
+      expect(existsSync(join(runtimeDir, 'pods', 'cc-idem-01-'))).to.equal(true);
+      expect(io.stdout()).to.match(/left the injector claims alone: cri-conform runs are alive \(.*\)/);
+      expect(io.stdout()).to.contain(live);
+    } finally {
+      other.kill('SIGKILL');
+      removeRunLogs(live);
+    }
   });
 
   for (const flags of [[], ['--isolated']]) {
@@ -122,7 +158,7 @@ describe('cleanup (fake CRI)', () => {
           `cri-conform: left running pid ${shim.pid} (cc-test-shim -id ${id}`,
         );
         expect(io.stderr()).to.contain(
-          `: the runtime keeps no records beside the CRI to tell a lost process from a build it holds unlisted (CRI-O holds a timed-out one for the retry); its id stays in ${LOST_IDS_ROOT} for the next cleanup`,
+          `: the runtime keeps no records beside the CRI to tell a lost process from a build it holds unlisted (CRI-O holds a timed-out one for the retry, and lets it go a minute or two later unless a retry claims it: run cleanup again then); its id stays in ${LOST_IDS_ROOT} for the next cleanup`,
         );
         expect(alive(shim), 'the shim still runs').to.equal(true);
         expect(existsSync(runLogDirectory(killed))).to.equal(false);

@@ -200,9 +200,20 @@ async function removePrivateInstances(endpoint: string, io: Io): Promise<number>
   return instances.filter((r) => r.leftovers.length > 0).length;
 }
 
-/** Removes the per-check delay settings in the injectors' control dirs, which only a killed run leaves. */
+/**
+ * Removes the per-check delay settings in the injectors' control dirs, which only a killed run leaves; with
+ * a run alive, those are its checks' settings in use, and stay.
+ */
 async function releaseInjectorClaims(dirs: readonly (string | undefined)[], io: Io): Promise<void> {
-  const { releaseAllClaims } = await import('../harness/injectors/injectors.js');
+  const [{ releaseAllClaims }, { runsOfOtherProcesses }] = await Promise.all([
+    import('../harness/injectors/injectors.js'),
+    import('../harness/host/pod-logs.js'),
+  ]);
+  const alive = runsOfOtherProcesses();
+  if (alive.length > 0 && dirs.some(Boolean)) {
+    io.out(`left the injector claims alone: cri-conform runs are alive (${alive.join(', ')})\n`);
+    return;
+  }
   for (const dir of dirs) {
     if (!dir) continue;
     const keys = await releaseAllClaims(dir);

@@ -9,6 +9,7 @@ import type { Io } from './io.js';
 import { describeInstance, maybeIsolated } from './isolated.js';
 import { addRunOptions } from './options.js';
 import type { RunFlags } from './resolve-config.js';
+import { pruneEmptyStateDirs } from './state-dirs.js';
 
 const HELP = `
 It takes the flags of run (report and pacing flags have no effect here), so a run's command line can be
@@ -48,6 +49,7 @@ async function doctor(flags: RunFlags & { config?: string; color?: boolean }, io
   ]);
   // On stderr, as a run's notes and --isolated's are: stdout stays the findings.
   const note = (text: string) => io.err(`cri-conform: ${text}\n`);
+  // Once doctor's pod logs and its private instance are gone, so are the folders they were in, as for a run.
   const { value: readiness, record } = await maybeIsolated(
     config,
     io,
@@ -56,7 +58,7 @@ async function doctor(flags: RunFlags & { config?: string; color?: boolean }, io
       return doctorReadiness(client, target, checks, note).finally(() => client.close());
     },
     { announce: false },
-  );
+  ).finally(() => pruneEmptyStateDirs());
   if (record) {
     io.out(formatFinding({ severity: 'ok', what: describeInstance(record) }));
     for (const note of record.imageNotes ?? []) io.out(formatFinding({ severity: 'ok', what: note }));

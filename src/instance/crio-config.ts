@@ -53,6 +53,7 @@ export function crioPaths(dir: string) {
     cleanShutdown: join(dir, 'clean.shutdown'),
     imageStore: join(dir, 'image-store'),
     irqbalance: join(dir, 'irqbalance'),
+    namespacedAuth: join(dir, 'auth'),
   };
 }
 
@@ -137,6 +138,9 @@ export function deriveCrioConfig(
     "the copy pulls nothing unless --pull allows, and then with no credentials of the node's (only those of --pull-auth-file): the node's registry credentials stay the node's";
   setIfSet(IMAGE, 'global_auth_file', tomlString(''), noAuth);
   setIfSet(IMAGE, 'pause_image_auth_file', tomlString(''), noAuth);
+  // CRI-O 1.34+ keeps per-namespace auth files there (made at start, written for a pull that brings
+  // credentials): the copy's own, never the node's /etc/crio/auth.
+  setIfSet(IMAGE, 'namespaced_auth_dir', tomlString(c.namespacedAuth));
   const driver = layout.storage === 'overlay' ? 'overlay' : 'vfs';
   const storageWhy = `the copy keeps images and containers in its own ${driver} store under its folder, whatever the node uses`;
   if (nodeStorage.driver !== driver) set(CRIO, 'storage_driver', tomlString(driver), storageWhy);

@@ -73,6 +73,20 @@ describe("a private CRI-O's store and registry settings", () => {
     expect(derived.text).not.to.include('registry-auth.json');
   });
 
+  it("keeps namespaced auth files in its own folder where the node's CRI-O knows the setting (1.34+)", () => {
+    const withAuthDir = DEFAULTS.replace(
+      '[crio.runtime]',
+      '[crio.image]\nnamespaced_auth_dir = "/etc/crio/auth"\n[crio.runtime]',
+    );
+    const doc = TomlDoc.parse(deriveCrioConfig(NODE, withAuthDir, LAYOUT).text);
+    expect(doc.string(['crio', 'image'], 'namespaced_auth_dir')).to.equal('/run/x/1/auth');
+    const older = TomlDoc.parse(deriveCrioConfig(NODE, DEFAULTS, LAYOUT).text);
+    expect(
+      older.string(['crio', 'image'], 'namespaced_auth_dir'),
+      "left out where the node's CRI-O has no such setting",
+    ).to.equal(undefined);
+  });
+
   it('falls back to vfs where overlay is not usable in its folder', () => {
     const derived = deriveCrioConfig(NODE, DEFAULTS, { ...LAYOUT, storage: 'plain' });
     expect(derived.storage).to.include({ driver: 'vfs' });

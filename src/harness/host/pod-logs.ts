@@ -122,6 +122,19 @@ export function removeDeadRunLogs(
   return found;
 }
 
+/**
+ * Runs of the tool on this node by another process than this one that still run (or cannot be told gone):
+ * what a run or doctor must leave alone of the state it shares with them (the injectors' settings).
+ */
+export function runsOfOtherProcesses(root = POD_LOG_ROOT, view?: ProcessView): string[] {
+  const me = currentOwner();
+  const mine = (o: RunOwner) =>
+    o.pid === me.pid && o.startTime === me.startTime && o.pidNamespace === me.pidNamespace;
+  return runFolders(root)
+    .filter(({ owner }) => owner === undefined || (!mine(owner) && !ownerGone(owner, view)))
+    .map(({ name }) => name);
+}
+
 /** Runs of the tool on this node other than `runId` whose process still runs (or cannot be told gone). */
 export function otherLiveRuns(runId: string, root = POD_LOG_ROOT, view?: ProcessView): string[] {
   const own = runLogDirectory(runId);

@@ -13,6 +13,7 @@ import {
   type OfferedInjector,
 } from '../core/injector-needs.js';
 import type { RunConfig } from '../core/settings.js';
+import { runsOfOtherProcesses } from '../host/pod-logs.js';
 import { releaseAllClaims, writeDelay } from '../injectors/injectors.js';
 import { type ProofOutcome, type ProofPlan, proveInjectors } from './injector-proof.js';
 import { ok, warn } from './readiness-probes.js';
@@ -62,15 +63,24 @@ export async function injectorFindings(input: InjectorProbeInput): Promise<Injec
     findings.push(warn('slow CNI wrapper', notConfigured('slow-cni', config)));
 
   // A killed run or doctor may have left a delay set (the slow CNI's own delays every pod of the runtime)
-  // or a check's claim on its pods' settings.
-  await Promise.all(
-    configured
-      .filter((c) => !c.problem)
-      .map(async (c) => {
-        await writeDelay(c.dir, 0);
-        await releaseAllClaims(c.dir);
-      }),
-  );
+  // or a check's claim on its pods' settings. Only with no other run alive: a live run's claims are its
+  // checks' settings in use, and a doctor beside it had turned its held trials into ERRORs.
+  const others = runsOfOtherProcesses();
+  if (others.length > 0)
+    findings.push(
+      ok(
+        `injector settings left as they are: ${others.length === 1 ? 'another run is' : `${others.length} other runs are`} alive (${others.join(', ')}), whose checks use them`,
+      ),
+    );
+  else
+    await Promise.all(
+      configured
+        .filter((c) => !c.problem)
+        .map(async (c) => {
+          await writeDelay(c.dir, 0);
+          await releaseAllClaims(c.dir);
+        }),
+    );
   const toProve = configured.filter(
     (c) => !c.problem && input.mayCreatePod && (input.purpose === 'doctor' || c.neededBy.length > 0),
   );

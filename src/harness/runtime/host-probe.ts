@@ -310,7 +310,7 @@ export class NodeHostProbe implements HostProbe {
       if (!records)
         return {
           cannotTell:
-            'the runtime keeps no records beside the CRI to tell a lost process from a build it holds unlisted (CRI-O holds a timed-out one for the retry)',
+            'the runtime keeps no records beside the CRI to tell a lost process from a build it holds unlisted (CRI-O holds a timed-out one for the retry, and lets it go a minute or two later unless a retry claims it: run cleanup again then)',
         };
       return new Set([...records.containers.map((c) => c.id), ...records.tasks.map((t) => t.containerId)]);
     } catch (e) {
