@@ -7,13 +7,13 @@ import type { RunConfig } from './core/settings.js';
 
 /** The marks of the run's pods, by which an instance's leftovers are known without its record. */
 export { NAME_PREFIX, POD_NAMESPACE } from './core/labels.js';
+export { type SocketIdentity, sameRuntime, socketIdentity } from './core/socket-identity.js';
 /** A container cgroup left frozen (runc's systemd driver killed mid-freeze) is thawed so it can empty. */
 export { thawCgroupDir } from './host/frozen-cgroups.js';
 /** Where the node's files and mounts are; an instance started from a pod reads the node through it. */
 export { NodeView } from './host/node-view.js';
 /** An instance's owner is a run's process, judged as a run's pod log folder's owner is. */
 export { currentOwner, ownerGone, type RunOwner } from './host/run-owner.js';
-export { type SocketIdentity, sameRuntime, socketIdentity } from './host/socket-identity.js';
 
 /** The run settings that name the instance instead of the node's runtime. */
 export type InstanceSettings = Pick<

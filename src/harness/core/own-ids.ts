@@ -7,7 +7,7 @@
  * ran on, when two clients stopped its pod at once); ids from nowhere else are collected, so that nothing of
  * another client's is ever taken for the run's.
  */
-import { sameRuntime } from '../host/socket-identity.js';
+import { sameRuntime } from './socket-identity.js';
 
 /** A full sandbox or container id: 64 hex digits, as containerd and CRI-O make them. */
 const FULL_ID = /^[0-9a-f]{64}$/;

@@ -64,7 +64,11 @@ export function takeBaseline(view: NodeView = ON_NODE, parentPath?: string): Hos
 
 /**
  * Net namespaces of the trial's ids' processes that are alive now (path -> owner id), for later blame. The
- * trial's processes all started after its baseline, so those alive at it are passed over unread.
+ * trial's processes all started after its baseline, so those alive at it are passed over unread. A process
+ * in the node's own network namespace tells nothing of a pod's: runtime helpers live there (conmon, a shim,
+ * a slow handler's wrapper, all naming the id they serve), and the file a host-network sandbox pins is that
+ * same namespace (CRI-O's pinns --net=host bind-mounts it under namespaces_dir), so by inode every helper
+ * would own another pod's pin.
  */
 export function netnsOwnedBy(
   ids: readonly string[],
@@ -73,12 +77,38 @@ export function netnsOwnedBy(
 ): Map<string, string> {
   const owners = new Map<string, string>();
   const byInode = new Map([...listNetns(view)].map(([path, inode]) => [inode, path]));
-  for (const p of processesNewSince(baseline)) {
+  const processes = processesNewSince(baseline);
+  const nodeNet = nodeNetns(view, processes);
+  for (const p of processes) {
     const owner = ids.find((id) => namesId(p, id));
-    const path = owner && byInode.get(inodeOf(`/proc/${p.pid}/ns/net`) ?? -1);
-    if (owner && path) owners.set(path, owner);
+    if (!owner) continue;
+    const inode = inodeOf(`/proc/${p.pid}/ns/net`);
+    const path = inode === undefined || nodeNet.has(inode) ? undefined : byInode.get(inode);
+    if (path) owners.set(path, owner);
   }
   return owners;
+}
+
+/** Programs that run in the runtime's network namespace, never a pod's: containerd shims, conmon, conmon-rs. */
+const RUNTIME_SIDE = /^containerd-shim|^conmon(rs)?$/;
+
+/**
+ * The node's own network namespaces (inodes): PID 1's, this process's, the view's anchor's, and those the
+ * runtime's shims and conmons among `processes` live in (a runtime in a namespace of its own pins that one
+ * for a host-network sandbox).
+ */
+function nodeNetns(view: NodeView, processes: readonly ProcInfo[]): Set<number> {
+  const pids = ['1', 'self', ...(view.anchor === undefined ? [] : [String(view.anchor)])];
+  for (const p of processes) {
+    const argv0 = p.cmdline.split(' ')[0] ?? '';
+    if (RUNTIME_SIDE.test(argv0.slice(argv0.lastIndexOf('/') + 1))) pids.push(String(p.pid));
+  }
+  const inodes = new Set<number>();
+  for (const pid of pids) {
+    const inode = inodeOf(`/proc/${pid}/ns/net`);
+    if (inode !== undefined) inodes.add(inode);
+  }
+  return inodes;
 }
 
 /** "pid:starttime": a process, told apart from a later one that reuses its pid. */
