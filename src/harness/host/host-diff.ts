@@ -21,6 +21,7 @@ import {
   namesId,
   type ProcInfo,
   parseCgroupMounts,
+  programOf,
   readProc,
   readProcStat,
 } from './proc.js';
@@ -100,8 +101,7 @@ const RUNTIME_SIDE = /^containerd-shim|^conmon(rs)?$/;
 function nodeNetns(view: NodeView, processes: readonly ProcInfo[]): Set<number> {
   const pids = ['1', 'self', ...(view.anchor === undefined ? [] : [String(view.anchor)])];
   for (const p of processes) {
-    const argv0 = p.cmdline.split(' ')[0] ?? '';
-    if (RUNTIME_SIDE.test(argv0.slice(argv0.lastIndexOf('/') + 1))) pids.push(String(p.pid));
+    if (RUNTIME_SIDE.test(programOf(p.cmdline))) pids.push(String(p.pid));
   }
   const inodes = new Set<number>();
   for (const pid of pids) {

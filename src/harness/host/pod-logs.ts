@@ -128,19 +128,29 @@ export function removeDeadRunLogs(
  */
 export function runsOfOtherProcesses(root = POD_LOG_ROOT, view?: ProcessView): string[] {
   const me = currentOwner();
-  const mine = (o: RunOwner) =>
-    o.pid === me.pid && o.startTime === me.startTime && o.pidNamespace === me.pidNamespace;
-  return runFolders(root)
-    .filter(({ owner }) => owner === undefined || (!mine(owner) && !ownerGone(owner, view)))
-    .map(({ name }) => name);
+  return liveRuns(
+    root,
+    view,
+    ({ owner }) =>
+      owner?.pid === me.pid && owner.startTime === me.startTime && owner.pidNamespace === me.pidNamespace,
+  );
 }
 
 /** Runs of the tool on this node other than `runId` whose process still runs (or cannot be told gone). */
 export function otherLiveRuns(runId: string, root = POD_LOG_ROOT, view?: ProcessView): string[] {
   const own = runLogDirectory(runId);
+  return liveRuns(root, view, ({ dir }) => dir === own);
+}
+
+/** The names of the run folders whose process still runs, but those `excluded` says are the caller's own. */
+function liveRuns(
+  root: string,
+  view: ProcessView | undefined,
+  excluded: (folder: { dir: string; owner: RunOwner | undefined }) => boolean,
+): string[] {
   // A folder without an owner file may be a run that is making it right now: it counts as running.
   return runFolders(root)
-    .filter(({ dir, owner }) => dir !== own && (owner === undefined || !ownerGone(owner, view)))
+    .filter((f) => !excluded(f) && (f.owner === undefined || !ownerGone(f.owner, view)))
     .map(({ name }) => name);
 }
 

@@ -59,18 +59,29 @@ const RUNTIME_HELPER = /shim|^conmon|^runc$|^crun$|^runsc|^youki$/;
 
 /**
  * Whether the process is part of the sandbox or container `id`, surely enough to stop it: it sits in a
- * cgroup the runtime made for it (a part of the path names the id), or it is a runtime helper with the id
- * as a whole argument (a shim's `-id <id>`, conmon's `-c <id>`). An operator's `tail -F .../<id>/log` or
- * `grep <id>` names the id too, and is nobody's to kill.
+ * cgroup the runtime made for it (its path names the id, not as part of a longer hex run), or it is a
+ * runtime helper with the id as a whole argument (a shim's `-id <id>`, conmon's `-c <id>`). An operator's
+ * `tail -F .../<id>/log` or `grep <id>` names the id too, and is nobody's to kill.
  */
 export function belongsTo(p: Pick<ProcInfo, 'cmdline' | 'cgroups'>, id: string): boolean {
-  const bounded = new RegExp(`(^|[^0-9a-f])${id.replace(/[^0-9a-f]/g, '')}([^0-9a-f]|$)`);
-  const inCgroup = p.cgroups.some((line) =>
-    (line.split(':').slice(2).join(':') || '').split('/').some((part) => bounded.test(part)),
-  );
-  if (inCgroup) return true;
+  if (p.cgroups.some((line) => namesWhole(line, id))) return true;
   const args = p.cmdline.split(' ');
-  return RUNTIME_HELPER.test(basename(args[0] ?? '')) && args.includes(id);
+  return RUNTIME_HELPER.test(programOf(p.cmdline)) && args.includes(id);
+}
+
+/** The program's file name, from a command line as ProcInfo holds it: `containerd-shim-runc-v2`. */
+export function programOf(cmdline: string): string {
+  return basename(cmdline.split(' ')[0] ?? '');
+}
+
+const HEX = /[0-9a-f]/;
+
+/** Whether `text` holds `id` with no hex digit on either side. */
+function namesWhole(text: string, id: string): boolean {
+  for (let at = text.indexOf(id); at >= 0; at = text.indexOf(id, at + 1)) {
+    if (!HEX.test(text[at - 1] ?? '') && !HEX.test(text[at + id.length] ?? '')) return true;
+  }
+  return false;
 }
 
 /** Those of the ids that one of the processes belongs to. */

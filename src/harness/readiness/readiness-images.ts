@@ -50,14 +50,14 @@ export async function imageFinding(
     const message = errorMessage(e);
     return fatal(
       what,
-      `cannot pull it${withAuth}: ${message}${credentialsHint(image, message, credentials)}. On an air-gapped node import it and use --pull never`,
+      `cannot pull it${withAuth}: ${message}${pullAuth ? '' : credentialsHint(image, message, credentials)}. On an air-gapped node import it and use --pull never`,
     );
   }
 }
 
-/** What to do about credentials when the registry refused the pull and the file offered none for it. */
+/** What to do about credentials when the registry refused a pull that sent none. */
 function credentialsHint(image: string, message: string, credentials: PullCredentials | undefined): string {
-  if (credentials?.for(image) || !REFUSED.test(message)) return '';
+  if (!REFUSED.test(message)) return '';
   if (credentials) return `; ${credentials.noneFor(image)}`;
   return `; if ${registryOf(image).host} needs credentials, pass them with --pull-auth-file <docker config JSON>`;
 }

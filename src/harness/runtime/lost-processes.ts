@@ -117,8 +117,9 @@ export async function stopKeptLostProcesses(
   const unkept: string[] = [];
   const keep = (run: string, ids: readonly string[], of: string) => {
     const problem = keepLostIds(run, ids, of);
-    if (problem) problems.push(problem);
-    if (problem) unkept.push(run);
+    if (!problem) return;
+    problems.push(problem);
+    unkept.push(run);
   };
   // What this cleanup removed itself: the runtime may lose a process of it right then, as a sweep's.
   if (removed.length > 0) ours.set(runFileName(runId ?? REMOVED_BY_CLEANUP), [...removed]);
