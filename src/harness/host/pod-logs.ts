@@ -86,11 +86,20 @@ export function deadRunsOwnIds(
   return dead;
 }
 
-/** Makes the run's log directory and its owner file; before the run's first pod, so no folder lacks one. */
-export function claimRunLogs(runId: string, owner: RunOwner = currentOwner()): void {
+/** Which runtime a run tests, and since when (ms since the epoch): a doctor's folder names none. */
+export interface RuntimeClaim {
+  endpoint: string;
+  claimedAt: number;
+}
+
+/**
+ * Makes the run's log directory and its owner file, with the runtime it claims when it is a run; before
+ * the run's first pod, so no folder lacks one.
+ */
+export function claimRunLogs(runId: string, owner: RunOwner = currentOwner(), runtime?: RuntimeClaim): void {
   const dir = runLogDirectory(runId);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, RUN_OWNER_FILE), `${JSON.stringify(owner)}\n`);
+  writeFileSync(join(dir, RUN_OWNER_FILE), `${JSON.stringify({ ...owner, ...runtime })}\n`);
 }
 
 export interface DeadRunLogs {
@@ -127,8 +136,13 @@ export function removeDeadRunLogs(
  * what a run or doctor must leave alone of the state it shares with them (the injectors' settings).
  */
 export function runsOfOtherProcesses(root = POD_LOG_ROOT, view?: ProcessView): string[] {
+  return liveFoldersOfOtherProcesses(root, view).map(({ name }) => name);
+}
+
+/** The folders of runsOfOtherProcesses, with what their owner files say. */
+export function liveFoldersOfOtherProcesses(root = POD_LOG_ROOT, view?: ProcessView): RunFolder[] {
   const me = currentOwner();
-  return liveRuns(
+  return liveFolders(
     root,
     view,
     ({ owner }) =>
@@ -146,19 +160,33 @@ export function otherLiveRuns(runId: string, root = POD_LOG_ROOT, view?: Process
 function liveRuns(
   root: string,
   view: ProcessView | undefined,
-  excluded: (folder: { dir: string; owner: RunOwner | undefined }) => boolean,
+  excluded: (folder: RunFolder) => boolean,
 ): string[] {
+  return liveFolders(root, view, excluded).map(({ name }) => name);
+}
+
+function liveFolders(
+  root: string,
+  view: ProcessView | undefined,
+  excluded: (folder: RunFolder) => boolean,
+): RunFolder[] {
   // A folder without an owner file may be a run that is making it right now: it counts as running.
-  return runFolders(root)
-    .filter((f) => !excluded(f) && (f.owner === undefined || !ownerGone(f.owner, view)))
-    .map(({ name }) => name);
+  return runFolders(root).filter((f) => !excluded(f) && (f.owner === undefined || !ownerGone(f.owner, view)));
+}
+
+export interface RunFolder {
+  name: string;
+  dir: string;
+  owner: RunOwner | undefined;
+  /** The runtime the run claimed; undefined for a doctor's folder and for runs of versions before claims. */
+  runtime: RuntimeClaim | undefined;
 }
 
 /**
  * Every run folder under the root, with its owner file (undefined when it has none); none before the first
  * run made the root.
  */
-function runFolders(root: string): { name: string; dir: string; owner: RunOwner | undefined }[] {
+function runFolders(root: string): RunFolder[] {
   let names: string[];
   try {
     names = readdirSync(root);
@@ -167,13 +195,25 @@ function runFolders(root: string): { name: string; dir: string; owner: RunOwner 
   }
   return names.map((name) => {
     const dir = join(root, name);
-    return { name, dir, owner: readOwner(dir) };
+    const text = readOwnerFile(dir) ?? '';
+    return { name, dir, owner: parseOwner(text), runtime: parseRuntimeClaim(text) };
   });
 }
 
-function readOwner(dir: string): RunOwner | undefined {
+function readOwnerFile(dir: string): string | undefined {
   try {
-    return parseOwner(readFileSync(join(dir, RUN_OWNER_FILE), 'utf8'));
+    return readFileSync(join(dir, RUN_OWNER_FILE), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function parseRuntimeClaim(text: string): RuntimeClaim | undefined {
+  try {
+    const { endpoint, claimedAt } = JSON.parse(text) as Partial<RuntimeClaim>;
+    return typeof endpoint === 'string' && typeof claimedAt === 'number'
+      ? { endpoint, claimedAt }
+      : undefined;
   } catch {
     return undefined;
   }

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { status as Status } from '@grpc/grpc-js';
 import { expect } from 'chai';
@@ -15,9 +15,11 @@ import {
   startFakeRuntime,
   testCheck,
 } from '../check/fake-runtime.test.helper.js';
+import { EnvironmentError } from '../core/errors.js';
 import { CHECK_LABEL, POD_NAMESPACE, RUN_LABEL } from '../core/labels.js';
 import type { RunConfig } from '../core/settings.js';
 import { claimRunLogs, removeRunLogs, runLogDirectory } from '../host/pod-logs.js';
+import { readProcStat } from '../host/proc.js';
 import { currentOwner } from '../host/run-owner.js';
 import { type RunListener, runConformance } from './run.js';
 
@@ -131,6 +133,33 @@ describe('a whole run: prepare, run, sweep (fake CRI)', () => {
     } finally {
       fake.pods.clear();
       removeRunLogs(ended);
+    }
+  });
+
+  it('stops before readiness with what to do when a live run of another process tests the same runtime', async () => {
+    const other = spawn('sleep', ['60'], { stdio: 'ignore' });
+    const first = `test-run-first-${process.pid}`;
+    try {
+      await new Promise((resolve) => other.once('spawn', resolve));
+      const startTime = readProcStat(other.pid as number)?.startTime ?? '';
+      const runtime = { endpoint: fake.endpoint, claimedAt: Date.now() - 1_000 };
+      claimRunLogs(first, { ...currentOwner(), pid: other.pid as number, startTime }, runtime);
+      let ran = false;
+      const check = testCheck(async () => {
+        ran = true;
+      });
+      const refused = await runConformance(
+        configFor(fake.endpoint),
+        [check],
+        noteKeeper().listener,
+        new AbortController().signal,
+        '0.0.0-test',
+      ).catch((e: unknown) => e);
+      expect(refused).to.be.instanceOf(EnvironmentError).with.property('message').that.contains(first);
+      expect(ran, 'no check ran').to.equal(false);
+    } finally {
+      other.kill('SIGKILL');
+      removeRunLogs(first);
     }
   });
 

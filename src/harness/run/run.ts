@@ -24,7 +24,8 @@ import {
 import type { CgroupParentLease } from '../host/cgroup-parent-lease.js';
 import { hostPlatform } from '../host/host-platform.js';
 import { startCpuMeter } from '../host/machine-cpu.js';
-import { claimRunLogs, otherLiveRuns, ownIdsRecorder, removeRunLogs } from '../host/pod-logs.js';
+import { otherLiveRuns, ownIdsRecorder, removeRunLogs } from '../host/pod-logs.js';
+import { claimRuntime } from '../host/runtime-claim.js';
 import { HookLane } from '../injectors/hook-lane.js';
 import { RegistrationGate } from '../injectors/registration-gate.js';
 import { besideKubeletMonitor } from '../neighbours/disturbance-monitor.js';
@@ -152,7 +153,7 @@ async function prepare(
   const { signal, toolVersion, hooks } = run;
   const runId = newRunId();
   // Before the proof pods: a run killed among them leaves their ids to `cleanup`, as it does its checks'.
-  claimRunLogs(runId);
+  claimRuntime(runId, config.runtimeEndpoint);
   let readiness: Readiness | undefined;
   try {
     readiness = await assessReadiness(
