@@ -37,6 +37,18 @@ describe('cleanup (fake CRI)', () => {
     return dir;
   }
 
+  it('refuses a --run-id that is empty or no run id, which would widen or miss what it removes', async () => {
+    for (const runId of ['', '../../etc']) {
+      const io = recordingIo();
+      expect(
+        await main(['node', 'cri-conform', 'cleanup', '-r', fake.endpoint, '--run-id', runId], io),
+      ).to.equal(2);
+      expect(io.stderr()).to.equal(
+        `cri-conform: --run-id "${runId}" is not a run id; copy it from a report's runId (e.g. 202612070504-3a3d94), or leave --run-id out to clean up every run\n`,
+      );
+    }
+  });
+
   it("removes labelled pods and the injectors' per-check claims a killed run left", async function () {
     // Claims in use by a run alive on this machine are rightly left alone: nothing to see here then.
     const alive = runsOfOtherProcesses();

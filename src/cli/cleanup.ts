@@ -4,7 +4,9 @@
  */
 import type { Command } from 'commander';
 import type { CriClient } from '../cri/client.js';
+import { errorMessage } from '../harness/core/errors.js';
 import { configFromFlags } from './command-config.js';
+import { UsageError } from './errors.js';
 import type { Io } from './io.js';
 import { addEndpointOptions } from './options.js';
 import type { RunFlags } from './resolve-config.js';
@@ -41,6 +43,7 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
     .addHelpText('after', HELP)
     .action(async (flags: RunFlags & { config?: string; runId?: string; native?: boolean }) => {
       const { runId, native, isolated, ...rest } = flags;
+      if (runId !== undefined) checkRunId(runId);
       const config = configFromFlags(rest, io);
       const isolatedLeft = isolated ? await removePrivateInstances(config.runtimeEndpoint, io) : 0;
       const [{ removeLabelledUntilGone }, { connectRuntime }] = await Promise.all([
@@ -72,7 +75,9 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
         // A run killed before or after its objects existed left none to find it by: its process tells.
         if (!runId) await removeDeadRunLogsOf(unkept, io);
         // Claims carry no run id, so only a cleanup of every run may take them.
-        if (!runId) await releaseInjectorClaims([config.slowRuntimeDir, config.slowCniDir], io);
+        const claimsLeft = runId
+          ? 0
+          : await releaseInjectorClaims([config.slowRuntimeDir, config.slowCniDir], io);
         if (!runId) await removeIdleCgroupParent(io);
         if (!runId) pruneEmptyStateDirs();
         const left = await (native ? removeNative : reportNative)(
@@ -86,7 +91,7 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
           io.err(`cri-conform: ${e.message}; run cleanup again once containerd answers\n`);
           return 1;
         });
-        setExit(report.problems.length + left + isolatedLeft + lost.left === 0 ? 0 : 1);
+        setExit(report.problems.length + left + isolatedLeft + lost.left + claimsLeft === 0 ? 0 : 1);
       } finally {
         client.close();
       }
@@ -204,7 +209,8 @@ async function removePrivateInstances(endpoint: string, io: Io): Promise<number>
  * Removes the per-check delay settings in the injectors' control dirs, which only a killed run leaves; with
  * a run alive, those are its checks' settings in use, and stay.
  */
-async function releaseInjectorClaims(dirs: readonly (string | undefined)[], io: Io): Promise<void> {
+/** Returns how many control dirs kept claims it could not remove. */
+async function releaseInjectorClaims(dirs: readonly (string | undefined)[], io: Io): Promise<number> {
   const [{ releaseAllClaims }, { runsOfOtherProcesses }] = await Promise.all([
     import('../harness/injectors/injectors.js'),
     import('../harness/host/pod-logs.js'),
@@ -212,13 +218,33 @@ async function releaseInjectorClaims(dirs: readonly (string | undefined)[], io: 
   const alive = runsOfOtherProcesses();
   if (alive.length > 0 && dirs.some(Boolean)) {
     io.out(`left the injector claims alone: cri-conform runs are alive (${alive.join(', ')})\n`);
-    return;
+    return 0;
   }
+  let left = 0;
   for (const dir of dirs) {
     if (!dir) continue;
-    const keys = await releaseAllClaims(dir);
-    if (keys.length > 0) io.out(`released ${keys.length} injector claims in ${dir}: ${keys.join(' ')}\n`);
+    try {
+      const keys = await releaseAllClaims(dir);
+      if (keys.length > 0) io.out(`released ${keys.length} injector claims in ${dir}: ${keys.join(' ')}\n`);
+    } catch (e) {
+      left += 1;
+      io.err(
+        `cri-conform: could not release the injector claims in ${dir}: ${errorMessage(e)}; remove its pods/ folder as the user that owns it\n`,
+      );
+    }
   }
+  return left;
+}
+
+/**
+ * A run id as runs make them (202612070504-3a3d94) or a label value: an empty one would mean every run,
+ * which a cleanup of one run must never become.
+ */
+function checkRunId(runId: string): void {
+  if (!/^[A-Za-z0-9]([A-Za-z0-9_.-]{0,61}[A-Za-z0-9])?$/.test(runId))
+    throw new UsageError(
+      `--run-id "${runId}" is not a run id; copy it from a report's runId (e.g. 202612070504-3a3d94), or leave --run-id out to clean up every run`,
+    );
 }
 
 /** Ids the CRI still lists: those are the CRI's to remove, never the native cleanup's. */

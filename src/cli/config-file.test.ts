@@ -66,6 +66,32 @@ describe('the config file', () => {
     });
   });
 
+  it('refuses a value of the wrong kind rather than dropping it for a default without a word', () => {
+    for (const [text, why] of [
+      ['runtime-endpoint: true\n', '"runtime-endpoint" must be one string or number'],
+      ['focus: [IDEM-01]\n', '"focus" must be one string or number'],
+      ['isolated: yes\n', '"isolated" must be true or false'],
+      ['slow: 1\n', '"slow" must be true or false'],
+    ] as const) {
+      const path = file('kind.yaml', text);
+      expect(() => readConfigFile(path, true), text).to.throw(UsageError, why);
+    }
+    const path = file('kinds.yaml', 'suite: [hooks, names]\nisolated: "true"\nslow: false\n');
+    expect(readConfigFile(path, true)).to.deep.equal({
+      suite: ['hooks', 'names'],
+      isolated: true,
+      slow: false,
+    });
+  });
+
+  it('says that a flag of the command line only cannot be set in the file', () => {
+    const path = file('html.yaml', 'html: out/r.html\n');
+    expect(() => readConfigFile(path, true)).to.throw(
+      UsageError,
+      `"html" is a flag of the command line only (--html); a config file cannot set it`,
+    );
+  });
+
   it('describes bad YAML in one sentence with its position, without the parser excerpt', () => {
     const path = file('bad.yaml', 'a: [unclosed');
     let message = '';

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { parse, YAMLParseError } from 'yaml';
 import { errorMessage } from '../harness/core/errors.js';
 import { UsageError } from './errors.js';
-import { CONFIG_FILE_KEYS } from './options.js';
+import { COMMAND_LINE_ONLY, CONFIG_FILE_KEYS, type ConfigKeyKind, configKeyKind } from './options.js';
 import { closestName } from './suggest.js';
 
 export const CRICTL_CONFIG = '/etc/crictl.yaml';
@@ -39,18 +39,48 @@ export function readConfigFile(path: string, explicit: boolean): ConfigValues {
   const values: ConfigValues = {};
   for (const [key, value] of Object.entries(doc)) {
     if (!CONFIG_FILE_KEYS.includes(key)) throw new UsageError(unknownKeyMessage(path, key));
-    if (typeof value === 'string' || typeof value === 'boolean') values[key] = value;
-    else if (typeof value === 'number') values[key] = String(value);
-    else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) values[key] = value;
-    else
-      throw new UsageError(
-        `--config ${path}: key "${key}" must be a string, number, boolean or list of strings`,
-      );
+    const taken = valueOfKind(configKeyKind(key), value);
+    if (taken === undefined)
+      throw new UsageError(`--config ${path}: key "${key}" ${KIND_WANTS[configKeyKind(key)]}`);
+    values[key] = taken;
   }
   return values;
 }
 
+const KIND_WANTS: Record<ConfigKeyKind, string> = {
+  switch: 'must be true or false',
+  list: 'must be a name or a list of names',
+  value: 'must be one string or number',
+  crictl: 'must be a string, number, boolean or list of strings',
+};
+
+/**
+ * The value as the flags would have it, or undefined when it is not of the key's kind: a value dropped
+ * for its type would send the run to a default without a word, as an unknown key would. YAML reads `yes`
+ * as a string, so `isolated: yes` is refused rather than taken for false.
+ */
+function valueOfKind(kind: ConfigKeyKind, value: unknown): string | boolean | string[] | undefined {
+  const strings = Array.isArray(value) && value.every((v) => typeof v === 'string');
+  const scalar = typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
+  switch (kind) {
+    case 'switch':
+      return typeof value === 'boolean'
+        ? value
+        : value === 'true' || value === 'false'
+          ? value === 'true'
+          : undefined;
+    case 'list':
+      return strings ? (value as string[]) : scalar;
+    case 'value':
+      return scalar;
+    case 'crictl':
+      return strings ? (value as string[]) : typeof value === 'boolean' ? value : scalar;
+  }
+}
+
 function unknownKeyMessage(path: string, key: string): string {
+  if (COMMAND_LINE_ONLY.includes(key))
+    return `--config ${path}: "${key}" is a flag of the command line only (--${key}); a config file cannot set it`;
   const near = closestName(key, CONFIG_FILE_KEYS);
   const hint = near
     ? `did you mean "${near}"?`

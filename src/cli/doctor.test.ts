@@ -156,6 +156,23 @@ describe('doctor and run agree', function () {
     expectSameBlocker(v, /localhost\/absent:1 .*--pull is never/);
   });
 
+  it("both stop on an --expected-deviations file the run cannot read, and doctor takes run's own flags", async () => {
+    const absent = join(dir, 'absent.yaml');
+    const line = ['--config', '/dev/null', '--node-probes', 'off', '--expected-deviations', absent];
+    const doctorIo = recordingIo(runtime.env);
+    const doctorCode = await main(
+      ['node', 'cri-conform', 'doctor', ...line, '--html', join(dir, 'r.html')],
+      doctorIo,
+    );
+    const runIo = recordingIo(runtime.env);
+    const runCode = await main(['node', 'cri-conform', 'run', ...line, '--report-dir', dir], runIo);
+    expect([doctorCode, runCode]).to.deep.equal([2, 2]);
+    expect(doctorIo.stderr()).to.match(
+      new RegExp(`^cri-conform: cannot read --expected-deviations ${absent}: `),
+    );
+    expect(runIo.stderr()).to.contain(doctorIo.stderr());
+  });
+
   it('leaves nothing labelled on the runtime', async () => {
     const { CriClient } = await import('../cri/client.js');
     const client = await CriClient.connect({ runtimeEndpoint: runtime.env.CONTAINER_RUNTIME_ENDPOINT ?? '' });

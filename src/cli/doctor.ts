@@ -7,12 +7,12 @@ import type { Finding, SkipForecast } from '../harness/readiness/readiness-types
 import { configFromFlags, selectedChecks } from './command-config.js';
 import type { Io } from './io.js';
 import { describeInstance, maybeIsolated } from './isolated.js';
-import { addRunOptions } from './options.js';
+import { addRunOnlyOptions, addRunOptions, VALUES_HELP } from './options.js';
 import type { RunFlags } from './resolve-config.js';
 import { pruneEmptyStateDirs } from './state-dirs.js';
 
 const HELP = `
-It takes the flags of run (report and pacing flags have no effect here), so a run's command line can be
+It takes every flag of run (report and pacing flags have no effect here), so a run's command line can be
 checked by changing the verb. It proves each configured injector with one short pod labelled
 cri-conform.io/run (removed again, with any process of it the runtime lost track of, as a run's final
 sweep does; \`cri-conform cleanup\` finds both if doctor is killed), and lists the selected checks that will
@@ -31,17 +31,23 @@ export function addDoctor(program: Command, io: Io, setExit: (code: number) => v
     .description(
       'check that the runtime, NRI, images and injectors are ready for a run with these flags, and say what to fix',
     );
-  addRunOptions(cmd)
-    .addHelpText('after', HELP)
+  // run's own flags too, so that a run's whole command line is checked by changing the verb; they do nothing.
+  addRunOnlyOptions(addRunOptions(cmd))
+    .addHelpText('after', `${VALUES_HELP}${HELP}`)
     .action(async (flags: RunFlags & { config?: string; color?: boolean }) => {
       setExit(await doctor(flags, io));
     });
 }
 
 async function doctor(flags: RunFlags & { config?: string; color?: boolean }, io: Io): Promise<number> {
-  const { color: _plainOutput, ...rest } = flags;
+  const { color: _plainOutput, html: _html, baseline: _baseline, sonobuoy: _sonobuoy, ...rest } = flags;
   const config = configFromFlags(rest, io);
   const checks = await selectedChecks(config);
+  // A file the run would refuse stops doctor too: the two must not disagree about a command line.
+  if (config.expectedDeviations) {
+    const { loadDeviations } = await import('../harness/deviations/deviation-file.js');
+    loadDeviations(config.expectedDeviations);
+  }
   // Loaded here, not at the top: grpc and protobuf would slow down --help.
   const [{ connectRuntime }, { doctorReadiness }] = await Promise.all([
     import('../harness/runtime/environment.js'),

@@ -194,10 +194,30 @@ export const CRICTL_KEYS: readonly string[] = [
   'enable-streaming',
 ];
 
+/** How flags that take a duration (D) or a count are written, for the help of run and doctor. */
+export const VALUES_HELP = `
+Durations: 500ms, 2s, 5m, 1h; a bare number is seconds. From 1s (100ms for --nri-request-timeout) to 596h.
+Counts: --trials 1-1000, --parallel-trials and --parallel 1-100, --flake-attempts 0-10.
+`;
+
 /** Every key the config file may hold. */
 export const CONFIG_FILE_KEYS: readonly string[] = [
   ...new Set([...CRICTL_KEYS, ...RUN_FLAGS.flatMap((f) => fileKeyOf(f) ?? [])]),
 ];
+
+/**
+ * What a config key's value must be: a switch true or false, a list (or one name) for a repeatable flag,
+ * else one value; crictl's own keys that cri-conform ignores are crictl's to judge.
+ */
+export type ConfigKeyKind = 'switch' | 'list' | 'value' | 'crictl';
+
+export function configKeyKind(key: string): ConfigKeyKind {
+  const spec = RUN_FLAGS.find((f) => fileKeyOf(f) === key);
+  if (spec === undefined)
+    return ['runtime-endpoint', 'image-endpoint', 'timeout'].includes(key) ? 'value' : 'crictl';
+  if (!spec.flags.includes('<')) return 'switch';
+  return spec.flags.includes('...>') ? 'list' : 'value';
+}
 
 /**
  * Flags only `run` has: what to do with its results, and the worker mode. A config file cannot set them,
@@ -220,6 +240,11 @@ const RUN_ONLY: readonly FlagSpec[] = [
     fileKey: false,
   },
 ];
+
+/** Long flags of `run` that a config file cannot set (they say what to do with this one invocation). */
+export const COMMAND_LINE_ONLY: readonly string[] = [...RUN_FLAGS, ...RUN_ONLY].flatMap((f) =>
+  fileKeyOf(f) === undefined ? (/--([a-z-]+)/.exec(f.flags)?.[1] ?? []) : [],
+);
 
 export function addRunOnlyOptions(cmd: Command): Command {
   return addAll(cmd, RUN_ONLY);

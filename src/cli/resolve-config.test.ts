@@ -87,6 +87,29 @@ describe('resolveRunConfig', () => {
     expect(() => resolveRunConfig({ trials: '0' }, {}, {})).to.throw(UsageError, /--trials/);
   });
 
+  it('bounds durations and counts to what a run can use: no zero, nothing a timer cannot wait, no endless trials', () => {
+    expect(() => resolveRunConfig({ timeout: '0' }, {}, {})).to.throw(
+      UsageError,
+      '"0" is too short; give at least 1s',
+    );
+    expect(() => resolveRunConfig({ callTimeout: '0.1ms' }, {}, {})).to.throw(UsageError, /--call-timeout/);
+    expect(() => resolveRunConfig({ timeout: '600h' }, {}, {})).to.throw(UsageError, 'give at most 596h');
+    expect(() => resolveRunConfig({ runTimeout: '2000h' }, {}, {})).to.throw(UsageError, /--run-timeout/);
+    expect(() => resolveRunConfig({ runTimeout: '0' }, {}, {})).to.throw(
+      UsageError,
+      'leave it out for no limit',
+    );
+    expect(() => resolveRunConfig({ trials: '100000' }, {}, {})).to.throw(UsageError, 'from 1 to 1000');
+    expect(() => resolveRunConfig({ parallelTrials: '101' }, {}, {})).to.throw(UsageError, 'from 1 to 100');
+    expect(() => resolveRunConfig({ flakeAttempts: '11' }, {}, {})).to.throw(UsageError, 'from 0 to 10');
+    const config = resolveRunConfig(
+      { nriRequestTimeout: '100ms', runTimeout: '596h', trials: '1000' },
+      {},
+      {},
+    );
+    expect(config).to.include({ nriRequestTimeoutMs: 100, runTimeoutMs: 596 * 3_600_000, trials: 1000 });
+  });
+
   it('takes a --cgroup-parent either driver could use, from the flag or the config file, and refuses the rest', () => {
     expect(resolveRunConfig({}, {}, {}).cgroupParent).to.equal(undefined);
     expect(resolveRunConfig({ cgroupParent: 'team.slice' }, {}, {}).cgroupParent).to.equal('team.slice');

@@ -57,9 +57,10 @@ export function resolveRunConfig(
   };
   const bool = (name: string): boolean =>
     flags[camel(name)] === true || file[name] === true || file[name] === 'true';
-  const duration = (name: string, fallback: string) => parseDurationMs(pick(name) ?? fallback, `--${name}`);
-  const count = (name: string, fallback: string, min: number) =>
-    parseCount(pick(name) ?? fallback, `--${name}`, min);
+  const duration = (name: string, fallback: string, minMs?: number) =>
+    parseDurationMs(pick(name) ?? fallback, `--${name}`, minMs);
+  const count = (name: string, fallback: string, min: number, max: number) =>
+    parseCount(pick(name) ?? fallback, `--${name}`, min, max);
 
   const runtimeEndpoint = normaliseEndpoint(
     pick('runtime-endpoint') ?? DEFAULT_ENDPOINT,
@@ -81,7 +82,8 @@ export function resolveRunConfig(
     ),
     nriSocket: pick('nri-socket') ?? DEFAULT_NRI_SOCKET,
     requireNri: bool('require-nri'),
-    nriRequestTimeoutMs: duration('nri-request-timeout', '2s'),
+    // NRI's own request timeouts go below a second; the runtime's is what this stands in for.
+    nriRequestTimeoutMs: duration('nri-request-timeout', '2s', 100),
     ...(pick('nri-request-timeout') !== undefined ? { nriRequestTimeoutGiven: true } : {}),
     runtimeHandler: pick('runtime-handler') ?? '',
     ...optional('slow-runtime-handler'),
@@ -101,18 +103,18 @@ export function resolveRunConfig(
     ...optional('pull-auth-file'),
     restartTimeoutMs: duration('restart-timeout', '60s'),
     cacheTtlMs: duration('cache-ttl', '150s'),
-    trials: count('trials', String(DEFAULT_TRIALS), 1),
-    parallelTrials: count('parallel-trials', String(DEFAULT_PARALLEL_TRIALS), 1),
-    parallel: count('parallel', '4', 1),
+    trials: count('trials', String(DEFAULT_TRIALS), 1, MOST_TRIALS),
+    parallelTrials: count('parallel-trials', String(DEFAULT_PARALLEL_TRIALS), 1, MOST_AT_ONCE),
+    parallel: count('parallel', '4', 1, MOST_AT_ONCE),
     checkTimeoutMs: parseDurationMs(
       typeof flags.timeout === 'string' ? flags.timeout : (fileString(file, 'check-timeout') ?? '5m'),
       '--timeout',
     ),
-    ...(pick('run-timeout') ? { runTimeoutMs: duration('run-timeout', '0') } : {}),
+    ...runTimeout(pick('run-timeout')),
     failFast: bool('fail-fast'),
     ...(bool('beside-kubelet') ? { besideKubelet: true } : {}),
     ...cgroupParentOf(pick('cgroup-parent')),
-    flakeAttempts: count('flake-attempts', '0', 0),
+    flakeAttempts: count('flake-attempts', '0', 0, MOST_FLAKE_ATTEMPTS),
     ...regex('focus', pick('focus')),
     ...regex('skip', pick('skip')),
     suites: suitesOf(flags.suite ?? file.suite),
@@ -123,6 +125,22 @@ export function resolveRunConfig(
     reportPrefix: pick('report-prefix') ?? '',
     flagsText: describeFlags(flags),
   };
+}
+
+/**
+ * Upper bounds no useful run reaches: 1000 trials a path is hours of pods, and a runtime takes tens of
+ * pods at once, not thousands. Each trial side by side claims its injector settings up front.
+ */
+const MOST_TRIALS = 1_000;
+const MOST_AT_ONCE = 100;
+const MOST_FLAKE_ATTEMPTS = 10;
+
+/** --run-timeout: none unless given; a zero is not "none", which leaving the flag out already says. */
+function runTimeout(text: string | undefined): { runTimeoutMs?: number } {
+  if (text === undefined || text === '') return {};
+  if (/^0+(\.0+)?(ms|s|m|h)?$/.test(text.trim()))
+    throw new UsageError(`--run-timeout: "${text}" would end the run at once; leave it out for no limit`);
+  return { runTimeoutMs: parseDurationMs(text, '--run-timeout') };
 }
 
 /** --cgroup-parent as given, refused (exit 2) when no cgroup driver could take it; its driver is checked later. */

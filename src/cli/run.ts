@@ -10,7 +10,7 @@ import { configFromFlags, selectedChecks } from './command-config.js';
 import { EXIT_USAGE, exitCodeFor } from './exit.js';
 import { type Io, useColor } from './io.js';
 import { maybeIsolated } from './isolated.js';
-import { addRunOnlyOptions, addRunOptions } from './options.js';
+import { addRunOnlyOptions, addRunOptions, VALUES_HELP } from './options.js';
 import type { RunFlags } from './resolve-config.js';
 import { loadExtraReports, notStartedOutcome, writeRunReports } from './run-reports.js';
 import { pruneEmptyStateDirs } from './state-dirs.js';
@@ -34,7 +34,8 @@ Examples:
   $ cri-conform run --focus '^IDEM-01 ' --trials 40 --junit out/junit.xml
 
 Exit codes: 0 every selected check passed (or is an expected deviation), 1 a check failed,
-2 bad usage, the runtime could not be reached or set up, or the run was interrupted.`;
+2 bad usage, the runtime could not be reached or set up, another run was testing it, or the run was
+interrupted.`;
 
 export function addRun(program: Command, io: Io, setExit: (code: number) => void): void {
   const cmd = program
@@ -42,7 +43,7 @@ export function addRun(program: Command, io: Io, setExit: (code: number) => void
     .description('run the conformance suites against a runtime and write reports');
   addRunOptions(cmd);
   addRunOnlyOptions(cmd);
-  cmd.addHelpText('after', EXAMPLES);
+  cmd.addHelpText('after', `${VALUES_HELP}${EXAMPLES}`);
   cmd.action(async (flags: CommandFlags) => {
     if (flags.sonobuoy) {
       const { runSonobuoyWorker } = await import('./sonobuoy/worker.js');

@@ -79,11 +79,18 @@ export function fleetFlagsFromEnv(flags: RunFlags, env: Record<string, string | 
     const key = camel(flag);
     const value = nonEmpty(env[envNameFor(flag)]);
     if (merged[key] !== undefined || value === undefined) continue;
-    if (SWITCHES.has(flag)) merged[key] = /^(1|true|yes|on)$/i.test(value);
+    if (SWITCHES.has(flag)) merged[key] = switchOf(envNameFor(flag), value);
     else if (flag === 'suite') merged[key] = value.split(',').map((s) => s.trim());
     else merged[key] = value;
   }
   return merged;
+}
+
+/** A switch as plugin env spells it; anything else stops the worker, which a typo must not turn off. */
+function switchOf(name: string, value: string): boolean {
+  if (/^(1|true|yes|on)$/i.test(value)) return true;
+  if (/^(0|false|no|off)$/i.test(value)) return false;
+  throw new UsageError(`${name} "${value}" is not a switch: set true or false`);
 }
 
 /** Undefined for 0: a plain DaemonSet has no sidecar to tell. */

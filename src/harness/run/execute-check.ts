@@ -25,6 +25,7 @@ import {
   ENDED_BY_RUNTIME_CLAUSE,
   KUBELET_KILL_SHOWS_MS,
 } from '../neighbours/disturbance.js';
+import { abortingWith } from './abandoned-work.js';
 import { type CheckBudget, checkBudget } from './check-budget.js';
 import { openCheckScope } from './check-context.js';
 import type { RunEnv } from './run-env.js';
@@ -41,7 +42,7 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
   const controller = new AbortController();
   // Every CRI call in flight listens on the check's signal, and a check may race dozens of calls at once.
   setMaxListeners(0, controller.signal);
-  const onRunAbort = () => controller.abort(env.signal.reason);
+  const onRunAbort = () => controller.abort(abortingWith(env.signal.reason));
   env.signal.addEventListener('abort', onRunAbort, { once: true });
   // Another client's doing makes whatever the check concludes meaningless, but the check runs on to its
   // end: cancelling its calls in flight would leave the runtime building what no cleanup then sees.
@@ -169,7 +170,7 @@ function checkDeadline(
       waits > 0
         ? `${ownWorkMs} ms (${source}) plus ${Math.round(waits)} ms of its declared waits`
         : `${ownWorkMs} ms (${source})`;
-    controller.abort(new CheckTimeout(`check timed out after ${limit}`));
+    controller.abort(abortingWith(new CheckTimeout(`check timed out after ${limit}`)));
   };
   timer = setTimeout(arm, ownWorkMs);
   return { clear: () => clearTimeout(timer) };
