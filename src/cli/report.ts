@@ -3,13 +3,12 @@
  * Several results.json files or a Sonobuoy results tarball: the matrix across runs, as text on stdout
  * and, with --html, as one HTML file. --issue ID: a Markdown bug report for one failed check.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import type { RunOutcome } from '../harness/check/result.js';
 import type { MatrixRun } from '../report/matrix.js';
 import { UsageError } from './errors.js';
 import type { Io } from './io.js';
+import { orUsageError } from './output-paths.js';
 
 interface ReportFlags {
   html?: string;
@@ -111,6 +110,9 @@ async function bugReport(runs: MatrixRun[], id: string, flags: ReportFlags): Pro
 }
 
 async function writeOut(file: string, content: string): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
-  await writeFile(file, content, 'utf8');
+  const { writeOutputFile } = await import('../report/output-file.js');
+  await orUsageError(
+    () => writeOutputFile(file, content),
+    () => '--html',
+  );
 }

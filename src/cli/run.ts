@@ -7,12 +7,13 @@ import type { RunConfig } from '../harness/core/settings.js';
 import type { InstanceRecord } from '../harness/runtime-instance.js';
 import { wrapNote } from '../report/console-text.js';
 import { configFromFlags, selectedChecks } from './command-config.js';
+import { UsageError } from './errors.js';
 import { EXIT_USAGE, exitCodeFor } from './exit.js';
 import { type Io, useColor } from './io.js';
 import { maybeIsolated } from './isolated.js';
 import { addRunOnlyOptions, addRunOptions, VALUES_HELP } from './options.js';
 import type { RunFlags } from './resolve-config.js';
-import { loadExtraReports, notStartedOutcome, writeRunReports } from './run-reports.js';
+import { checkReportPaths, loadExtraReports, notStartedOutcome, writeRunReports } from './run-reports.js';
 import { pruneEmptyStateDirs } from './state-dirs.js';
 import { TOOL_VERSION } from './version.js';
 
@@ -60,6 +61,7 @@ async function runCommand(flags: CommandFlags, io: Io): Promise<number> {
   const { color, html, baseline, ...runFlags } = flags;
   const config = configFromFlags(runFlags, io);
   const extra = await loadExtraReports({ html, baseline });
+  await checkReportPaths(config, extra);
   let outcome: RunOutcome;
   try {
     // Once the run's pod logs and its private instance are gone, so are the folders they were in.
@@ -69,13 +71,16 @@ async function runCommand(flags: CommandFlags, io: Io): Promise<number> {
     outcome = run.record ? withInstance(run.value, run.record) : run.value;
   } catch (e) {
     // No verdict, but fresh reports that say why: never leave an earlier run's files behind. Why the run
-    // could not start is said first, before the list of reports.
-    if (e instanceof EnvironmentError) {
+    // could not start is said first, before the list of reports or a report that could not be written.
+    if (e instanceof EnvironmentError || e instanceof UsageError) {
       io.err(`cri-conform: ${e.message}\n`);
       await writeRunReports(notStartedOutcome(config, e), config, extra, io);
       return EXIT_USAGE;
     }
-    await writeRunReports(notStartedOutcome(config, e), config, extra, io);
+    // A bug: its stack is what matters, so a report that cannot be written only gets a line of its own.
+    await writeRunReports(notStartedOutcome(config, e), config, extra, io).catch((w: unknown) => {
+      io.err(`cri-conform: ${w instanceof Error ? w.message : String(w)}\n`);
+    });
     throw e;
   }
   await writeRunReports(outcome, config, extra, io);

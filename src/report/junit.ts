@@ -4,8 +4,7 @@
  * only, one <testcase> per check with its own <properties> (level, observations), and each check's timeline
  * in <system-out>. A run that could not start is one error case that says why.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import jrb, { type Builder, type TestCase, type TestSuite } from 'junit-report-builder';
 import {
   type CheckResult,
@@ -19,6 +18,7 @@ import {
 import type { RunDiff } from './diff.js';
 import { renderHtml } from './html/render-html.js';
 import { renderJson } from './json.js';
+import { writeOutputFile } from './output-file.js';
 import { groupBySuite } from './tally.js';
 import { cleanText, describeNotRun, describeNriTimeouts, formatTimelineEntry } from './text.js';
 
@@ -215,7 +215,7 @@ function rootBuilder(): Builder {
 }
 
 export interface WriteReportsOptions {
-  /** Created (with parents) if missing. */
+  /** The folder of the reports not named below; made (with parents) when one is written there. */
   dir: string;
   /** Prepended to the default file names; default ''. */
   prefix?: string;
@@ -229,18 +229,27 @@ export interface WriteReportsOptions {
   diff?: RunDiff;
 }
 
-/** Writes the JUnit and JSON reports (and the HTML one if asked); resolves with the paths, JUnit first. */
-export async function writeReports(outcome: RunOutcome, opts: WriteReportsOptions): Promise<string[]> {
+/** Where writeReports puts each report, JUnit first. */
+export function reportPaths(opts: WriteReportsOptions): { junit: string; json: string; html?: string } {
   const prefix = opts.prefix ?? '';
-  await mkdir(opts.dir, { recursive: true });
+  return {
+    junit: opts.junitFile ?? join(opts.dir, `${prefix}junit.xml`),
+    json: opts.jsonFile ?? join(opts.dir, `${prefix}results.json`),
+    ...(opts.htmlFile ? { html: opts.htmlFile } : {}),
+  };
+}
+
+/**
+ * Writes the JUnit and JSON reports (and the HTML one if asked); resolves with the paths, JUnit first.
+ * A path that cannot be written rejects with an OutputPathError naming it.
+ */
+export async function writeReports(outcome: RunOutcome, opts: WriteReportsOptions): Promise<string[]> {
+  const paths = reportPaths(opts);
   const files: [string, string][] = [
-    [opts.junitFile ?? join(opts.dir, `${prefix}junit.xml`), renderJUnit(outcome)],
-    [opts.jsonFile ?? join(opts.dir, `${prefix}results.json`), renderJson(outcome)],
+    [paths.junit, renderJUnit(outcome)],
+    [paths.json, renderJson(outcome)],
   ];
-  if (opts.htmlFile) files.push([opts.htmlFile, renderHtml(outcome, opts.diff ? { diff: opts.diff } : {})]);
-  for (const [path, content] of files) {
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, content, 'utf8');
-  }
+  if (paths.html) files.push([paths.html, renderHtml(outcome, opts.diff ? { diff: opts.diff } : {})]);
+  for (const [path, content] of files) await writeOutputFile(path, content);
   return files.map(([path]) => path);
 }

@@ -7,8 +7,9 @@
  * each file is written beside its name and renamed into place (a rename within one directory is atomic),
  * and `done` is the last file written.
  */
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { makeOutputDir, writeOutputFile } from '../../report/output-file.js';
 
 export const DONE_FILE = 'done';
 export const JUNIT_FILE = 'junit.xml';
@@ -23,11 +24,10 @@ export interface ResultsFs {
   rm(path: string): Promise<void>;
 }
 
+/** The real file system; a path that cannot be written rejects with an OutputPathError naming it. */
 export const realResultsFs: ResultsFs = {
-  mkdir: async (path) => {
-    await mkdir(path, { recursive: true });
-  },
-  writeFile: (path, content) => writeFile(path, content, 'utf8'),
+  mkdir: (path) => makeOutputDir(path),
+  writeFile: writeOutputFile,
   rename,
   rm: (path) => rm(path, { force: true }),
 };

@@ -15,6 +15,7 @@ import { CRICTL_CONFIG, readConfigFile } from '../config-file.js';
 import { UsageError } from '../errors.js';
 import { EXIT_USAGE, exitCodeFor } from '../exit.js';
 import { type Io, useColor } from '../io.js';
+import { orUsageError } from '../output-paths.js';
 import { type RunFlags, resolveRunConfig } from '../resolve-config.js';
 import { TOOL_VERSION } from '../version.js';
 import { type CriProbe, discoverEndpoints } from './discovery.js';
@@ -67,7 +68,10 @@ export async function runSonobuoyWorker(flags: WorkerFlags, io: Io): Promise<num
     code = EXIT_USAGE;
   }
   await poster?.flush();
-  const resultsDir = await publishResults(worker.resultsDir, reports);
+  const resultsDir = await orUsageError(
+    () => publishResults(worker.resultsDir, reports),
+    () => 'SONOBUOY_RESULTS_DIR',
+  );
   io.out(`results: ${resultsDir}; ${DONE_FILE} written; sleeping until SIGTERM\n`);
   await untilAborted(io.signal);
   return code;
