@@ -59,4 +59,12 @@ describe('cri-conform report and diff', () => {
       .to.contain('<details class="check"')
       .and.to.contain('Compared with the baseline: 1 regression(s)');
   });
+
+  it('says that --baseline with one run needs --html, or points to diff for the comparison as text', async () => {
+    const io = recordingIo();
+    expect(await main(argv('report', newFile, '--baseline', oldFile), io)).to.equal(2);
+    expect(io.stderr().trim()).to.equal(
+      `cri-conform: --baseline adds a comparison to the HTML report of one run: add --html <file>, or run \`cri-conform diff ${oldFile} ${newFile}\` for the comparison as text`,
+    );
+  });
 });

@@ -9,6 +9,7 @@ import type { MatrixRun } from '../report/matrix.js';
 import { UsageError } from './errors.js';
 import type { Io } from './io.js';
 import { orUsageError } from './output-paths.js';
+import type { ReportInputs } from './report-inputs.js';
 
 interface ReportFlags {
   html?: string;
@@ -45,8 +46,7 @@ export function addReport(program: Command, io: Io, setExit: (code: number) => v
         await singleRun(inputs.runs[0]?.outcome as RunOutcome, flags.html, flags.baseline);
         io.out(`report: ${flags.html}\n`);
       } else {
-        if (flags.baseline)
-          throw new UsageError('--baseline compares two runs: with several runs, their matrix already does');
+        if (flags.baseline) throw new UsageError(baselineMisuse(inputs, files, flags.baseline));
         await matrix(inputs.runs, inputs.notes, flags.html, io);
       }
       setExit(0);
@@ -107,6 +107,13 @@ async function bugReport(runs: MatrixRun[], id: string, flags: ReportFlags): Pro
     if (e instanceof IssueReportError) throw new UsageError(`--issue ${id}: ${e.message}`);
     throw e;
   }
+}
+
+/** Why --baseline cannot be taken here: it needs one run and --html. */
+function baselineMisuse(inputs: ReportInputs, files: string[], baseline: string): string {
+  if (inputs.runs.length > 1 || inputs.fromTarball)
+    return '--baseline compares two runs: with several runs, their matrix already does';
+  return `--baseline adds a comparison to the HTML report of one run: add --html <file>, or run \`cri-conform diff ${baseline} ${files[0]}\` for the comparison as text`;
 }
 
 async function writeOut(file: string, content: string): Promise<void> {
