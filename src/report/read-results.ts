@@ -1,7 +1,7 @@
 /**
  * Reads a results.json back into a RunOutcome, for `report` and `diff`. It accepts schema versions 1 to 7
- * (each lacks the fields later ones added) and checks the shape it relies on, so a wrong file gives one
- * clear sentence instead of a crash deep in a renderer.
+ * (each lacks the fields later ones added) and checks the shape it relies on first (results-shape.ts), so a
+ * wrong file gives one clear sentence naming the field instead of a crash deep in a renderer.
  */
 import { readFile } from 'node:fs/promises';
 import type {
@@ -13,13 +13,12 @@ import type {
   ViolationRecord,
 } from '../harness/check/result.js';
 import type { MachineCpu } from '../harness/host/machine-cpu.js';
+import { resultsShapeProblem } from './results-shape.js';
 
 export class ResultsFileError extends Error {
   readonly code = 'ERR_RESULTS_FILE';
   override readonly name = 'ResultsFileError';
 }
-
-const SUPPORTED_VERSIONS = new Set([1, 2, 3, 4, 5, 6, 7]);
 
 export async function readResultsFile(path: string): Promise<RunOutcome> {
   let text: string;
@@ -47,23 +46,9 @@ function isObject(v: unknown): v is Json {
 /** Pure: a parsed results.json to a RunOutcome; `source` names the file in errors. */
 export function parseResults(doc: unknown, source: string): RunOutcome {
   const bad = (what: string) => new ResultsFileError(`${source} is not a cri-conform results file: ${what}`);
-  if (!isObject(doc)) throw bad('the top level is not an object');
-  if (typeof doc.schemaVersion !== 'number' || !SUPPORTED_VERSIONS.has(doc.schemaVersion))
-    throw bad(
-      `schemaVersion ${String(doc.schemaVersion)} is not one of ${[...SUPPORTED_VERSIONS].join(', ')}`,
-    );
-  if (!isObject(doc.properties)) throw bad('"properties" is missing');
-  if (!Array.isArray(doc.results)) throw bad('"results" is not a list');
-  const results = doc.results.map((r, i) => {
-    if (
-      !isObject(r) ||
-      typeof r.id !== 'string' ||
-      typeof r.verdict !== 'string' ||
-      !Array.isArray(r.timeline)
-    )
-      throw bad(`results[${i}] lacks id, verdict or timeline`);
-    return resultOf(r);
-  });
+  const problem = resultsShapeProblem(doc);
+  if (problem !== undefined || !isObject(doc)) throw bad(problem ?? 'the top level is not an object');
+  const results = (doc.results as Json[]).map(resultOf);
   return {
     properties: doc.properties as unknown as RunProperties,
     results,
