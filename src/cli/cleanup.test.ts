@@ -13,7 +13,7 @@ import {
   OWN_IDS_FILE,
   removeRunLogs,
   runLogDirectory,
-  runsOfOtherProcesses,
+  runsOfOtherProcessesOn,
 } from '../harness/host/pod-logs.js';
 import { readProcStat } from '../harness/host/proc.js';
 import { currentOwner } from '../harness/host/run-owner.js';
@@ -50,8 +50,8 @@ describe('cleanup (fake CRI)', () => {
   });
 
   it("removes labelled pods and the injectors' per-check claims a killed run left", async function () {
-    // Claims in use by a run alive on this machine are rightly left alone: nothing to see here then.
-    const alive = runsOfOtherProcesses();
+    // Claims in use by a run alive on this runtime are rightly left alone: nothing to see here then.
+    const alive = runsOfOtherProcessesOn(fake.endpoint);
     if (alive.length > 0)
       skipBecause(this, `cri-conform runs are alive on this machine (${alive.join(', ')})`);
     fake.publish({
@@ -69,24 +69,36 @@ describe('cleanup (fake CRI)', () => {
     expect(io.stdout()).to.contain(`released 1 injector claims in ${runtimeDir}: cc-idem-01-`);
   });
 
-  it('leaves the claims alone while a run is alive: they are its checks’ settings in use', async () => {
+  it('leaves the claims alone while a run on this runtime is alive (its checks’ settings in use), not one on another', async function () {
+    const alive = runsOfOtherProcessesOn(fake.endpoint);
+    if (alive.length > 0)
+      skipBecause(this, `cri-conform runs are alive on this machine (${alive.join(', ')})`);
     const live = `test-live-claims-${process.pid}`;
     const other = spawn('sleep', ['60'], { stdio: 'ignore' });
     await new Promise((resolve) => other.once('spawn', resolve));
-    claimRunLogs(live, {
+    const owner = {
       ...currentOwner(),
       pid: other.pid as number,
       startTime: readProcStat(other.pid as number)?.startTime ?? '',
-    });
+    };
     const runtimeDir = claimedDir();
-    try {
+    const cleanup = async () => {
       const io = recordingIo({ CRI_CONFORM_SLOW_RUNTIME_DIR: runtimeDir });
       expect(await main(['node', 'cri-conform', 'cleanup', '-r', fake.endpoint], io), io.stderr()).to.equal(
         0,
       );
+      return io.stdout();
+    };
+    try {
+      claimRunLogs(live, owner, { endpoint: fake.endpoint, claimedAt: Date.now() });
+      const said = await cleanup();
       expect(existsSync(join(runtimeDir, 'pods', 'cc-idem-01-'))).to.equal(true);
-      expect(io.stdout()).to.match(/left the injector claims alone: cri-conform runs are alive \(.*\)/);
-      expect(io.stdout()).to.contain(live);
+      expect(said).to.match(
+        /left the injector claims alone: cri-conform runs on this runtime are alive \(.*\)/,
+      );
+      expect(said).to.contain(live);
+      claimRunLogs(live, owner, { endpoint: 'unix:///run/elsewhere/cri.sock', claimedAt: Date.now() });
+      expect(await cleanup()).to.contain(`released 1 injector claims in ${runtimeDir}`);
     } finally {
       other.kill('SIGKILL');
       removeRunLogs(live);

@@ -77,7 +77,11 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
         // Claims carry no run id, so only a cleanup of every run may take them.
         const claimsLeft = runId
           ? 0
-          : await releaseInjectorClaims([config.slowRuntimeDir, config.slowCniDir], io);
+          : await releaseInjectorClaims(
+              config.runtimeEndpoint,
+              [config.slowRuntimeDir, config.slowCniDir],
+              io,
+            );
         if (!runId) await removeIdleCgroupParent(io);
         if (!runId) pruneEmptyStateDirs();
         const left = await (native ? removeNative : reportNative)(
@@ -210,14 +214,20 @@ async function removePrivateInstances(endpoint: string, io: Io): Promise<number>
  * a run alive, those are its checks' settings in use, and stay.
  */
 /** Returns how many control dirs kept claims it could not remove. */
-async function releaseInjectorClaims(dirs: readonly (string | undefined)[], io: Io): Promise<number> {
-  const [{ releaseAllClaims }, { runsOfOtherProcesses }] = await Promise.all([
+async function releaseInjectorClaims(
+  endpoint: string,
+  dirs: readonly (string | undefined)[],
+  io: Io,
+): Promise<number> {
+  const [{ releaseAllClaims }, { runsOfOtherProcessesOn }] = await Promise.all([
     import('../harness/injectors/injectors.js'),
     import('../harness/host/pod-logs.js'),
   ]);
-  const alive = runsOfOtherProcesses();
+  const alive = runsOfOtherProcessesOn(endpoint);
   if (alive.length > 0 && dirs.some(Boolean)) {
-    io.out(`left the injector claims alone: cri-conform runs are alive (${alive.join(', ')})\n`);
+    io.out(
+      `left the injector claims alone: cri-conform runs on this runtime are alive (${alive.join(', ')})\n`,
+    );
     return 0;
   }
   let left = 0;

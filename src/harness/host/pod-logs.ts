@@ -10,6 +10,7 @@ import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFile
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type IdsFile, idsFileHeader, readIdsFile } from '../core/own-ids.js';
+import { sameRuntime } from '../core/socket-identity.js';
 import { currentOwner, ownerGone, type ProcessView, parseOwner, type RunOwner } from './run-owner.js';
 
 /**
@@ -86,10 +87,11 @@ export function deadRunsOwnIds(
   return dead;
 }
 
-/** Which runtime a run tests, and since when (ms since the epoch): a doctor's folder names none. */
+/** Which runtime a run tests, and since when (ms since the epoch); `by` is 'doctor' for a doctor's look. */
 export interface RuntimeClaim {
   endpoint: string;
   claimedAt: number;
+  by?: 'doctor';
 }
 
 /**
@@ -132,14 +134,18 @@ export function removeDeadRunLogs(
 }
 
 /**
- * Runs of the tool on this node by another process than this one that still run (or cannot be told gone):
- * what a run or doctor must leave alone of the state it shares with them (the injectors' settings).
+ * Runs of the tool by another process than this one that still run (or cannot be told gone) and may use
+ * the injectors of the runtime at `endpoint`, which a run or doctor must leave alone: those on it, and
+ * those that name no runtime (a folder being made, a doctor's proof, a version before claims). A run on
+ * another runtime has injectors of its own.
  */
-export function runsOfOtherProcesses(root = POD_LOG_ROOT, view?: ProcessView): string[] {
-  return liveFoldersOfOtherProcesses(root, view).map(({ name }) => name);
+export function runsOfOtherProcessesOn(endpoint: string, root = POD_LOG_ROOT, view?: ProcessView): string[] {
+  return liveFoldersOfOtherProcesses(root, view)
+    .filter((f) => f.runtime === undefined || sameRuntime({ endpoint: f.runtime.endpoint }, endpoint))
+    .map(({ name }) => name);
 }
 
-/** The folders of runsOfOtherProcesses, with what their owner files say. */
+/** The live run folders of other processes, with what their owner files say. */
 export function liveFoldersOfOtherProcesses(root = POD_LOG_ROOT, view?: ProcessView): RunFolder[] {
   const me = currentOwner();
   return liveFolders(

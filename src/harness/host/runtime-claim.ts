@@ -48,7 +48,7 @@ function earlierClaim(
     c.claimedAt < mine.claimedAt || (c.claimedAt === mine.claimedAt && c.name < mine.name);
   return liveFoldersOfOtherProcesses(root, view)
     .flatMap((f): Claimed[] =>
-      f.runtime && sameRuntime({ endpoint: f.runtime.endpoint }, endpoint)
+      f.runtime && f.runtime.by !== 'doctor' && sameRuntime({ endpoint: f.runtime.endpoint }, endpoint)
         ? [{ ...f, claimedAt: f.runtime.claimedAt }]
         : [],
     )

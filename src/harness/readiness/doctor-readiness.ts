@@ -10,6 +10,7 @@ import type { Check } from '../check/check.js';
 import { newRunId } from '../core/labels.js';
 import type { RunConfig } from '../core/settings.js';
 import { claimRunLogs, otherLiveRuns, ownIdsRecorder, removeRunLogs } from '../host/pod-logs.js';
+import { currentOwner } from '../host/run-owner.js';
 import { NodeHostProbe } from '../runtime/host-probe.js';
 import { endLostProcesses } from '../runtime/lost-processes.js';
 import { assessReadiness } from './readiness.js';
@@ -24,7 +25,12 @@ export async function doctorReadiness(
 ): Promise<Readiness> {
   // Not the proof's folder: that one goes with the proof, before the stray stop below.
   const ownFolder = newRunId();
-  claimRunLogs(ownFolder);
+  // Named for runs on other runtimes, whose injector settings it leaves alone; a run beside it goes ahead.
+  claimRunLogs(ownFolder, currentOwner(), {
+    endpoint: config.runtimeEndpoint,
+    claimedAt: Date.now(),
+    by: 'doctor',
+  });
   let readiness: Readiness | undefined;
   // Ids the stray stop could not keep for cleanup stay in the folder, which cleanup reads once doctor ends.
   let kept = true;

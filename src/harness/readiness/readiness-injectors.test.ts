@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { skipBecause } from '../../skip-reason.test.helper.js';
 import { type FakeRuntime, startFakeRuntime } from '../check/fake-runtime.test.helper.js';
 import type { RunConfig } from '../core/settings.js';
-import { claimRunLogs, removeRunLogs, runsOfOtherProcesses } from '../host/pod-logs.js';
+import { claimRunLogs, removeRunLogs, runsOfOtherProcessesOn } from '../host/pod-logs.js';
 import { readProcStat } from '../host/proc.js';
 import { currentOwner } from '../host/run-owner.js';
 import { injectorFindings } from './readiness-injectors.js';
@@ -54,7 +54,7 @@ describe("readiness and the injectors' settings other runs use", () => {
 
   it('releases the claims a killed run left', async function () {
     // Claims in use by a run alive on this machine are rightly left alone: nothing to see here then.
-    const alive = runsOfOtherProcesses();
+    const alive = runsOfOtherProcessesOn(fake.endpoint);
     if (alive.length > 0)
       skipBecause(this, `cri-conform runs are alive on this machine (${alive.join(', ')})`);
     claimRunLogs(run, { ...currentOwner(), pid: spawnSync('true').pid as number });

@@ -13,7 +13,7 @@ import {
   type OfferedInjector,
 } from '../core/injector-needs.js';
 import type { RunConfig } from '../core/settings.js';
-import { runsOfOtherProcesses } from '../host/pod-logs.js';
+import { runsOfOtherProcessesOn } from '../host/pod-logs.js';
 import { releaseAllClaims, writeDelay } from '../injectors/injectors.js';
 import { type ProofOutcome, type ProofPlan, proveInjectors } from './injector-proof.js';
 import { ok, warn } from './readiness-probes.js';
@@ -65,7 +65,7 @@ export async function injectorFindings(input: InjectorProbeInput): Promise<Injec
   // A killed run or doctor may have left a delay set (the slow CNI's own delays every pod of the runtime)
   // or a check's claim on its pods' settings. Only with no other run alive: a live run's claims are its
   // checks' settings in use, and a doctor beside it had turned its held trials into ERRORs.
-  const others = runsOfOtherProcesses();
+  const others = runsOfOtherProcessesOn(config.runtimeEndpoint);
   if (others.length > 0)
     findings.push(
       ok(

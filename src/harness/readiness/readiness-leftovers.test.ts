@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { type FakeRuntime, startFakeRuntime } from '../check/fake-runtime.test.helper.js';
 import { POD_NAMESPACE, RUN_LABEL } from '../core/labels.js';
 import { keepLostIds } from '../host/lost-ids.js';
-import { claimRunLogs, removeRunLogs } from '../host/pod-logs.js';
+import { claimRunLogs, ownIdsRecorder, removeRunLogs } from '../host/pod-logs.js';
 import { currentOwner } from '../host/run-owner.js';
 import { standInShim } from '../runtime/stand-in-shim.test.helper.js';
 import { leftoversFinding } from './readiness-leftovers.js';
@@ -74,5 +74,25 @@ describe("doctor's look for what ended runs left", () => {
       'leftovers of ended cri-conform runs: 1 process of their sandboxes or containers that the CRI no longer lists, still running',
     );
     keepLostIds(crio, [], 'unix:///var/run/crio/crio.sock');
+  });
+
+  it('counts the processes of ids a killed run recorded as its own and the CRI no longer lists, not of those it lists', async () => {
+    const lostShim = randomBytes(32).toString('hex');
+    // A pod the CRI still lists: its processes are the pod's, which the count of pods covers.
+    const listedPod = fake.publish({
+      metadata: { name: 'other', namespace: 'default', attempt: 0 },
+      labels: {},
+      state: 'SANDBOX_READY',
+    });
+    children.push(await standInShim(lostShim), await standInShim(listedPod));
+    claimRunLogs(lost, { ...currentOwner(), pid: spawnSync('true').pid as number });
+    const record = ownIdsRecorder(lost, fake.endpoint);
+    record(lostShim);
+    record(listedPod);
+    const finding = await leftoversFinding(fake.client, fake.endpoint);
+    expect(finding.what).to.equal(
+      'leftovers of ended cri-conform runs: 1 process of their sandboxes or containers that the CRI no longer lists, still running',
+    );
+    fake.pods.clear();
   });
 });

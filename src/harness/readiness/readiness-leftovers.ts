@@ -1,7 +1,7 @@
 /**
  * What ended runs of the tool left on this runtime for `cleanup`: pods with every mark of a run whose
- * process no longer runs, and the kept ids of processes the runtime lost that a final sweep could not stop
- * (lost-ids.ts). Before a run, an operator learns that the node still holds the tool's debris, and the
+ * process no longer runs, and processes the runtime lost: of ids a final sweep could not stop (lost-ids.ts),
+ * or that a killed run recorded as its own and no sweep looked at. Before a run, an operator learns that the node still holds the tool's debris, and the
  * command that removes it. Never fatal: a run tells its own objects from them by its run label, and its
  * verdicts do not read them.
  */
@@ -10,23 +10,30 @@ import { errorMessage } from '../core/errors.js';
 import { isOurPod, RUN_LABEL } from '../core/labels.js';
 import { idsFileIsOf } from '../core/own-ids.js';
 import { keptLostIds } from '../host/lost-ids.js';
-import { otherLiveRuns, runFileName } from '../host/pod-logs.js';
+import { deadRunsOwnIds, otherLiveRuns, runFileName } from '../host/pod-logs.js';
 import { belongsTo, livingProcessesOf } from '../host/proc.js';
 import type { Finding } from './readiness-types.js';
 
 export async function leftoversFinding(client: CriClient, endpoint: string): Promise<Finding> {
   const what = 'leftovers of ended cri-conform runs';
-  let pods: { labels: Record<string, string>; metadata: { name: string; namespace: string } }[];
+  let pods: { id: string; labels: Record<string, string>; metadata: { name: string; namespace: string } }[];
+  let listed: Set<string>;
   try {
     pods = (await client.call('ListPodSandbox', { filter: null })).items;
+    const { containers } = await client.call('ListContainers', { filter: null });
+    listed = new Set([...pods.map((p) => p.id), ...containers.map((c) => c.id)]);
   } catch (e) {
     return { severity: 'warn', what, fix: `the runtime's pods could not be listed: ${errorMessage(e)}` };
   }
   // A run folder without an owner file counts as running, as cleanup counts it.
   const live = new Set(otherLiveRuns(''));
   const ended = pods.filter((p) => isOurPod(p) && !live.has(runFileName(p.labels[RUN_LABEL] ?? '')));
-  const keptIds = [...keptLostIds().values()].filter((f) => idsFileIsOf(f, endpoint)).flatMap((f) => f.ids);
-  const lost = keptIds.length === 0 ? [] : livingProcessesOf(keptIds, belongsTo);
+  // The ids final sweeps kept, and those of runs killed before theirs: what the CRI lists is a pod above.
+  const files = [...keptLostIds().values(), ...deadRunsOwnIds().values()].filter((f) =>
+    idsFileIsOf(f, endpoint),
+  );
+  const unlisted = [...new Set(files.flatMap((f) => f.ids))].filter((id) => !listed.has(id));
+  const lost = unlisted.length === 0 ? [] : livingProcessesOf(unlisted, belongsTo);
   if (ended.length === 0 && lost.length === 0) return { severity: 'ok', what: `no ${what}` };
   const runs = new Set(ended.map((p) => p.labels[RUN_LABEL]));
   const parts = [

@@ -31,6 +31,8 @@ import { openCheckScope } from './check-context.js';
 import type { RunEnv } from './run-env.js';
 
 const VERSION_PROBE_MS = 2_000;
+/** Beyond --restart-timeout, for what a check cut short does before and after its restart. */
+const RESTART_SETTLE_MS = 10_000;
 
 export class CheckTimeout extends Error {
   readonly code = 'ERR_CHECK_TIMEOUT';
@@ -58,8 +60,9 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
   let detail: string | undefined;
   /** The violation that decided a FAIL, when no deviation entry names it. */
   let violation: Omit<ViolationRecord, 'known'> | undefined;
+  const work = check.run(scope.t);
   try {
-    await raceAbort(check.run(scope.t), controller.signal);
+    await raceAbort(work, controller.signal);
     const ending = scope.assertions.judgeQuietEnding(check.level, Object.keys(scope.observations).length);
     verdict = ending.verdict;
     if ('message' in ending) message = ending.message;
@@ -74,6 +77,10 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
     deadline.clear();
     env.signal.removeEventListener('abort', onRunAbort);
   }
+  // A [Restart] check cut short may be restarting a runtime it wedged on purpose (TEAR-16 deadlocks
+  // containerd 2.1): its own code ends that restart before the next check or the final sweep meets it.
+  if (controller.signal.aborted && check.tags.includes('Restart') && env.restart)
+    await settledWithin(work, env.restart.timeoutMs + RESTART_SETTLE_MS);
   // A last look before the verdict: a pod stopped since the last listing made the ending what it was.
   if (scope.paths.deviated) {
     const known = scope.paths.describe(scope.trials()?.planned);
@@ -241,6 +248,18 @@ function classify(
   const stack = judged.verdict === 'error' && !known && e instanceof Error ? e.stack : undefined;
   return { ...judged, ...(stack ? { detail: stack } : {}) };
 }
+
+/** Waits for `work` to settle, however it ends, for `ms` at most. */
+async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([work.then(noop, noop), bound]);
+  clearTimeout(timer);
+}
+
+function noop(): void {}
 
 /** Ends as soon as the check's signal aborts, even if the check is stuck in a call that ignores it. */
 function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {

@@ -2,7 +2,7 @@
  * --restart-cmd must restart the runtime, not only exit 0: the process serving the CRI socket must have
  * changed once the runtime answers again, or the check that asked for the restart is an ERROR.
  */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -43,6 +43,32 @@ describe('--restart-cmd: the runtime process must change', () => {
         ),
       );
       expect(r.detail, 'a known error, no stack').to.equal(undefined);
+    });
+
+    it('lets a restart a [Restart] check began finish when the run stops, and waits for it before moving on', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'cc-restart-'));
+      const stop = new AbortController();
+      try {
+        const done = join(dir, 'restarted');
+        // The check restarts the runtime once it is stopped, as TEAR-16 undoes the deadlock it made.
+        const undoing = testCheck(
+          async (t: CheckContext) => {
+            await new Promise((resolve) => t.signal.addEventListener('abort', resolve, { once: true }));
+            await t.restartRuntime();
+          },
+          { tags: ['Restart'] },
+        );
+        const env = {
+          ...fakeEnv(fake.client, { signal: stop.signal }),
+          restart: { command: `sleep 0.5; touch ${done}`, timeoutMs: 5_000, endpoint: fake.endpoint },
+        };
+        setTimeout(() => stop.abort(new Error('interrupted by SIGINT')), 100);
+        const r = await executeCheck(env, undoing, 10_000);
+        expect(r.verdict).to.equal('error');
+        expect(existsSync(done), 'the restart ran to its end before the check returned').to.equal(true);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it('makes a check ERROR when no restart can be shown at all (a remote endpoint)', async () => {

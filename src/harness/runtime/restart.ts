@@ -47,7 +47,9 @@ export async function restartRuntime(
     );
   }
   const commandAtSec = await secondsSinceBoot();
-  await runShell(restart.command, restart.timeoutMs, signal);
+  // Never cut short, not even by the run's stop: a runtime killed halfway through its restart serves no
+  // pod, and a check that wedged it on purpose (TEAR-16) restarts it to undo that.
+  await runShell(restart.command, restart.timeoutMs);
   await poll(
     async () => {
       await client.call('Version', { version: 'v1' }, { deadlineMs: 1_000 });
@@ -111,11 +113,15 @@ async function unshownRestart(
   return `is still served by ${describeSocket(after)}${old ? `, held by ${old}, which started before the command` : ''}`;
 }
 
-function runShell(command: string, timeoutMs: number, signal: AbortSignal): Promise<void> {
+/**
+ * In a process group of its own: the Ctrl-C a terminal sends to the tool's group must not reach
+ * `systemctl restart` halfway through.
+ */
+function runShell(command: string, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn('/bin/sh', ['-c', command], {
       stdio: ['ignore', 'ignore', 'pipe'],
-      signal,
+      detached: true,
       timeout: timeoutMs,
     });
     let stderr = '';
