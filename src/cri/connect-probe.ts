@@ -51,18 +51,20 @@ export async function classifyVersionFailure(
     case Status.UNAVAILABLE:
       if (/EACCES|EPERM/.test(details))
         return connectError('permission', endpoint.display, 'connect: EACCES');
-      if (/ECONNREFUSED/.test(details)) {
-        return connectError(
-          'unreachable',
-          endpoint.display,
-          'connection refused: a stale socket with no runtime behind it',
-        );
-      }
+      if (/ECONNREFUSED/.test(details))
+        return connectError('unreachable', endpoint.display, refused(endpoint));
       if (/ENOENT/.test(details)) return connectError('unreachable', endpoint.display);
       return connectError('not-cri', endpoint.display, `the connection failed: ${oneLine(details)}`);
     default:
       return connectError('not-cri', endpoint.display, `${Status[e.code] ?? e.code}: ${oneLine(details)}`);
   }
+}
+
+/** A refused unix socket is a file its runtime left behind; a refused tcp endpoint has no file at all. */
+function refused(endpoint: Endpoint): string {
+  return endpoint.socketPath === undefined
+    ? `connection refused: nothing listens on ${endpoint.display.replace(/^tcp:\/\//, '')}`
+    : 'connection refused: a stale socket with no runtime behind it';
 }
 
 /** The runtime.v1alpha2 Version path; its empty request needs no proto (a zero-length message). */

@@ -120,4 +120,14 @@ describe('classifyVersionFailure', () => {
     expect(e.kind).to.equal('unreachable');
     expect(e.message).to.contain('stale socket');
   });
+
+  it('calls ECONNREFUSED on a tcp endpoint nothing listening on its host and port, not a stale socket', async () => {
+    const details =
+      'No connection established. Last error: Error: connect ECONNREFUSED 127.0.0.1:1 (2026-01-01T00:00:00.000Z).';
+    const tcp = parseEndpoint('tcp://127.0.0.1:1');
+    const e = await classifyVersionFailure({ code: Status.UNAVAILABLE, details }, tcp, 1_000, never);
+    expect(e.kind).to.equal('unreachable');
+    expect(e.message).to.contain('connection refused: nothing listens on 127.0.0.1:1');
+    expect(e.message).not.to.contain('stale socket');
+  });
 });
