@@ -10,7 +10,11 @@ describe('--isolated when there is no runtime to copy', () => {
   after(() => rmSync(reports, { recursive: true, force: true }));
 
   for (const [what, args, pattern] of [
-    ['a remote endpoint', ['run', '-r', 'tcp://127.0.0.1:1'], /^cri-conform: --isolated: .*unix socket/],
+    [
+      'a remote endpoint',
+      ['run', '-r', 'tcp://127.0.0.1:1'],
+      /^cri-conform: --isolated: (?!.*--isolated).*unix socket.*tcp:\/\/127\.0\.0\.1:1/,
+    ],
     [
       'a socket nobody listens on',
       ['doctor', '-r', 'unix:///nonexistent/cc.sock'],

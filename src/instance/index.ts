@@ -54,8 +54,11 @@ export async function startPrivateInstance(
 ): Promise<RuntimeInstance> {
   const started = performance.now();
   const socketPath = request.endpoint.replace(/^unix:\/\//, '');
+  // The caller names the flag (cli/isolated.ts prefixes "--isolated: "), so the message does not.
   if (!socketPath.startsWith('/'))
-    throw new Error(`--isolated needs the node runtime's unix socket, not ${request.endpoint}`);
+    throw new Error(
+      `a private copy is made of a runtime on this node: pass its unix socket with -r, not ${request.endpoint}`,
+    );
   const node = findNodeDaemon(socketPath);
   const host = HostView.of(node.pid);
   const path = `${dirname(node.command)}:${node.path}`;
