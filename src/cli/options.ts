@@ -27,7 +27,7 @@ const ENDPOINTS: readonly FlagSpec[] = [
   },
   {
     flags: '--call-timeout <duration>',
-    help: 'deadline of CRI calls that a check does not race on purpose (default 30s; config "timeout")',
+    help: 'deadline of CRI calls that a check does not race on purpose (default 30s; config "timeout"); the first Version call waits at least 5s',
   },
 ];
 

@@ -13,8 +13,17 @@ import type { RunConfig } from '../core/settings.js';
 import { NodeView } from '../host/node-view.js';
 import { NodeHostProbe } from './host-probe.js';
 
-export const CONNECT_TIMEOUT_MS = 5_000;
+/** The shortest wait for the first Version call: a runtime that is busy starting up takes seconds to answer. */
+const FIRST_VERSION_MIN_DEADLINE_MS = 5_000;
 const PROBE_PLUGIN = { name: 'cri-conform-probe', index: '99' };
+
+/**
+ * How long the first Version call waits. A --call-timeout longer than the minimum is what the user expects
+ * of every call, the first included; a shorter one would fail a slow runtime before it could prove it is there.
+ */
+export function firstVersionDeadlineMs(callTimeoutMs: number): number {
+  return Math.max(FIRST_VERSION_MIN_DEADLINE_MS, callTimeoutMs);
+}
 
 export async function connectRuntime(
   config: Pick<RunConfig, 'runtimeEndpoint' | 'imageEndpoint' | 'callTimeoutMs'>,
@@ -23,7 +32,7 @@ export async function connectRuntime(
     return await CriClient.connect({
       runtimeEndpoint: config.runtimeEndpoint,
       imageEndpoint: config.imageEndpoint,
-      connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      connectTimeoutMs: firstVersionDeadlineMs(config.callTimeoutMs),
       defaultDeadlineMs: config.callTimeoutMs,
     });
   } catch (e) {
