@@ -55,6 +55,19 @@ describe('the expected-deviations file', () => {
     expect(rejection(noLink)).to.match(/missing link/);
   });
 
+  it('names a key whose value is not a string instead of calling it missing', () => {
+    expect(rejection(ENTRY.replace('id: TEAR-05', 'id: 5'))).to.match(
+      /entry 1: key "id" must be a string, not 5/,
+    );
+    expect(rejection(ENTRY.replace('runtime: containerd', 'runtime: [a]'))).to.match(
+      /entry 1: key "runtime" must be a string, not \["a"\]/,
+    );
+    expect(rejection(`${ENTRY.replace(/ {2}link:.*\n/, '')}  link: {url: x}\n`)).to.match(
+      /key "link" must be/,
+    );
+    expect(rejection(ENTRY.replace('id: TEAR-05', 'id: 5'))).not.to.match(/missing/);
+  });
+
   it('takes, for a bug no upstream issue tracks, the drafted report instead of a link, and a related issue', () => {
     const drafted = ENTRY.replace(
       / {2}link:.*\n {2}proposal:.*\n/,

@@ -40,7 +40,8 @@ export interface Deviation {
 export const BUNDLED_DEVIATIONS_DIR = join('fixtures', 'expected-deviations');
 
 const REQUIRED = ['id', 'runtime', 'versions', 'message', 'reason'] as const;
-const KEYS = [...REQUIRED, 'link', 'proposal', 'draft', 'related', 'race'] as const;
+const TEXT_KEYS = [...REQUIRED, 'link', 'proposal', 'draft', 'related'] as const;
+const KEYS = [...TEXT_KEYS, 'race'] as const;
 const FORMAT =
   'id, runtime, versions, message, reason, and link (optionally proposal) or, for a bug not reported upstream, draft (optionally related); race: true for a bug only some trials show';
 /** Where drafted bug reports live in the package: docs/upstream/<runtime>-<check>.md. */
@@ -97,6 +98,7 @@ function toDeviation(raw: unknown, where: string): Deviation {
     const v = r[k];
     return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
   };
+  requireTextValues(r, where);
   const missing = REQUIRED.filter((k) => text(k) === undefined);
   if (missing.length > 0) {
     throw new EnvironmentError(`${where}: missing ${missing.join(', ')}; every entry needs ${FORMAT}`);
@@ -121,6 +123,17 @@ function toDeviation(raw: unknown, where: string): Deviation {
     ...(r.race === true ? { race: true } : {}),
     where,
   };
+}
+
+/** A key given a list, a mapping, a number or true is there, just not usable: saying "missing" would mislead. */
+function requireTextValues(r: Record<string, unknown>, where: string): void {
+  for (const k of TEXT_KEYS) {
+    const v = r[k];
+    if (v === undefined || v === null || typeof v === 'string') continue;
+    // YAML reads 5, 1.7 and true as a number or a boolean; quotes keep them text.
+    const fix = typeof v === 'object' ? '' : ` (quote it: "${String(v)}")`;
+    throw new EnvironmentError(`${where}: key "${k}" must be a string, not ${JSON.stringify(v)}${fix}`);
+  }
 }
 
 /**
