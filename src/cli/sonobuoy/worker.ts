@@ -11,6 +11,7 @@ import type { RunOutcome } from '../../harness/check/result.js';
 import { selectChecks } from '../../harness/check/selection.js';
 import { EnvironmentError } from '../../harness/core/errors.js';
 import type { RunConfig } from '../../harness/core/settings.js';
+import { requireKnownDeviationChecks } from '../command-config.js';
 import { CRICTL_CONFIG, readConfigFile } from '../config-file.js';
 import { UsageError } from '../errors.js';
 import { EXIT_USAGE, exitCodeFor } from '../exit.js';
@@ -128,6 +129,7 @@ async function runFleetChecks(
   log: (text: string) => void,
 ): Promise<RunOutcome> {
   const { ALL_CHECKS } = await import('../../../suites/index.js');
+  requireKnownDeviationChecks(config, ALL_CHECKS);
   const checks = selectChecks(ALL_CHECKS, config);
   if (checks.length === 0) {
     throw new UsageError(
