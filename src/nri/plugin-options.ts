@@ -34,6 +34,10 @@ type Callbacks = 'acceptsPod' | 'onEvent' | 'onHungUntilClosed';
 export type ResolvedPluginOptions = Required<Omit<PluginOptions, Callbacks>> & Pick<PluginOptions, Callbacks>;
 
 export const DEFAULT_REGISTRATION_TIMEOUT_MS = 5000;
+/** The plugin names NRI v0.12 accepts; it refuses a registration with any other. */
+export const PLUGIN_NAME_PATTERN = /^[a-zA-Z0-9_.+-]+$/;
+/** Two digits: the runtime calls plugins in string order of their index. */
+export const PLUGIN_INDEX_PATTERN = /^\d{2}$/;
 
 let processSeq = 0;
 /** The default sequence: one counter for every plugin of this process. */
@@ -44,8 +48,9 @@ export function nextProcessSeq(): number {
 
 export function resolvePluginOptions(o: PluginOptions): ResolvedPluginOptions {
   const bad = (why: string) => new NriProtocolError('ERR_NRI_INVALID_OPTIONS', `NRI plugin options: ${why}`);
-  if (!/^\d{2}$/.test(o.index)) throw bad(`index "${o.index}" must be exactly two digits`);
-  if (!/^[a-zA-Z0-9_.+-]+$/.test(o.name)) throw bad(`name "${o.name}" must match [a-zA-Z0-9_.+-]+`);
+  if (!PLUGIN_INDEX_PATTERN.test(o.index)) throw bad(`index "${o.index}" must be exactly two digits`);
+  if (!PLUGIN_NAME_PATTERN.test(o.name))
+    throw bad(`name "${o.name}" must match ${PLUGIN_NAME_PATTERN.source}`);
   if (!o.socketPath) throw bad('socketPath is empty');
   if (o.events.length === 0) throw bad('events is empty: subscribe to at least one event');
   const unknown = o.events.filter((e) => !(NRI_EVENTS as readonly string[]).includes(e));
