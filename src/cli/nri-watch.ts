@@ -1,6 +1,5 @@
 /** `cri-conform nri watch`: an observing plugin that prints every NRI event as it arrives. */
 import type { Command } from 'commander';
-import { EnvironmentError, errorMessage } from '../harness/core/errors.js';
 import { UsageError } from './errors.js';
 import type { Io } from './io.js';
 import { addNriSocketOption } from './options.js';
@@ -19,7 +18,7 @@ export function addNri(program: Command, io: Io, setExit: (code: number) => void
     '\nIt never adjusts a container and answers every event at once.\n\nExamples:\n  $ cri-conform nri watch --nri-socket /var/run/nri/nri.sock\n  $ cri-conform nri watch --json | jq .event',
   );
   watch.action(async (flags: { name: string; index: string; json?: boolean; nriSocket?: string }) => {
-    const { PLUGIN_INDEX_PATTERN, PLUGIN_NAME_PATTERN, watchEvents } = await import(
+    const { PLUGIN_INDEX_PATTERN, PLUGIN_NAME_PATTERN, watchNriEvents } = await import(
       '../harness/injectors/nri-watch.js'
     );
     // Checked here, as flags: the NRI layer would refuse them too, but in words about plugin options.
@@ -29,18 +28,13 @@ export function addNri(program: Command, io: Io, setExit: (code: number) => void
       throw new UsageError(
         `--name "${flags.name}" must match ${PLUGIN_NAME_PATTERN.source} (NRI refuses other plugin names), e.g. cri-conform-watch`,
       );
-    const socketPath = flags.nriSocket ?? io.env.CRI_CONFORM_NRI_SOCKET ?? DEFAULT_NRI_SOCKET;
-    await watchEvents({
-      socketPath,
+    await watchNriEvents({
+      socketPath: flags.nriSocket ?? io.env.CRI_CONFORM_NRI_SOCKET ?? DEFAULT_NRI_SOCKET,
       name: flags.name,
       index: flags.index,
       json: flags.json === true,
       write: (line) => io.out(`${line}\n`),
       signal: io.signal,
-    }).catch((e: unknown) => {
-      throw new EnvironmentError(
-        `nri watch at ${socketPath}: ${errorMessage(e)}. Is NRI enabled in the runtime? Pass --nri-socket or set CRI_CONFORM_NRI_SOCKET`,
-      );
     });
     setExit(0);
   });

@@ -6,16 +6,15 @@ import { statSync } from 'node:fs';
 import { type Client, Metadata, status as Status } from '@grpc/grpc-js';
 import type { Endpoint } from './endpoint.js';
 import { CriConnectError, connectError } from './errors.js';
+import { nonSocketKind } from './socket-file-kind.js';
 
 /** Stats a unix socket path; throws the CriConnectError that names the problem. No-op for tcp targets. */
 export function checkSocketFile(endpoint: Endpoint): void {
   if (endpoint.socketPath === undefined) return;
   try {
-    const st = statSync(endpoint.socketPath);
-    if (!st.isSocket()) {
-      const what = st.isDirectory() ? 'a directory' : st.isFile() ? 'a regular file' : 'a special file';
+    const what = nonSocketKind(statSync(endpoint.socketPath));
+    if (what)
       throw connectError('not-a-socket', endpoint.display, `${endpoint.socketPath} is ${what}, which`);
-    }
   } catch (e) {
     if (e instanceof CriConnectError) throw e;
     const code = (e as NodeJS.ErrnoException).code;

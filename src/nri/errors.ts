@@ -47,3 +47,9 @@ export class NriProtocolError extends Error {
 export function isNriError(e: unknown, code?: NriErrorCode): e is NriProtocolError {
   return e instanceof NriProtocolError && (code === undefined || e.code === code);
 }
+
+/** `e` or the first error in its `cause` chain with `code`: a failed registration wraps what broke it. */
+export function nriCause(e: unknown, code: NriErrorCode): NriProtocolError | undefined {
+  for (let c: unknown = e; c instanceof Error; c = c.cause) if (isNriError(c, code)) return c;
+  return undefined;
+}

@@ -2,7 +2,6 @@
  * Connecting to the runtime and finding out what the node offers: the shared setup of `run` and `doctor`.
  * Anything that makes a run untrustworthy is an EnvironmentError (exit 2) with what to fix.
  */
-import { existsSync, statSync } from 'node:fs';
 import { CriClient } from '../../cri/client.js';
 import { CriConnectError } from '../../cri/errors.js';
 import type { VersionResponse } from '../../cri/types.js';
@@ -11,6 +10,7 @@ import type { NriTimeouts } from '../check/result.js';
 import { EnvironmentError, errorMessage } from '../core/errors.js';
 import type { RunConfig } from '../core/settings.js';
 import { NodeView } from '../host/node-view.js';
+import { nriSocketProblem } from '../host/nri-socket-file.js';
 import { NodeHostProbe } from './host-probe.js';
 
 /** The shortest wait for the first Version call: a runtime that is busy starting up takes seconds to answer. */
@@ -52,13 +52,8 @@ export interface NriFinding {
 
 /** Registers a short-lived probe plugin to learn whether NRI answers and which version it speaks. */
 export async function probeNri(socketPath: string, registrationTimeoutMs = 6_000): Promise<NriFinding> {
-  if (!existsSync(socketPath)) {
-    return {
-      unavailable: `no NRI socket at ${socketPath}: enable NRI in the runtime (containerd: [plugins."io.containerd.nri.v1.nri"] disable = false; CRI-O: [crio.nri] enable_nri = true) or pass --nri-socket`,
-    };
-  }
-  if (!statSync(socketPath).isSocket())
-    return { unavailable: `--nri-socket ${socketPath} is not a unix socket` };
+  const problem = nriSocketProblem(socketPath);
+  if (problem !== undefined) return { unavailable: problem };
   try {
     const probe = await NriPlugin.start({
       socketPath,
