@@ -5,21 +5,15 @@ import { expect } from 'chai';
 import { type ClosingServer, listenClosing } from '../closing-server.test.helper.js';
 import { main } from './main.js';
 import { recordingIo } from './test-io.test.helper.js';
+import { expectUsageFailure as expectOneLineFailure } from './usage-failure.test.helper.js';
 
 const argv = (...args: string[]) => ['node', 'cri-conform', ...args];
 const REPORTS = mkdtempSync(join(tmpdir(), 'cc-'));
 
-/** Bad input must give exactly one line on stderr, no stack trace, and exit code 2. */
+/** The house rule for bad input (one line, exit 2, no stack), for these commands. */
 async function expectUsageFailure(args: string[], pattern: RegExp): Promise<void> {
-  const io = recordingIo({ NO_COLOR: '1' });
   // A run that cannot start still writes its reports: keep them out of the working tree.
-  const reportDir = args[0] === 'run' ? ['--report-dir', REPORTS] : [];
-  const code = await main(argv(...args, ...reportDir), io);
-  expect(code, io.stderr()).to.equal(2);
-  const lines = io.stderr().trim().split('\n');
-  expect(lines, io.stderr()).to.have.length(1);
-  expect(lines[0]).to.match(pattern);
-  expect(io.stderr()).to.not.match(/\n\s+at /);
+  await expectOneLineFailure([...args, ...(args[0] === 'run' ? ['--report-dir', REPORTS] : [])], pattern);
 }
 
 describe('cri-conform CLI', () => {
