@@ -82,7 +82,7 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
               [config.slowRuntimeDir, config.slowCniDir],
               io,
             );
-        if (!runId) await removeIdleCgroupParent(io);
+        const cgroupsLeft = runId ? 0 : await removeIdleCgroupParent(io);
         if (!runId) pruneEmptyStateDirs();
         const left = await (native ? removeNative : reportNative)(
           client,
@@ -95,7 +95,9 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
           io.err(`cri-conform: ${e.message}; run cleanup again once containerd answers\n`);
           return 1;
         });
-        setExit(report.problems.length + left + isolatedLeft + lost.left + claimsLeft === 0 ? 0 : 1);
+        setExit(
+          report.problems.length + left + isolatedLeft + lost.left + claimsLeft + cgroupsLeft === 0 ? 0 : 1,
+        );
       } finally {
         client.close();
       }
@@ -129,7 +131,7 @@ async function stopLostProcessesOfEndedRuns(
     import('../harness/host/lost-ids.js'),
   ]);
   const { runId, removed } = scope;
-  const { runs, strays, problems, unkept } = await stopKeptLostProcesses(client, endpoint, {
+  const { runs, strays, mounts, problems, unkept } = await stopKeptLostProcesses(client, endpoint, {
     ...(runId ? { runId } : {}),
     removed,
   });
@@ -151,7 +153,9 @@ async function stopLostProcessesOfEndedRuns(
     for (const p of strays.ended) io.out(`  ${p}\n`);
   }
   for (const p of strays.left) io.err(`cri-conform: left running ${p}; its id ${where}\n`);
-  return { left: strays.left.length + problems.length, unkept };
+  for (const m of mounts?.unmounted ?? []) io.out(`unmounted ${m}: the runtime had lost its id\n`);
+  for (const m of mounts?.problems ?? []) io.err(`cri-conform: still mounted ${m}; its id ${where}\n`);
+  return { left: strays.left.length + (mounts?.problems.length ?? 0) + problems.length, unkept };
 }
 
 /**
@@ -170,10 +174,11 @@ async function removeDeadRunLogsOf(keep: ReadonlySet<string>, io: Io): Promise<v
 
 /**
  * The empty /cri-conform cgroup a killed run left, with the empty pod cgroups a runtime left below it
- * (cgroup-parent-lease.ts, stale-pod-cgroups.ts); as root on the node only.
+ * (cgroup-parent-lease.ts, stale-pod-cgroups.ts), and the tool's slice with its stale container scopes
+ * (stale-slice-scopes.ts); as root on the node only. Returns 1 when the slice stays though no run is alive.
  */
-async function removeIdleCgroupParent(io: Io): Promise<void> {
-  if (process.getuid?.() !== 0) return;
+async function removeIdleCgroupParent(io: Io): Promise<number> {
+  if (process.getuid?.() !== 0) return 0;
   const [{ removeIdleDefaultParent }, { ON_NODE }, { otherLiveRuns }] = await Promise.all([
     import('../harness/host/cgroup-parent-lease.js'),
     import('../harness/host/node-view.js'),
@@ -188,7 +193,14 @@ async function removeIdleCgroupParent(io: Io): Promise<void> {
   for (const pod of pods) io.out(`  ${pod}\n`);
   if (cgroupfs.removed.length > 0)
     io.out(`removed the empty cgroup parent /cri-conform from ${cgroupfs.removed.length} hierarchies\n`);
+  if (systemd.removed.length > 0)
+    io.out(`removed ${systemd.removed.length} stale container scope cgroups below cri_conform.slice\n`);
+  for (const dir of systemd.removed) io.out(`  ${dir}\n`);
   if (systemd.stoppedUnit) io.out(`stopped the empty systemd slice ${systemd.stoppedUnit}\n`);
+  const kept = systemd.keptSlice;
+  if (!kept) return 0;
+  io.err(`cri-conform: the systemd slice ${kept.unit} stays, kept by: ${kept.dirs.join(' ')}\n`);
+  return 1;
 }
 
 /** Removes what killed --isolated runs left of their private instances; returns how many kept something. */

@@ -102,18 +102,24 @@ describe('the cgroup parent a run leaves', () => {
       expect(has('/cri_conform.slice')).to.deep.equal([]);
     });
 
-    it('is not removed by hand when systemd could not stop it', () => {
+    it('is not removed by hand when systemd could not stop it, and is said to stay', () => {
       const lease = CgroupParentLease.take(placement('systemd', 'cri_conform.slice'), tree, () => false);
       tree.makeEverywhere('/cri_conform.slice');
-      expect(lease.release([])).to.deep.equal({ removed: [] });
+      expect(lease.release([]).keptSlice?.dirs).to.have.lengthOf(HIERARCHIES.length);
       expect(has('/cri_conform.slice')).to.deep.equal(HIERARCHIES);
     });
 
-    it('stays while a scope is left below it in any hierarchy: stopping it would stop that scope', () => {
+    it('stays while a cgroup is left below it in any hierarchy, and says which: stopping it would stop that', () => {
       const lease = CgroupParentLease.take(placement('systemd', 'cri_conform.slice'), tree, stop);
       tree.makeEverywhere('/cri_conform.slice');
       mkdirSync(tree.path('/sys/fs/cgroup/pids/cri_conform.slice/cri-containerd-0123.scope'));
-      expect(lease.release([])).to.deep.equal({ removed: [] });
+      expect(lease.release([])).to.deep.equal({
+        removed: [],
+        keptSlice: {
+          unit: 'cri_conform.slice',
+          dirs: ['/sys/fs/cgroup/pids/cri_conform.slice/cri-containerd-0123.scope'],
+        },
+      });
       expect(stopped).to.deep.equal([]);
     });
 

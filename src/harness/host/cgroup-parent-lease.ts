@@ -9,14 +9,22 @@
  * On the systemd driver the parent is a slice unit that runc has systemd start with the first pod, and
  * systemd keeps an empty slice active until someone stops it: the tool's own slice is stopped under the
  * same two rules, through the node's systemctl. Stopping a slice stops every unit in it, which is why
- * "empty" is read from its cgroup in every hierarchy first. Another slice (a --cgroup-parent) is left.
+ * "empty" is read from its cgroup in every hierarchy first, after the stale container scopes below it
+ * went (stale-slice-scopes.ts); a slice that stays is said, with what keeps it. Another slice (a
+ * --cgroup-parent) is left.
  */
-import { execFileSync } from 'node:child_process';
-import { readdirSync, rmdirSync } from 'node:fs';
+import { rmdirSync } from 'node:fs';
 import { CGROUPFS_PARENT, type CgroupPlacement, parentCgroupPath, SYSTEMD_PARENT } from './cgroup-parent.js';
 import type { NodeView } from './node-view.js';
 import { exists, hostCgroupMounts, parseCgroupMounts } from './proc.js';
-import { removeStalePodCgroups } from './stale-pod-cgroups.js';
+import { childCgroups, removeStalePodCgroups } from './stale-pod-cgroups.js';
+import { removeStaleSliceScopes } from './stale-slice-scopes.js';
+import {
+  loadStateWithSystemctl,
+  stopWithSystemctl,
+  type UnitLoadState,
+  type UnitStopper,
+} from './systemd-units.js';
 
 export interface LeaseRelease {
   removed: string[];
@@ -24,27 +32,19 @@ export interface LeaseRelease {
   stoppedUnit?: string;
   /** Why nothing was removed, when that was decided before looking (another run is alive). */
   keptBecause?: string;
+  /**
+   * The tool's slice, when it stays though no run of the tool is alive, with what keeps it (node paths of
+   * the cgroups below it, or the slice's own when systemd would not stop it): a leftover to report.
+   */
+  keptSlice?: { unit: string; dirs: string[] };
 }
-
-/** Asks the node's systemd to stop a unit; false when that could not be done. */
-export type UnitStopper = (unit: string) => boolean;
-
-const SYSTEMCTL_WITHIN_MS = 10_000;
-
-export const stopWithSystemctl: UnitStopper = (unit) => {
-  try {
-    execFileSync('systemctl', ['stop', unit], { stdio: 'ignore', timeout: SYSTEMCTL_WITHIN_MS });
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 interface OwnSlice {
   unit: string;
   /** The slice's cgroup directory in every hierarchy (node paths). */
   dirs: readonly string[];
   stop: UnitStopper;
+  loadState: UnitLoadState;
 }
 
 export class CgroupParentLease {
@@ -66,7 +66,12 @@ export class CgroupParentLease {
    * Notes, before the run's first pod, which of the parent's directories already exist. The tool's slice
    * is stopped only from the node itself: from a pod, systemctl would reach no systemd or the wrong one.
    */
-  static take(placement: CgroupPlacement, view: NodeView, stop = stopWithSystemctl): CgroupParentLease {
+  static take(
+    placement: CgroupPlacement,
+    view: NodeView,
+    stop = stopWithSystemctl,
+    loadState = loadStateWithSystemctl,
+  ): CgroupParentLease {
     const ownSlice = placement.driver === 'systemd' && placement.parent === SYSTEMD_PARENT && !view.inPod;
     const cgroupfsPath = placement.driver !== 'systemd' && placement.parent.startsWith('/');
     // Nothing else is the lease's: the node's mount table need not be read.
@@ -75,7 +80,7 @@ export class CgroupParentLease {
     if (ownSlice) {
       const relative = parentCgroupPath(placement);
       const dirs = mounts.map((m) => `${m.mountPoint}${relative}`);
-      return new CgroupParentLease(view, [], { unit: SYSTEMD_PARENT, dirs, stop });
+      return new CgroupParentLease(view, [], { unit: SYSTEMD_PARENT, dirs, stop, loadState });
     }
     const owned = placement.parent === CGROUPFS_PARENT;
     const removable: string[] = [];
@@ -104,7 +109,12 @@ export class CgroupParentLease {
     if (!view || (this.removable.length === 0 && !this.slice)) return { removed: [] };
     if (otherRuns.length > 0)
       return { removed: [], keptBecause: `${otherRuns.length} other run(s) of cri-conform are alive` };
-    if (this.slice) return stopIfIdle(this.slice, view);
+    if (this.slice) {
+      // What the runtime left of containers the run removed keeps the slice, as on cgroupfs.
+      const scopes = removeStaleSliceScopes(view, otherRuns, this.slice);
+      const release = stopIfIdle(this.slice, view);
+      return { ...release, removed: [...scopes, ...release.removed] };
+    }
     // What the runtime left of pods the run removed (runc on cgroup v1, an abandoned create), first: it
     // would keep the parent, and `cleanup` would have to be run for what the run itself made.
     const removed = this.ownParent ? removeStalePodCgroups(view, otherRuns) : [];
@@ -115,14 +125,16 @@ export class CgroupParentLease {
   }
 }
 
-/** Stops the slice when its cgroup exists and holds no cgroup below it in any hierarchy. */
+/**
+ * Stops the slice when its cgroup exists and holds no cgroup below it in any hierarchy; otherwise says
+ * what keeps it.
+ */
 function stopIfIdle(slice: OwnSlice, view: NodeView): LeaseRelease {
   const present = slice.dirs.filter((dir) => exists(view.path(dir)));
   if (present.length === 0) return { removed: [] };
-  const inUse = present.some((dir) =>
-    readdirSync(view.path(dir), { withFileTypes: true }).some((entry) => entry.isDirectory()),
-  );
-  if (inUse || !slice.stop(slice.unit)) return { removed: [] };
+  const below = present.flatMap((dir) => childCgroups(view, dir));
+  if (below.length > 0) return { removed: [], keptSlice: { unit: slice.unit, dirs: below } };
+  if (!slice.stop(slice.unit)) return { removed: [], keptSlice: { unit: slice.unit, dirs: present } };
   // systemd removes the slice's cgroup only in the hierarchies it manages; runc made it in the others
   // (cpuset and freezer on a hybrid node) too.
   return { removed: present.filter((dir) => removeEmpty(view.path(dir))), stoppedUnit: slice.unit };
@@ -139,13 +151,14 @@ function removeEmpty(dir: string): boolean {
 
 /**
  * For `cleanup`: the default cgroupfs parent a killed run left, in every hierarchy, with the empty pod
- * cgroups a runtime left below it, and the tool's systemd slice, once empty and no run of the tool is
- * alive. Nothing else: a --cgroup-parent of a killed run is not known here.
+ * cgroups a runtime left below it, and the tool's systemd slice with the stale container scopes below it, once empty and no run of
+ * the tool is alive. Nothing else: a --cgroup-parent of a killed run is not known here.
  */
 export function removeIdleDefaultParent(
   view: NodeView,
   otherRuns: readonly string[],
   stop = stopWithSystemctl,
+  loadState = loadStateWithSystemctl,
 ): { podCgroups: string[]; cgroupfs: LeaseRelease; systemd: LeaseRelease } {
   const own = (driver: CgroupPlacement['driver'], parent: string): CgroupPlacement => ({
     driver,
@@ -157,6 +170,6 @@ export function removeIdleDefaultParent(
   return {
     podCgroups,
     cgroupfs: CgroupParentLease.take(own('cgroupfs', CGROUPFS_PARENT), view).release(otherRuns),
-    systemd: CgroupParentLease.take(own('systemd', SYSTEMD_PARENT), view, stop).release(otherRuns),
+    systemd: CgroupParentLease.take(own('systemd', SYSTEMD_PARENT), view, stop, loadState).release(otherRuns),
   };
 }

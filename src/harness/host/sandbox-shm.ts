@@ -30,11 +30,15 @@ export function sandboxShmMounts(
 export async function unmountSandboxShm(sandboxIds: readonly string[]): Promise<ShmUnmount> {
   const mountinfo = await readFile('/proc/self/mountinfo', 'utf8').catch(() => '');
   const { shm, others } = sandboxShmMounts(mountinfo, sandboxIds);
-  const result: ShmUnmount = {
-    unmounted: [],
-    problems: others.map((m) => `${m} (not a sandbox's shm mount; left alone)`),
-  };
-  for (const mountPoint of shm) {
+  const result = await unmountAll(shm);
+  result.problems.unshift(...others.map((m) => `${m} (not a sandbox's shm mount; left alone)`));
+  return result;
+}
+
+/** Unmounts each mount point; one that stays is a problem, with umount's reason. */
+export async function unmountAll(mountPoints: readonly string[]): Promise<ShmUnmount> {
+  const result: ShmUnmount = { unmounted: [], problems: [] };
+  for (const mountPoint of mountPoints) {
     try {
       await run('umount', [mountPoint]);
       result.unmounted.push(mountPoint);

@@ -6,7 +6,7 @@
  * of the tool's (the name is its mark), so `cleanup` removes those that hold nothing, deepest first, once
  * no run of the tool is alive (a live run's runtime may have made a cgroup it has not yet moved a task
  * into). rmdir refuses a cgroup with a task or a child, so a live pod's cgroup cannot be removed here.
- * Below the tool's systemd slice the scopes are systemd's to remove, and are left alone.
+ * Below the tool's systemd slice the scopes are named for systemd's units: stale-slice-scopes.ts.
  */
 import { readdirSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,14 +24,17 @@ export function removeStalePodCgroups(view: NodeView, otherRuns: readonly string
   for (const mount of hostCgroupMounts(parseCgroupMounts(view.mountinfo()))) {
     const parent = `${mount.mountPoint}${CGROUPFS_PARENT}`;
     if (exists(view.path(parent)))
-      for (const child of childCgroups(view, parent)) removeTree(view, child, removed);
+      for (const child of childCgroups(view, parent)) removeCgroupTree(view, child, removed);
   }
   return removed;
 }
 
-/** Removes `dir` after its children, when every one of them went; a cgroup in use stays. */
-function removeTree(view: NodeView, dir: string, removed: string[]): boolean {
-  const childrenGone = childCgroups(view, dir).every((child) => removeTree(view, child, removed));
+/**
+ * Removes `dir` after its children, when every one of them went, adding what went to `removed`; a cgroup
+ * in use stays.
+ */
+export function removeCgroupTree(view: NodeView, dir: string, removed: string[]): boolean {
+  const childrenGone = childCgroups(view, dir).every((child) => removeCgroupTree(view, child, removed));
   if (!childrenGone) return false;
   try {
     rmdirSync(view.path(dir));
@@ -42,7 +45,8 @@ function removeTree(view: NodeView, dir: string, removed: string[]): boolean {
   }
 }
 
-function childCgroups(view: NodeView, dir: string): string[] {
+/** The cgroups directly below `dir` (node paths); none when it cannot be read. */
+export function childCgroups(view: NodeView, dir: string): string[] {
   try {
     return readdirSync(view.path(dir), { withFileTypes: true })
       .filter((entry) => entry.isDirectory())

@@ -1,7 +1,8 @@
 /**
  * What ended runs of the tool left on this runtime for `cleanup`: pods with every mark of a run whose
- * process no longer runs, and processes the runtime lost: of ids a final sweep could not stop (lost-ids.ts),
- * or that a killed run recorded as its own and no sweep looked at. Before a run, an operator learns that the node still holds the tool's debris, and the
+ * process no longer runs, processes the runtime lost (of ids a final sweep could not stop, lost-ids.ts, or
+ * that a killed run recorded as its own and no sweep looked at), and what those runs left of their pods on
+ * the host that only cleanup removes (mounts, stale container scopes). Before a run, an operator learns that the node still holds the tool's debris, and the
  * command that removes it. Never fatal: a run tells its own objects from them by its run label, and its
  * verdicts do not read them.
  */
@@ -9,9 +10,13 @@ import type { CriClient } from '../../cri/client.js';
 import { errorMessage } from '../core/errors.js';
 import { isOurPod, RUN_LABEL } from '../core/labels.js';
 import { idsFileIsOf } from '../core/own-ids.js';
+import { SYSTEMD_PARENT } from '../host/cgroup-parent.js';
 import { keptLostIds } from '../host/lost-ids.js';
+import { ON_NODE } from '../host/node-view.js';
 import { deadRunsOwnIds, otherLiveRuns, runFileName } from '../host/pod-logs.js';
 import { belongsTo, livingProcessesOf } from '../host/proc.js';
+import { staleSliceScopes } from '../host/stale-slice-scopes.js';
+import { runtimeMountsOf } from '../runtime/lost-mounts.js';
 import type { Finding } from './readiness-types.js';
 
 export async function leftoversFinding(client: CriClient, endpoint: string): Promise<Finding> {
@@ -34,7 +39,9 @@ export async function leftoversFinding(client: CriClient, endpoint: string): Pro
   );
   const unlisted = [...new Set(files.flatMap((f) => f.ids))].filter((id) => !listed.has(id));
   const lost = unlisted.length === 0 ? [] : livingProcessesOf(unlisted, belongsTo);
-  if (ended.length === 0 && lost.length === 0) return { severity: 'ok', what: `no ${what}` };
+  const host = hostLeftovers(unlisted);
+  if (ended.length === 0 && lost.length === 0 && host.length === 0)
+    return { severity: 'ok', what: `no ${what}` };
   const runs = new Set(ended.map((p) => p.labels[RUN_LABEL]));
   const parts = [
     ...(ended.length > 0
@@ -47,12 +54,36 @@ export async function leftoversFinding(client: CriClient, endpoint: string): Pro
           `${count(lost.length, 'process', 'processes')} of their sandboxes or containers that the CRI no longer lists, still running`,
         ]
       : []),
+    ...host,
   ];
   return {
     severity: 'warn',
     what: `${what}: ${parts.join('; ')}`,
     fix: `run \`cri-conform cleanup -r ${endpoint}\` before the node takes workloads`,
   };
+}
+
+/**
+ * What ended runs left on the node's host beside the runtime's objects: mounts of their sandboxes or
+ * containers (of the ids they recorded) and container scopes below the tool's slice that systemd no longer
+ * has; as root on the node only (systemctl would reach no systemd or the wrong one from a pod).
+ */
+function hostLeftovers(ids: readonly string[]): string[] {
+  if (process.getuid?.() !== 0) return [];
+  const mounts = ids.length === 0 ? [] : runtimeMountsOf(ON_NODE.mountinfo(), ids);
+  const scopes = staleSliceScopes(ON_NODE).flatMap((scope) => scope.dirs);
+  return [
+    ...(mounts.length > 0
+      ? [
+          `${count(mounts.length, 'mount')} of their sandboxes or containers (${mounts.map((m) => m.mountPoint).join(', ')})`,
+        ]
+      : []),
+    ...(scopes.length > 0
+      ? [
+          `${count(scopes.length, 'empty container scope cgroup')} below ${SYSTEMD_PARENT} that systemd no longer has`,
+        ]
+      : []),
+  ];
 }
 
 function count(n: number, one: string, many = `${one}s`): string {

@@ -303,7 +303,7 @@ export class NodeHostProbe implements HostProbe {
    * Ids of every container and task the runtime keeps (containerd); where nothing can tell whether it still
    * keeps an id the CRI does not list, why not: a process is then left, and said so.
    */
-  private async recordedIds(): Promise<Set<string> | { cannotTell: string }> {
+  async recordedIds(): Promise<Set<string> | { cannotTell: string }> {
     if (!this.endpoint) return new Set();
     try {
       const records = await readContainerdRecords(this.endpoint);

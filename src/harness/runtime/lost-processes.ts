@@ -10,16 +10,22 @@ import { keepLostIds, keptLostIds, lostIdsFile } from '../host/lost-ids.js';
 import { deadRunsOwnIds, runFileName, runLogDirectory } from '../host/pod-logs.js';
 import { belongsTo, idsOwnedBy, livingProcessesOf } from '../host/proc.js';
 import { NodeHostProbe, type Strays } from './host-probe.js';
+import { type LostMounts, unmountLostMounts } from './lost-mounts.js';
 
 /** Undefined when the CRI could not list: an id it still serves cannot then be told from a lost one. */
 export async function stopLostProcesses(client: CriClient, host: NodeHostProbe): Promise<Strays | undefined> {
+  const listed = await criListedIds(client);
+  return listed && host.endStrays(listed);
+}
+
+/** The ids of every pod and container the CRI lists; undefined when it could not list. */
+async function criListedIds(client: CriClient): Promise<Set<string> | undefined> {
   const [pods, containers] = await Promise.all([
     client.call('ListPodSandbox', { filter: null }),
     client.call('ListContainers', { filter: null }),
   ]).catch(() => [undefined, undefined]);
   if (!pods || !containers) return undefined;
-  const listed = new Set([...pods.items.map((p) => p.id), ...containers.containers.map((c) => c.id)]);
-  return host.endStrays(listed);
+  return new Set([...pods.items.map((p) => p.id), ...containers.containers.map((c) => c.id)]);
 }
 
 /** The run whose ids a final sweep keeps for `cleanup`, and the endpoint they are ids of. */
@@ -89,6 +95,8 @@ export interface KeptStrays {
   /** Runs whose ids were looked for. */
   runs: number;
   strays: Strays | undefined;
+  /** The runtime's mounts of those ids that it lost too (lost-mounts.ts); undefined when the CRI could not list. */
+  mounts: LostMounts | undefined;
   /** Problems keeping the ids still to stop. */
   problems: string[];
   /** The runs (file names) whose ids could not be kept: their pod-log folders must stay. */
@@ -131,16 +139,20 @@ export async function stopKeptLostProcesses(
   }
   for (const [run, other] of others)
     keep(run, idsOwnedBy(other.ids, livingProcessesOf(other.ids, belongsTo)), other.endpoint);
-  if (ours.size === 0) return { runs: 0, strays: undefined, problems, unkept };
+  if (ours.size === 0) return { runs: 0, strays: undefined, mounts: undefined, problems, unkept };
   const probe = new NodeHostProbe(endpoint);
   for (const ids of ours.values()) probe.ownIds.add(ids);
   await probe.untilReapedOf(removed);
   const strays = await stopLostProcesses(client, probe);
+  // Once their shims are gone: a shim unmounts its container's rootfs as it ends, a killed one does not.
+  const listed = strays && (await criListedIds(client));
+  const mounts = listed && (await unmountLostMounts(listed, probe));
+  const left = new Set([...(strays?.leftIds ?? []), ...(mounts?.leftIds ?? [])]);
   for (const [run, ids] of ours) {
     // Without the CRI's lists nothing was looked at: every id stays for the next cleanup.
-    keep(run, strays ? ids.filter((id) => strays.leftIds.includes(id)) : ids, endpoint);
+    keep(run, strays && mounts ? ids.filter((id) => left.has(id)) : ids, endpoint);
   }
-  return { runs: ours.size, strays, problems, unkept };
+  return { runs: ours.size, strays, mounts, problems, unkept };
 }
 
 /** "2 processes of this run's own sandboxes or containers". */
