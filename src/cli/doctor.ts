@@ -42,12 +42,8 @@ export function addDoctor(program: Command, io: Io, setExit: (code: number) => v
 async function doctor(flags: RunFlags & { config?: string; color?: boolean }, io: Io): Promise<number> {
   const { color: _plainOutput, html: _html, baseline: _baseline, sonobuoy: _sonobuoy, ...rest } = flags;
   const config = configFromFlags(rest, io);
+  // It reads --expected-deviations as run does: the two must not disagree about a command line.
   const checks = await selectedChecks(config);
-  // A file the run would refuse stops doctor too: the two must not disagree about a command line.
-  if (config.expectedDeviations) {
-    const { loadDeviations } = await import('../harness/deviations/deviation-file.js');
-    loadDeviations(config.expectedDeviations);
-  }
   // Loaded here, not at the top: grpc and protobuf would slow down --help.
   const [{ connectRuntime }, { doctorReadiness }] = await Promise.all([
     import('../harness/runtime/environment.js'),
