@@ -319,9 +319,7 @@ export function openCheckScope(
       return outcome.value as T;
     },
     restartRuntime: () =>
-      env.restart
-        ? restartRuntime(env.client, env.restart, signal)
-        : unavailable('[Restart] pass --restart-cmd'),
+      env.restart ? restartRuntime(env.client, env.restart) : unavailable('[Restart] pass --restart-cmd'),
     missed: (why, adapted) => {
       throw new ScenarioMissed(why, adapted);
     },

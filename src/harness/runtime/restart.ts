@@ -34,11 +34,13 @@ export interface RestartSpec {
   onRestarted?: () => Promise<void>;
 }
 
-export async function restartRuntime(
-  client: CriClient,
-  restart: RestartSpec,
-  signal: AbortSignal,
-): Promise<number> {
+/**
+ * Restarts the runtime and waits until it answers again from a new process, bounded by the restart's own
+ * timeout. Never cut short, not even by the run's stop: a runtime killed halfway through its restart serves
+ * no pod, a check that wedged it on purpose (TEAR-16) restarts it to undo that, and the crash watch must
+ * learn of the restart (onRestarted) or it takes the new socket for a crash.
+ */
+export async function restartRuntime(client: CriClient, restart: RestartSpec): Promise<number> {
   const started = Date.now();
   const before = await servingSocket(restart.endpoint);
   if ('unknown' in before) {
@@ -47,8 +49,6 @@ export async function restartRuntime(
     );
   }
   const commandAtSec = await secondsSinceBoot();
-  // Never cut short, not even by the run's stop: a runtime killed halfway through its restart serves no
-  // pod, and a check that wedged it on purpose (TEAR-16) restarts it to undo that.
   await runShell(restart.command, restart.timeoutMs);
   await poll(
     async () => {
@@ -64,10 +64,9 @@ export async function restartRuntime(
       withinMs: Math.max(0, restart.timeoutMs - (Date.now() - started)),
       what: 'the runtime to answer Version and report RuntimeReady after the restart',
       everyMs: 100,
-      signal,
     },
   );
-  const notShown = await unshownWithinGrace(restart.endpoint, before, commandAtSec, signal);
+  const notShown = await unshownWithinGrace(restart.endpoint, before, commandAtSec);
   if (notShown) {
     throw new SetupError(
       `--restart-cmd exited 0 but the runtime did not restart: once it answered again, ${restart.endpoint} ${notShown}; the command must restart the runtime and return when it is back (not systemctl --no-block)`,
@@ -82,13 +81,12 @@ async function unshownWithinGrace(
   endpoint: string,
   before: ServingSocket,
   commandAtSec: number | undefined,
-  signal: AbortSignal,
 ): Promise<string | undefined> {
   const endAt = Date.now() + SHOWN_WITHIN_MS;
   for (;;) {
     const why = await unshownRestart(endpoint, before, commandAtSec);
     if (why === undefined || Date.now() >= endAt) return why;
-    await sleep(SHOWN_POLL_MS, signal);
+    await sleep(SHOWN_POLL_MS);
   }
 }
 
