@@ -51,6 +51,8 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
         import('../harness/runtime/environment.js'),
       ]);
       const client = await connectRuntime(config);
+      // First: against a runtime a killed run left deadlocked, every removal below waits out its deadline.
+      await sayWedgeRisks(config.runtimeEndpoint, io);
       try {
         const report = await removeLabelledUntilGone(client, runId ? { runId } : {}, 120_000);
         io.out(`removed ${report.containers.length} containers and ${report.pods.length} pods\n`);
@@ -102,6 +104,11 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
         client.close();
       }
     });
+}
+
+async function sayWedgeRisks(endpoint: string, io: Io): Promise<void> {
+  const { WEDGE_RISK_FIX, wedgeRisksOfDeadRuns } = await import('../harness/host/wedge-risk.js');
+  for (const risk of wedgeRisksOfDeadRuns(endpoint)) io.err(`cri-conform: ${risk}: ${WEDGE_RISK_FIX}\n`);
 }
 
 /** Removes the pod log directories of the runs whose objects are gone now, but those of `keep` (file names). */

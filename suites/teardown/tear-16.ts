@@ -46,6 +46,9 @@ export const check = defineCheck({
       );
 
     t.step('plugin 20 registers while the removal waits in that hook');
+    const atRisk = t.mayWedgeRuntime(
+      'its TEAR-16 had a plugin register during a held RemovePodSandbox, which deadlocks some runtimes until they restart',
+    );
     const registration = t.nri
       .plugin({ index: '20', events: ['RunPodSandbox'] })
       .then(() => undefined, errorMessage);
@@ -54,6 +57,7 @@ export const check = defineCheck({
       t.step('restart the runtime first: a runtime deadlocked here stays so until it restarts');
       t.observe('restart took ms', await t.restartRuntime());
     }
+    atRisk();
     // grpc-go may end the call with its own copy of the deadline, as CANCELLED, just before the client's.
     const timedOut =
       !reply.ok && (reply.code === 'DEADLINE_EXCEEDED' || reply.latencyMs >= teardownBoundMs(t));

@@ -457,6 +457,12 @@ export interface CheckContext<C extends string = string> {
    */
   restartRuntime(): Promise<number>;
   /**
+   * Marks, until the returned function is called, that the runtime may stay wedged if the run is killed
+   * now (`why` completes "run X was killed while ..."): doctor and cleanup then tell the operator to
+   * restart it.
+   */
+  mayWedgeRuntime(why: string): () => void;
+  /**
    * Runs `produce` at most once per run for `key`: a later check that asks gets the recorded outcome, and
    * its timeline says which check ran it. The outcome must be plain data (the producing check's objects
    * and plugins are gone when it ends). A scenario that threw is not recorded.

@@ -74,8 +74,7 @@ export function deadRunsOwnIds(
   view?: ProcessView,
 ): Map<string, IdsFile> {
   const dead = new Map<string, IdsFile>();
-  for (const { name, dir, owner } of runFolders(root)) {
-    if (owner === undefined || !ownerGone(owner, view)) continue;
+  for (const { name, dir } of deadRunFolders(root, view)) {
     if (runId !== undefined && name !== runFileName(runId)) continue;
     try {
       const file = readIdsFile(readFileSync(join(dir, OWN_IDS_FILE), 'utf8'));
@@ -92,6 +91,11 @@ export interface RuntimeClaim {
   endpoint: string;
   claimedAt: number;
   by?: 'doctor';
+}
+
+/** The folders of runs whose process is known to be gone. */
+export function deadRunFolders(root = POD_LOG_ROOT, view?: ProcessView): RunFolder[] {
+  return runFolders(root).filter((f) => f.owner !== undefined && ownerGone(f.owner, view));
 }
 
 /**

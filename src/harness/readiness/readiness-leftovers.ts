@@ -16,6 +16,7 @@ import { ON_NODE } from '../host/node-view.js';
 import { deadRunsOwnIds, otherLiveRuns, runFileName } from '../host/pod-logs.js';
 import { belongsTo, livingProcessesOf } from '../host/proc.js';
 import { staleSliceScopes } from '../host/stale-slice-scopes.js';
+import { WEDGE_RISK_FIX, wedgeRisksOfDeadRuns } from '../host/wedge-risk.js';
 import { runtimeMountsOf } from '../runtime/lost-mounts.js';
 import type { Finding } from './readiness-types.js';
 
@@ -40,7 +41,8 @@ export async function leftoversFinding(client: CriClient, endpoint: string): Pro
   const unlisted = [...new Set(files.flatMap((f) => f.ids))].filter((id) => !listed.has(id));
   const lost = unlisted.length === 0 ? [] : livingProcessesOf(unlisted, belongsTo);
   const host = hostLeftovers(unlisted);
-  if (ended.length === 0 && lost.length === 0 && host.length === 0)
+  const wedged = wedgeRisksOfDeadRuns(endpoint);
+  if (ended.length === 0 && lost.length === 0 && host.length === 0 && wedged.length === 0)
     return { severity: 'ok', what: `no ${what}` };
   const runs = new Set(ended.map((p) => p.labels[RUN_LABEL]));
   const parts = [
@@ -55,11 +57,13 @@ export async function leftoversFinding(client: CriClient, endpoint: string): Pro
         ]
       : []),
     ...host,
+    ...wedged,
   ];
+  const cleanup = `run \`cri-conform cleanup -r ${endpoint}\` before the node takes workloads`;
   return {
     severity: 'warn',
     what: `${what}: ${parts.join('; ')}`,
-    fix: `run \`cri-conform cleanup -r ${endpoint}\` before the node takes workloads`,
+    fix: wedged.length > 0 ? `${WEDGE_RISK_FIX}; then ${cleanup}` : cleanup,
   };
 }
 

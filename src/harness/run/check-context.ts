@@ -10,6 +10,7 @@ import { TrialScope, trialNamePrefix } from '../check/trial-scope.js';
 import type { TrialTally } from '../check/trials.js';
 import { errorMessage, ScenarioMissed, SkipSignal } from '../core/errors.js';
 import { holdsFor, poll, sleep } from '../core/waits.js';
+import { markWedgeRisk } from '../host/wedge-risk.js';
 import { HookLane } from '../injectors/hook-lane.js';
 import { CheckInjectors } from '../injectors/injectors.js';
 import { CheckNri } from '../injectors/nri-control.js';
@@ -318,6 +319,7 @@ export function openCheckScope(
       }
       return outcome.value as T;
     },
+    mayWedgeRuntime: (why) => markWedgeRisk(env.runId, env.restart?.endpoint ?? '', why),
     restartRuntime: () =>
       env.restart ? restartRuntime(env.client, env.restart) : unavailable('[Restart] pass --restart-cmd'),
     missed: (why, adapted) => {
