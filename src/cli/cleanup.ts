@@ -6,10 +6,12 @@ import type { Command } from 'commander';
 import type { CriClient } from '../cri/client.js';
 import { errorMessage } from '../harness/core/errors.js';
 import { configFromFlags } from './command-config.js';
+import { deadInstanceDirs, deadInstancesLines, removePrivateInstances } from './dead-instances.js';
 import { UsageError } from './errors.js';
 import type { Io } from './io.js';
 import { addEndpointOptions } from './options.js';
 import type { RunFlags } from './resolve-config.js';
+import { stoppedBySignal } from './signals.js';
 import { pruneEmptyStateDirs } from './state-dirs.js';
 
 const HELP = `
@@ -45,7 +47,14 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
       const { runId, native, isolated, ...rest } = flags;
       if (runId !== undefined) checkRunId(runId);
       const config = configFromFlags(rest, io);
-      const isolatedLeft = isolated ? await removePrivateInstances(config.runtimeEndpoint, io) : 0;
+      const endpoint = config.runtimeEndpoint;
+      const again = `run \`${cleanupCommand(endpoint, { runId, native, isolated: isolated === true })}\` to finish it`;
+      const interrupted = () => stoppedBySignal(io.signal, io.err, again);
+      const isolatedLeft = isolated ? await removePrivateInstances(endpoint, io) : 0;
+      // Only --isolated removes them (that stops a daemon of the tool's); plain cleanup names them.
+      const deadInstances = isolated || runId ? [] : deadInstanceDirs(endpoint);
+      for (const line of deadInstancesLines(endpoint, deadInstances)) io.err(line);
+      if (interrupted()) return setExit(2);
       const [{ removeLabelledUntilGone }, { connectRuntime }] = await Promise.all([
         import('../harness/runtime/cleanup.js'),
         import('../harness/runtime/environment.js'),
@@ -54,7 +63,8 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
       // First: against a runtime a killed run left deadlocked, every removal below waits out its deadline.
       await sayWedgeRisks(config.runtimeEndpoint, io);
       try {
-        const report = await removeLabelledUntilGone(client, runId ? { runId } : {}, 120_000);
+        const scope = runId ? { runId } : {};
+        const report = await removeLabelledUntilGone(client, scope, 120_000, undefined, io.signal);
         io.out(`removed ${report.containers.length} containers and ${report.pods.length} pods\n`);
         for (const id of report.pods) io.out(`  pod ${id}\n`);
         for (const p of report.problems) io.err(`cri-conform: could not remove ${p}\n`);
@@ -63,13 +73,10 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
             `left alone ${s}: it carries the label cri-conform.io/run but not every mark of cri-conform's own\n`,
           );
         // Before the runs' folders go: the ids killed runs recorded there name what the runtime lost of them.
+        // Not skipped on a signal: it keeps the ids of what was just removed, which the next cleanup needs.
         const removed = [...report.pods, ...report.containers];
-        const lost = await stopLostProcessesOfEndedRuns(
-          client,
-          config.runtimeEndpoint,
-          { runId, removed },
-          io,
-        );
+        const lost = await stopLostProcessesOfEndedRuns(client, endpoint, { runId, removed }, io);
+        if (interrupted()) return setExit(2);
         // A folder whose ids could not be kept elsewhere stays: it is where the next cleanup finds them.
         const unkept = new Set(lost.unkept);
         if (report.problems.length === 0)
@@ -79,27 +86,29 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
         // Claims carry no run id, so only a cleanup of every run may take them.
         const claimsLeft = runId
           ? 0
-          : await releaseInjectorClaims(
-              config.runtimeEndpoint,
-              [config.slowRuntimeDir, config.slowCniDir],
-              io,
-            );
+          : await releaseInjectorClaims(endpoint, [config.slowRuntimeDir, config.slowCniDir], io);
+        if (interrupted()) return setExit(2);
+        // Before the cgroup parent and the state folders: a task it kills may hold a pod's cgroup below the
+        // parent, and the ids it lets go of may leave the lost-ids folder empty.
+        const left = await (native ? removeNative : reportNative)(client, endpoint, runId, io).catch(
+          async (e: unknown) => {
+            const { RecordsUnreadError } = await import('../harness/runtime/containerd-records.js');
+            if (!(e instanceof RecordsUnreadError)) throw e;
+            io.err(`cri-conform: ${e.message}; run cleanup again once containerd answers\n`);
+            return 1;
+          },
+        );
         const cgroupsLeft = runId ? 0 : await removeIdleCgroupParent(io);
         if (!runId) pruneEmptyStateDirs();
-        const left = await (native ? removeNative : reportNative)(
-          client,
-          config.runtimeEndpoint,
-          runId,
-          io,
-        ).catch(async (e: unknown) => {
-          const { RecordsUnreadError } = await import('../harness/runtime/containerd-records.js');
-          if (!(e instanceof RecordsUnreadError)) throw e;
-          io.err(`cri-conform: ${e.message}; run cleanup again once containerd answers\n`);
-          return 1;
-        });
-        setExit(
-          report.problems.length + left + isolatedLeft + lost.left + claimsLeft + cgroupsLeft === 0 ? 0 : 1,
-        );
+        const leftInAll =
+          report.problems.length +
+          left +
+          isolatedLeft +
+          deadInstances.length +
+          lost.left +
+          claimsLeft +
+          cgroupsLeft;
+        setExit(leftInAll === 0 ? 0 : 1);
       } finally {
         client.close();
       }
@@ -210,24 +219,6 @@ async function removeIdleCgroupParent(io: Io): Promise<number> {
   return 1;
 }
 
-/** Removes what killed --isolated runs left of their private instances; returns how many kept something. */
-async function removePrivateInstances(endpoint: string, io: Io): Promise<number> {
-  const { nodeViewOf, sweepDeadInstances } = await import('../instance/sweep.js');
-  const { instances, cniFiles } = await sweepDeadInstances(endpoint, nodeViewOf(endpoint));
-  io.out(`removed ${instances.length} private instances left by killed --isolated runs\n`);
-  for (const r of instances) {
-    io.out(`  ${r.dir}\n`);
-    for (const l of r.leftovers)
-      io.err(
-        `cri-conform: still there after removing ${r.dir}: ${l} (recorded there for the next cleanup)\n`,
-      );
-  }
-  if (cniFiles.length > 0)
-    io.out(`removed ${cniFiles.length} CNI cache files of pods whose network namespace is gone\n`);
-  for (const f of cniFiles) io.out(`  ${f}\n`);
-  return instances.filter((r) => r.leftovers.length > 0).length;
-}
-
 /**
  * Removes the per-check delay settings in the injectors' control dirs, which only a killed run leaves; with
  * a run alive, those are its checks' settings in use, and stay.
@@ -307,5 +298,23 @@ async function removeNative(client: CriClient, endpoint: string, runId: string |
   const shm = await unmountSandboxShm(removed.map((r) => r.id));
   for (const m of shm.unmounted) io.out(`  unmounted ${m}\n`);
   for (const m of shm.problems) io.err(`cri-conform: still mounted (umount it): ${m}\n`);
+  // Their processes are killed and their records gone: no later cleanup has anything to look for by them.
+  const { forgetLostIds } = await import('../harness/host/lost-ids.js');
+  const unforgotten = forgetLostIds(
+    removed.map((r) => r.id),
+    endpoint,
+  );
+  for (const p of unforgotten) io.err(`cri-conform: could not let go of ${p}\n`);
   return problems.length + shm.problems.length;
+}
+
+/** This cleanup's command line, to run again. */
+function cleanupCommand(
+  endpoint: string,
+  flags: { runId: string | undefined; native: boolean | undefined; isolated: boolean },
+): string {
+  const native = flags.native ? ' --native' : '';
+  const isolated = flags.isolated ? ' --isolated' : '';
+  const run = flags.runId ? ` --run-id ${flags.runId}` : '';
+  return `cri-conform cleanup${isolated}${native} -r ${endpoint}${run}`;
 }

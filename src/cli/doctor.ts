@@ -5,10 +5,12 @@
 import type { Command } from 'commander';
 import type { Finding, SkipForecast } from '../harness/readiness/readiness-types.js';
 import { configFromFlags, selectedChecks } from './command-config.js';
+import { deadInstanceDirs, deadInstancesFinding } from './dead-instances.js';
 import type { Io } from './io.js';
 import { describeInstance, maybeIsolated } from './isolated.js';
 import { addRunOnlyOptions, addRunOptions, VALUES_HELP } from './options.js';
 import type { RunFlags } from './resolve-config.js';
+import { stoppedBySignal } from './signals.js';
 import { pruneEmptyStateDirs } from './state-dirs.js';
 
 const HELP = `
@@ -42,6 +44,9 @@ export function addDoctor(program: Command, io: Io, setExit: (code: number) => v
 async function doctor(flags: RunFlags & { config?: string; color?: boolean }, io: Io): Promise<number> {
   const { color: _plainOutput, html: _html, baseline: _baseline, sonobuoy: _sonobuoy, ...rest } = flags;
   const config = configFromFlags(rest, io);
+  // A signal is honoured between steps: never mid-probe, whose pods must go first (signals.ts says why).
+  const again = 'run doctor again for a verdict';
+  if (stoppedBySignal(io.signal, io.err, again)) return 2;
   // It reads --expected-deviations as run does: the two must not disagree about a command line.
   const checks = await selectedChecks(config);
   // Loaded here, not at the top: grpc and protobuf would slow down --help.
@@ -61,11 +66,15 @@ async function doctor(flags: RunFlags & { config?: string; color?: boolean }, io
     },
     { announce: false },
   ).finally(() => pruneEmptyStateDirs());
+  if (stoppedBySignal(io.signal, io.err, again)) return 2;
+  // With --isolated those were removed before its own instance started (maybeIsolated).
+  const endpoint = config.runtimeEndpoint;
+  const dead = config.isolated ? undefined : deadInstancesFinding(endpoint, deadInstanceDirs(endpoint));
   if (record) {
     io.out(formatFinding({ severity: 'ok', what: describeInstance(record) }));
     for (const note of record.imageNotes ?? []) io.out(formatFinding({ severity: 'ok', what: note }));
   }
-  for (const f of readiness.findings) io.out(formatFinding(f));
+  for (const f of [...readiness.findings, ...(dead ? [dead] : [])]) io.out(formatFinding(f));
   io.out(formatSkips(readiness.skips, checks.length));
   const ready = !readiness.findings.some((f) => f.severity === 'fatal');
   io.out(

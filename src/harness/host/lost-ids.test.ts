@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { idsFileIsOf } from '../core/own-ids.js';
-import { keepLostIds, keptLostIds, lostIdsFile } from './lost-ids.js';
+import { forgetLostIds, keepLostIds, keptLostIds, lostIdsFile } from './lost-ids.js';
 
 describe('the ids a final sweep leaves to cleanup', () => {
   let root: string;
@@ -91,5 +91,21 @@ describe('the ids a final sweep leaves to cleanup', () => {
   it('finds nothing before any sweep kept an id', () => {
     expect(keptLostIds(undefined, root).size).to.equal(0);
     expect(keptLostIds('run-1', root).size).to.equal(0);
+  });
+
+  it('lets go of the ids of objects removed since, in every run of their endpoint, and keeps the rest', () => {
+    keepLostIds('removed-by-cleanup', [a, b], CONTAINERD, root);
+    keepLostIds('run-2', [a], CONTAINERD, root);
+    keepLostIds('run-3', [a, c], CRIO, root);
+    expect(forgetLostIds([a], '/run/containerd/containerd.sock', root)).to.deep.equal([]);
+    expect(idsOf()).to.deep.equal(
+      new Map([
+        ['removed-by-cleanup', [b]],
+        ['run-3', [a, c]],
+      ]),
+    );
+    expect(keptLostIds('removed-by-cleanup', root).get('removed-by-cleanup')?.endpoint).to.equal(
+      '/run/containerd/containerd.sock',
+    );
   });
 });

@@ -10,7 +10,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type IdsFile, idsFileHeader, readIdsFile } from '../core/own-ids.js';
+import { type IdsFile, idsFileHeader, idsFileIsOf, readIdsFile } from '../core/own-ids.js';
 import { runFileName } from './pod-logs.js';
 
 /** As root on the node, beside the pod logs on tmpfs: a reboot ends every process they could name. */
@@ -79,4 +79,21 @@ export function keptLostIds(runId?: string, root = LOST_IDS_ROOT): Map<string, I
     }
   }
   return kept;
+}
+
+/**
+ * Lets go of the kept ids of `endpoint`'s objects that are gone now (removed through the runtime's own
+ * API, which the CRI did not list): no process can name them any more, so no later cleanup needs them. In
+ * every run's file, whichever run kept them: an id names one object. Returns the problems as text.
+ */
+export function forgetLostIds(gone: readonly string[], endpoint: string, root = LOST_IDS_ROOT): string[] {
+  const drop = new Set(gone);
+  const problems: string[] = [];
+  for (const [run, file] of keptLostIds(undefined, root)) {
+    if (!idsFileIsOf(file, endpoint) || !file.ids.some((id) => drop.has(id))) continue;
+    const rest = file.ids.filter((id) => !drop.has(id));
+    const problem = keepLostIds(run, rest, file.endpoint ?? endpoint, root);
+    if (problem) problems.push(problem);
+  }
+  return problems;
 }

@@ -80,6 +80,21 @@ describe('cleanup of labelled objects (fake CRI)', () => {
     expect(report.problems[0]).to.match(new RegExp(`pod ${stuck}: StopPodSandbox: UNAVAILABLE`));
   });
 
+  it('stops retrying once aborted, after the round under way, and reports what is left', async () => {
+    pod({ [RUN_LABEL]: 'r10' });
+    let calls = 0;
+    fake.override('StopPodSandbox', () => {
+      calls++;
+      throw grpcError(Status.UNKNOWN, `refused ${calls}`);
+    });
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 300);
+    const started = Date.now();
+    const report = await removeLabelledUntilGone(fake.client, { runId: 'r10' }, 60_000, 60_000, abort.signal);
+    expect(Date.now() - started).to.be.below(2_000);
+    expect(report.problems.join()).to.match(/refused/);
+  });
+
   it('keeps trying while removal fails differently, and stops early on the same refusal again and again', async () => {
     pod({ [RUN_LABEL]: 'r9' });
     let calls = 0;

@@ -80,12 +80,16 @@ export async function removeLabelled(client: CriClient, scope: CleanupScope): Pr
   return report;
 }
 
-/** Runs cleanup rounds until nothing labelled is left or the deadline passes (a busy runtime may need two). */
+/**
+ * Runs cleanup rounds until nothing labelled is left, the deadline passes (a busy runtime may need two) or
+ * `signal` is aborted: then it ends once the round under way has, never in the middle of one removal.
+ */
 export async function removeLabelledUntilGone(
   client: CriClient,
   scope: CleanupScope,
   withinMs: number,
   stuckMs = STUCK_MS,
+  signal?: AbortSignal,
 ): Promise<CleanupReport> {
   const total: CleanupReport = { containers: [], pods: [], owners: [], runs: [], problems: [], spared: [] };
   const endAt = Date.now() + withinMs;
@@ -103,11 +107,12 @@ export async function removeLabelledUntilGone(
     if (problems !== same.problems) same = { problems, since: Date.now() };
     // The same refusal again and again is the runtime's answer, not a removal still under way.
     const stuck = Date.now() - same.since >= stuckMs;
-    if (round.problems.length === 0 || stuck || Date.now() + pauseMs > endAt) {
+    // Aborted: no further round; the one that ran has finished every removal it began.
+    if (round.problems.length === 0 || stuck || Date.now() + pauseMs > endAt || signal?.aborted) {
       total.problems.push(...round.problems);
       return total;
     }
-    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    await pauseUnlessAborted(pauseMs, signal);
     pauseMs = Math.min(pauseMs * 2, MAX_PAUSE_MS);
   }
 }
@@ -135,4 +140,17 @@ async function ignoreNotFound(p: Promise<unknown>): Promise<void> {
     if (e instanceof CriCallError && e.statusName === 'NOT_FOUND') return;
     throw e;
   }
+}
+
+/** Waits `ms`, or less once `signal` is aborted. */
+function pauseUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
