@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { selectChecks } from '../harness/check/selection.js';
 import { countOf } from '../report/text.js';
 import { catalogueMarkdown, longListing } from './catalogue-text.js';
+import { UsageError } from './errors.js';
 import type { Io } from './io.js';
 import { addSelectionOptions } from './options.js';
 import { type RunFlags, resolveSelection } from './resolve-config.js';
@@ -25,9 +26,17 @@ export function addList(program: Command, io: Io): void {
       '\nExamples:\n  $ cri-conform list\n  $ cri-conform list --long --focus HOOK-03\n  $ cri-conform list --suite hooks --json | jq -r ".[].id"',
     )
     .action(async (flags: RunFlags & { json?: boolean; long?: boolean; markdown?: boolean }) => {
+      const formats = (['json', 'markdown', 'long'] as const).filter((f) => flags[f]);
+      if (formats.length > 1)
+        throw new UsageError(`--${formats.join(' and --')}: each chooses the output; give one`);
       const selection = resolveSelection({ level: 'all', ...flags });
       const { ALL_CHECKS } = await import('../../suites/index.js');
       const checks = selectChecks(ALL_CHECKS, selection);
+      // As for run: a filter that matches nothing is a typo, never an empty catalogue.
+      if (checks.length === 0)
+        throw new UsageError(
+          'the selection (--suite/--level/--focus/--skip) selects no check; leave them out to list all',
+        );
       if (flags.json) {
         const rows = checks.map(({ id, suite, level, tags, needs, uses, title, contract, trials }) => ({
           id,

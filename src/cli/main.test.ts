@@ -73,6 +73,28 @@ describe('cri-conform CLI', () => {
   it('rejects a focus that selects nothing', () =>
     expectUsageFailure(['run', '--focus', '^NOPE-99', '--config', '/dev/null'], /selects no check/));
 
+  it('lists nothing for a filter that selects no check, and takes one output format', async () => {
+    await expectOneLineFailure(
+      ['list', '--focus', '^NOPE-99'],
+      /selects no check; leave them out to list all/,
+    );
+    await expectOneLineFailure(
+      ['list', '--json', '--markdown'],
+      /^cri-conform: --json and --markdown: each chooses the output; give one$/,
+    );
+  });
+
+  it('refuses --isolated-subnet without --isolated, which has no bridge to give it', () =>
+    expectOneLineFailure(
+      ['run', '--isolated-subnet', '10.77.0.0/24', '--config', '/dev/null'],
+      /it needs --isolated$/,
+    ));
+
+  it('exits 2 when it shows help for a command that needs more (an unknown help topic, nri alone)', async () => {
+    for (const args of [['help', 'bogus'], ['nri']])
+      expect(await main(['node', 'cri-conform', ...args], recordingIo()), args.join(' ')).to.equal(2);
+  });
+
   it('rejects an empty --skip', () =>
     expectUsageFailure(['run', '--skip', '', '--config', '/dev/null'], /--skip ""/));
 

@@ -26,7 +26,8 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
 }
 
 function exitCodeForError(e: unknown, io: Io): number {
-  if (e instanceof CommanderError) return HELP_CODES.has(e.code) ? EXIT_OK : EXIT_USAGE;
+  // Help asked for is a success; help shown for a command that needs more (`help bogus`, `nri` alone) is not.
+  if (e instanceof CommanderError) return HELP_CODES.has(e.code) && e.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
   if (e instanceof UsageError || e instanceof EnvironmentError) {
     io.err(`cri-conform: ${e.message}\n`);
     return EXIT_USAGE;

@@ -125,11 +125,12 @@ describe('resolveRunConfig', () => {
   });
 
   it('takes --isolated-subnet in network form only, and whether the pause image was named', () => {
-    expect(resolveRunConfig({ isolatedSubnet: '192.168.77.0/24' }, {}, {}).isolatedSubnet).to.equal(
-      '192.168.77.0/24',
-    );
+    const isolated = { isolated: true };
+    expect(
+      resolveRunConfig({ ...isolated, isolatedSubnet: '192.168.77.0/24' }, {}, {}).isolatedSubnet,
+    ).to.equal('192.168.77.0/24');
     for (const bad of ['192.168.77.5/24', '10.0.0.0', '10.0.0.0/30', 'ten/8'])
-      expect(() => resolveRunConfig({ isolatedSubnet: bad }, {}, {}), bad).to.throw(
+      expect(() => resolveRunConfig({ ...isolated, isolatedSubnet: bad }, {}, {}), bad).to.throw(
         UsageError,
         /--isolated-subnet/,
       );

@@ -95,7 +95,7 @@ export function resolveRunConfig(
     ...optional('expected-deviations'),
     ...(bool('strict-deviations') ? { strictDeviations: true } : {}),
     ...(bool('isolated') ? { isolated: true } : {}),
-    ...subnet(pick('isolated-subnet')),
+    ...subnet(pick('isolated-subnet'), bool('isolated')),
     testImage: pick('test-image') ?? DEFAULT_TEST_IMAGE,
     pauseImage: pick('pause-image') ?? DEFAULT_PAUSE_IMAGE,
     ...(pick('pause-image') === undefined ? {} : { pauseImageNamed: true }),
@@ -152,8 +152,10 @@ function cgroupParentOf(value: string | undefined): { cgroupParent?: string } {
 }
 
 /** --isolated-subnet, checked here so that a typo stops the run before anything is looked up. */
-function subnet(text: string | undefined): { isolatedSubnet?: string } {
+function subnet(text: string | undefined, isolated: boolean): { isolatedSubnet?: string } {
   if (text === undefined || text === '') return {};
+  if (!isolated)
+    throw new UsageError(`--isolated-subnet ${text} is the private copy's bridge: it needs --isolated`);
   const problem = subnetProblem(text);
   if (problem) throw new UsageError(problem);
   return { isolatedSubnet: text };
