@@ -4,13 +4,11 @@
  */
 import { hostname } from 'node:os';
 import type { CriClient } from '../../cri/client.js';
-import { CriCallError } from '../../cri/errors.js';
 import { type Check, displayName } from '../check/check.js';
 import { type CheckResult, describeCrash, type RunOutcome, type RunProperties } from '../check/result.js';
 import { type Availability, staticSkipReason } from '../check/selection.js';
 import { SharedOutcomes } from '../check/shared-outcomes.js';
 import { Sequence } from '../check/timeline.js';
-import { errorMessage } from '../core/errors.js';
 import { newRunId } from '../core/labels.js';
 import { checkSettingsOf, type RunConfig } from '../core/settings.js';
 import { loadBundledDeviations, loadDeviations } from '../deviations/deviation-file.js';
@@ -32,14 +30,13 @@ import { besideKubeletMonitor } from '../neighbours/disturbance-monitor.js';
 import { assessReadiness, requireReady } from '../readiness/readiness.js';
 import { besideDetectedKubelet } from '../readiness/readiness-probes.js';
 import type { Readiness } from '../readiness/readiness-types.js';
-import { type CleanupReport, removeLabelledUntilGone } from '../runtime/cleanup.js';
 import type { CreationWatch } from '../runtime/creation-watch.js';
 import { connectRuntime } from '../runtime/environment.js';
 import { NodeHostProbe } from '../runtime/host-probe.js';
-import { endLostProcesses, leaveToCleanup } from '../runtime/lost-processes.js';
-import { describeLeftovers, runtimeLeftovers } from '../runtime/runtime-leftovers.js';
+import { endLostProcesses } from '../runtime/lost-processes.js';
 import { RuntimeWatch } from '../runtime/runtime-watch.js';
 import { executeCheck, identityOf } from './execute-check.js';
+import { finalSweep } from './final-sweep.js';
 import { RestingChecks } from './resting-checks.js';
 import type { RunEnv } from './run-env.js';
 import { runScheduled } from './scheduler.js';
@@ -52,8 +49,6 @@ export interface RunListener {
   /** A race check's trial ended (cleanup included): `done` of its `planned` trials are over. */
   onTrialEnd?(checkId: string, done: number, planned: number): void;
 }
-
-const SWEEP_MS = 60_000;
 
 export async function runConformance(
   config: RunConfig,
@@ -96,7 +91,7 @@ export async function runConformance(
       () => prepared.env.disturbance?.stop(),
     );
     const crashes = prepared.watch.crashes;
-    keepFolder = !(await sweep(config, client, prepared.env, listener));
+    keepFolder = !(await finalSweep(config, client, prepared.env, listener));
     const stale = staleDeviations(deviations.expected, results, prepared.runtime);
     for (const s of stale) listener.onNote(`warning: stale expected deviation ${s}`);
     for (const s of unseenRaces(deviations.expected, results, prepared.runtime))
@@ -295,76 +290,6 @@ async function watched(
   const crash = await watch.checkEnded(check.id);
   if (crash) listener.onNote(describeCrash(crash));
   return result;
-}
-
-/**
- * Stage 3: remove whatever of the run is still labelled, and report runtime records CRI no longer lists.
- * False when the run's pod-log folder must stay: it holds ids that could not be kept for `cleanup`.
- */
-async function sweep(
-  config: RunConfig,
-  client: CriClient,
-  env: Pick<RunEnv, 'runId' | 'host'>,
-  listener: RunListener,
-): Promise<boolean> {
-  const { runId } = env;
-  let swept: CleanupReport | undefined;
-  try {
-    swept = await removeLabelledUntilGone(client, { runId }, SWEEP_MS);
-  } catch (e) {
-    // A runtime that crashed or restarted mid-run: the verdicts stand, only the sweep is left to the user.
-    if (!(e instanceof CriCallError)) throw e;
-    // The command comes first, ahead of a long gRPC message: notes are in no report, only on stderr.
-    listener.onNote(
-      `final sweep skipped, the runtime does not answer; once it does, run: cri-conform cleanup --run-id ${runId} -r ${config.runtimeEndpoint}\n  (${e.message})`,
-    );
-  }
-  if (swept && swept.pods.length + swept.containers.length > 0) {
-    listener.onNote(
-      `final sweep removed ${swept.pods.length} pods and ${swept.containers.length} containers (left by ${countedOwners(swept.owners)})`,
-    );
-  }
-  for (const p of swept?.problems ?? []) listener.onNote(`final sweep: ${p}`);
-  for (const s of swept?.spared ?? [])
-    listener.onNote(
-      `final sweep left alone ${s}: it carries the run label but not every mark of the run's own`,
-    );
-  if (swept) {
-    const leftovers = await runtimeLeftovers(config.runtimeEndpoint, runId).catch((e: unknown) => {
-      listener.onNote(
-        `final sweep: ${errorMessage(e)}; \`cri-conform cleanup --native\` tells and removes it later`,
-      );
-      return [];
-    });
-    if (leftovers.length > 0) listener.onNote(describeLeftovers(config.runtimeEndpoint, leftovers));
-  }
-  const note = (text: string) => listener.onNote(text);
-  const run = { runId, endpoint: config.runtimeEndpoint };
-  let kept = true;
-  if (env.host instanceof NodeHostProbe) {
-    const removed = [...(swept?.pods ?? []), ...(swept?.containers ?? [])];
-    if (swept) kept = await endLostProcesses(client, env.host, run, "this run's", note, removed);
-    // A sweep the runtime did not answer leaves every id to `cleanup`.
-    else kept = leaveToCleanup(run, env.host.ownIds.all(), "this run's", note);
-  }
-  // Ids that could not be kept stay in the folder, which cleanup reads once this process has ended.
-  if (!kept) return false;
-  // After the sweep, whatever it left or could not reach: a container still running writes on into unlinked
-  // files, and the directory is the run's alone. Last, since it holds the ids a killed sweep leaves to
-  // `cleanup`.
-  const logs = removeRunLogs(runId);
-  if (logs) note(`final sweep: ${logs}`);
-  return true;
-}
-
-/** "TEAR-14 x2, IDEM-13": whose objects a sweep found, most first. */
-function countedOwners(owners: readonly string[]): string {
-  const counts = new Map<string, number>();
-  for (const o of owners) counts.set(o, (counts.get(o) ?? 0) + 1);
-  return [...counts]
-    .sort((a, b) => b[1] - a[1])
-    .map(([id, n]) => (n > 1 ? `${id} x${n}` : id))
-    .join(', ');
 }
 
 async function runWithFlakeAttempts(env: RunEnv, check: Check, config: RunConfig): Promise<CheckResult> {

@@ -39,12 +39,21 @@ export async function runtimeLeftovers(
 }
 
 /** What is left and how to remove it, in short lines: one per id, one per command. */
-export function describeLeftovers(endpoint: string, leftovers: readonly RuntimeLeftover[]): string {
+export function describeLeftovers(
+  endpoint: string,
+  leftovers: readonly RuntimeLeftover[],
+  { goes = false }: { goes?: boolean } = {},
+): string {
   const socket = endpoint.replace(/^unix:\/\//, '');
   const ctr = `ctr -a ${socket} -n k8s.io`;
-  return [
+  const found = [
     `the runtime still keeps ${leftovers.length} container(s) of cri-conform runs that the CRI no longer lists (a runtime leak):`,
     ...leftovers.map((l) => `  ${l.id}`),
+  ];
+  // A private instance is removed with the run that made it: no command could reach its socket later.
+  if (goes) return [...found, 'They go with the private instance, which the run removes now.'].join('\n');
+  return [
+    ...found,
     'Remove them with: cri-conform cleanup --native',
     'or each with:',
     `  ${ctr} tasks kill -s SIGKILL <id>`,
