@@ -87,6 +87,21 @@ describe('resolveRunConfig', () => {
     expect(() => resolveRunConfig({ trials: '0' }, {}, {})).to.throw(UsageError, /--trials/);
   });
 
+  it('names where a refused value came from: the flag, the environment variable or the config key', () => {
+    expect(() => resolveRunConfig({}, {}, { trials: 'abc' })).to.throw(
+      UsageError,
+      /^config key trials \(--trials\): "abc"/,
+    );
+    expect(() => resolveRunConfig({}, { CRI_CONFORM_NRI_REQUEST_TIMEOUT: 'soon' }, {})).to.throw(
+      UsageError,
+      /^CRI_CONFORM_NRI_REQUEST_TIMEOUT \(--nri-request-timeout\): "soon"/,
+    );
+    expect(() => resolveRunConfig({ trials: 'x' }, {}, { trials: '5' })).to.throw(
+      UsageError,
+      /^--trials: "x"/,
+    );
+  });
+
   it('bounds durations and counts to what a run can use: no zero, nothing a timer cannot wait, no endless trials', () => {
     expect(() => resolveRunConfig({ timeout: '0' }, {}, {})).to.throw(
       UsageError,

@@ -55,18 +55,25 @@ export function resolveRunConfig(
     const fromFile = file[name];
     return typeof fromFile === 'string' ? fromFile : undefined;
   };
+  // Who gave a value, for the message that refuses it: a user who never typed --trials looks for it elsewhere.
+  const from = (name: string): string => {
+    if (typeof flags[camel(name)] === 'string') return `--${name}`;
+    const envName = ENV_FOR_FLAG[name];
+    if (envName && env[envName]) return `${envName} (--${name})`;
+    return typeof file[name] === 'string' ? `config key ${name} (--${name})` : `--${name}`;
+  };
   const bool = (name: string): boolean =>
     flags[camel(name)] === true || file[name] === true || file[name] === 'true';
   const duration = (name: string, fallback: string, minMs?: number) =>
-    parseDurationMs(pick(name) ?? fallback, `--${name}`, minMs);
+    parseDurationMs(pick(name) ?? fallback, from(name), minMs);
   const count = (name: string, fallback: string, min: number, max: number) =>
-    parseCount(pick(name) ?? fallback, `--${name}`, min, max);
+    parseCount(pick(name) ?? fallback, from(name), min, max);
 
   const runtimeEndpoint = normaliseEndpoint(
     pick('runtime-endpoint') ?? DEFAULT_ENDPOINT,
-    '--runtime-endpoint',
+    from('runtime-endpoint'),
   );
-  const imageEndpoint = normaliseEndpoint(pick('image-endpoint') ?? runtimeEndpoint, '--image-endpoint');
+  const imageEndpoint = normaliseEndpoint(pick('image-endpoint') ?? runtimeEndpoint, from('image-endpoint'));
   const optional = (name: string, key = camel(name)) => {
     const v = pick(name);
     return v === undefined || v === '' ? {} : { [key]: v };
@@ -99,7 +106,7 @@ export function resolveRunConfig(
     testImage: pick('test-image') ?? DEFAULT_TEST_IMAGE,
     pauseImage: pick('pause-image') ?? DEFAULT_PAUSE_IMAGE,
     ...(pick('pause-image') === undefined ? {} : { pauseImageNamed: true }),
-    pull: oneOf<PullPolicy>(pick('pull') ?? 'missing', ['never', 'missing', 'always'], '--pull'),
+    pull: oneOf<PullPolicy>(pick('pull') ?? 'missing', ['never', 'missing', 'always'], from('pull')),
     ...optional('pull-auth-file'),
     restartTimeoutMs: duration('restart-timeout', '60s'),
     cacheTtlMs: duration('cache-ttl', '150s'),
@@ -118,9 +125,9 @@ export function resolveRunConfig(
     ...regex('focus', pick('focus')),
     ...regex('skip', pick('skip')),
     suites: suitesOf(flags.suite ?? file.suite),
-    level: oneOf<LevelFilter>(pick('level') ?? 'must', ['must', 'should', 'all'], '--level'),
+    level: oneOf<LevelFilter>(pick('level') ?? 'must', ['must', 'should', 'all'], from('level')),
     slow: bool('slow'),
-    nodeProbes: oneOf(pick('node-probes') ?? 'auto', ['auto', 'on', 'off'] as const, '--node-probes'),
+    nodeProbes: oneOf(pick('node-probes') ?? 'auto', ['auto', 'on', 'off'] as const, from('node-probes')),
     reportDir: pick('report-dir') ?? besideNamedReport([pick('junit'), pick('json'), flags.html]),
     reportPrefix: pick('report-prefix') ?? '',
     flagsText: describeFlags(flags),
