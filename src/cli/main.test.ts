@@ -73,6 +73,23 @@ describe('cri-conform CLI', () => {
   it('rejects a focus that selects nothing', () =>
     expectUsageFailure(['run', '--focus', '^NOPE-99', '--config', '/dev/null'], /selects no check/));
 
+  it('says in one line that a runtime stopped answering a call the run needs before its checks', async () => {
+    const { startFakeRuntime, grpcError } = await import('../harness/check/fake-runtime.test.helper.js');
+    const { status } = await import('@grpc/grpc-js');
+    const fake = await startFakeRuntime();
+    try {
+      fake.override('ListPodSandbox', () => {
+        throw grpcError(status.DEADLINE_EXCEEDED, 'Deadline exceeded');
+      });
+      await expectOneLineFailure(
+        ['doctor', '-r', fake.endpoint, '--config', '/dev/null', '--node-probes', 'off'],
+        /^cri-conform: the runtime did not answer as it must: ListPodSandbox: DEADLINE_EXCEEDED .*give it longer with --call-timeout$/,
+      );
+    } finally {
+      await fake.close();
+    }
+  });
+
   it('lists nothing for a filter that selects no check, and takes one output format', async () => {
     await expectOneLineFailure(
       ['list', '--focus', '^NOPE-99'],

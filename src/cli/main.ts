@@ -32,6 +32,15 @@ function exitCodeForError(e: unknown, io: Io): number {
     io.err(`cri-conform: ${e.message}\n`);
     return EXIT_USAGE;
   }
+  // A runtime that stopped answering between the first Version and the checks (a wedged one lists nothing
+  // in time) is the runtime's state, not the tool's fault: one line, as for a runtime that cannot be reached.
+  // By its code: importing the class would load grpc for every --help.
+  if (e instanceof Error && (e as Error & { code?: unknown }).code === 'ERR_CRI_CALL') {
+    io.err(
+      `cri-conform: the runtime did not answer as it must: ${e.message.split('\n')[0]}; check its log and that it still serves pods, or give it longer with --call-timeout\n`,
+    );
+    return EXIT_USAGE;
+  }
   const err = e instanceof Error ? e : new Error(String(e));
   io.err(`cri-conform: internal error (please report it): ${err.stack ?? err.message}\n`);
   return EXIT_USAGE;
