@@ -130,7 +130,14 @@ export function watchRuntime(
 
 /** The daemon's log names every id it made, and the slow CNI's log every netns: up to the last moment. */
 function fromLogs(dir: string, seen: SeenObjects): void {
-  const text = (file: string) => (existsSync(file) ? readFileSync(file, 'latin1') : '');
+  // The instance's removal may take the file between any two looks: read it, or take nothing.
+  const text = (file: string) => {
+    try {
+      return readFileSync(file, 'latin1');
+    } catch {
+      return '';
+    }
+  };
   for (const id of text(join(dir, 'containerd.log')).match(/(?<!sha256:)\b[0-9a-f]{64}\b/g) ?? [])
     seen.ids.add(id);
   for (const ns of text(join(dir, 'slow-cni', 'added.log')).match(NETNS) ?? []) seen.netns.add(ns);
