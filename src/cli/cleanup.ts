@@ -210,7 +210,9 @@ async function removeIdleCgroupParent(io: Io): Promise<number> {
   if (cgroupfs.removed.length > 0)
     io.out(`removed the empty cgroup parent /cri-conform from ${cgroupfs.removed.length} hierarchies\n`);
   if (systemd.removed.length > 0)
-    io.out(`removed ${systemd.removed.length} stale container scope cgroups below cri_conform.slice\n`);
+    io.out(
+      `removed ${systemd.removed.length} cgroup directories of cri_conform.slice that systemd leaves (stale container scopes below it, and its own where systemd does not manage the hierarchy)\n`,
+    );
   for (const dir of systemd.removed) io.out(`  ${dir}\n`);
   if (systemd.stoppedUnit) io.out(`stopped the empty systemd slice ${systemd.stoppedUnit}\n`);
   const kept = systemd.keptSlice;
