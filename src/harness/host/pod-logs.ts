@@ -188,7 +188,7 @@ export interface RunFolder {
   name: string;
   dir: string;
   owner: RunOwner | undefined;
-  /** The runtime the run claimed; undefined for a doctor's folder and for runs of versions before claims. */
+  /** The runtime the run (or doctor) claimed; undefined for a proof's folder and runs of versions before claims. */
   runtime: RuntimeClaim | undefined;
 }
 
@@ -220,10 +220,9 @@ function readOwnerFile(dir: string): string | undefined {
 
 function parseRuntimeClaim(text: string): RuntimeClaim | undefined {
   try {
-    const { endpoint, claimedAt } = JSON.parse(text) as Partial<RuntimeClaim>;
-    return typeof endpoint === 'string' && typeof claimedAt === 'number'
-      ? { endpoint, claimedAt }
-      : undefined;
+    const { endpoint, claimedAt, by } = JSON.parse(text) as Partial<RuntimeClaim>;
+    if (typeof endpoint !== 'string' || typeof claimedAt !== 'number') return undefined;
+    return { endpoint, claimedAt, ...(by === 'doctor' ? { by } : {}) };
   } catch {
     return undefined;
   }

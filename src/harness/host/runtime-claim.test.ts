@@ -75,7 +75,14 @@ describe('one run at a time on a runtime', () => {
     expect(() => claim(`unix://${socket}`)).not.to.throw();
     removeRunLogs(runId);
     otherRun('second', otherOwner);
-    expect(() => claim(`unix://${socket}`), "a doctor's folder claims no runtime").not.to.throw();
+    expect(() => claim(`unix://${socket}`), 'a folder that names no runtime').not.to.throw();
+    removeRunLogs(runId);
+    otherRun('second', otherOwner, {
+      endpoint: `unix://${socket}`,
+      claimedAt: Date.now() - 60_000,
+      by: 'doctor',
+    });
+    expect(() => claim(`unix://${socket}`), "a doctor's look at the same runtime").not.to.throw();
     expect(existsSync(join(runLogDirectory(runId), RUN_OWNER_FILE)), 'the run has its folder').to.equal(true);
   });
 });

@@ -4,8 +4,8 @@
  * the wrappers' logs; their NRI plugins carry the same names and indexes; and containerd delivers NRI
  * events one at a time, so a hook one run holds stalls the other's pods and moves the deadlines its trials
  * time. Neither run's verdicts would hold. Each run's folder names the runtime it tests and when it
- * claimed it; of two that claim one runtime, the later stops before it makes a pod. Doctor claims none: its
- * proof pods are made to run beside a run.
+ * claimed it; of two that claim one runtime, the later stops before it makes a pod. A doctor's folder names
+ * its runtime too, but as a doctor's: its proof pods are made to run beside a run.
  */
 import { EnvironmentError } from '../core/errors.js';
 import { sameRuntime } from '../core/socket-identity.js';
