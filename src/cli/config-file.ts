@@ -39,9 +39,9 @@ export function readConfigFile(path: string, explicit: boolean): ConfigValues {
   const values: ConfigValues = {};
   for (const [key, value] of Object.entries(doc)) {
     if (!CONFIG_FILE_KEYS.includes(key)) throw new UsageError(unknownKeyMessage(path, key));
-    const taken = valueOfKind(configKeyKind(key), value);
-    if (taken === undefined)
-      throw new UsageError(`--config ${path}: key "${key}" ${KIND_WANTS[configKeyKind(key)]}`);
+    const kind = configKeyKind(key);
+    const taken = valueOfKind(kind, value);
+    if (taken === undefined) throw new UsageError(`--config ${path}: key "${key}" ${KIND_WANTS[kind]}`);
     values[key] = taken;
   }
   return values;

@@ -194,12 +194,6 @@ export const CRICTL_KEYS: readonly string[] = [
   'enable-streaming',
 ];
 
-/** How flags that take a duration (D) or a count are written, for the help of run and doctor. */
-export const VALUES_HELP = `
-Durations: 500ms, 2s, 5m, 1h; a bare number is seconds. From 1s (100ms for --nri-request-timeout) to 596h.
-Counts: --trials 1-1000, --parallel-trials and --parallel 1-100, --flake-attempts 0-10.
-`;
-
 /** Every key the config file may hold. */
 export const CONFIG_FILE_KEYS: readonly string[] = [
   ...new Set([...CRICTL_KEYS, ...RUN_FLAGS.flatMap((f) => fileKeyOf(f) ?? [])]),

@@ -15,7 +15,7 @@ import { SUITES, type SuiteName } from '../harness/core/vocabulary.js';
 import { cgroupParentSyntaxProblem } from '../harness/host/cgroup-parent.js';
 import { subnetProblem } from '../instance/network.js';
 import type { ConfigValues } from './config-file.js';
-import { parseCount, parseDurationMs } from './durations.js';
+import { type CountFlag, parseCount, parseDurationMs, SHORTEST_NRI_REQUEST_MS } from './durations.js';
 import { UsageError } from './errors.js';
 
 export const DEFAULT_ENDPOINT = 'unix:///run/containerd/containerd.sock';
@@ -66,8 +66,7 @@ export function resolveRunConfig(
     flags[camel(name)] === true || file[name] === true || file[name] === 'true';
   const duration = (name: string, fallback: string, minMs?: number) =>
     parseDurationMs(pick(name) ?? fallback, from(name), minMs);
-  const count = (name: string, fallback: string, min: number, max: number) =>
-    parseCount(pick(name) ?? fallback, from(name), min, max);
+  const count = (name: CountFlag, fallback: string) => parseCount(pick(name) ?? fallback, from(name), name);
 
   const runtimeEndpoint = normaliseEndpoint(
     pick('runtime-endpoint') ?? DEFAULT_ENDPOINT,
@@ -89,8 +88,7 @@ export function resolveRunConfig(
     ),
     nriSocket: pick('nri-socket') ?? DEFAULT_NRI_SOCKET,
     requireNri: bool('require-nri'),
-    // NRI's own request timeouts go below a second; the runtime's is what this stands in for.
-    nriRequestTimeoutMs: duration('nri-request-timeout', '2s', 100),
+    nriRequestTimeoutMs: duration('nri-request-timeout', '2s', SHORTEST_NRI_REQUEST_MS),
     ...(pick('nri-request-timeout') !== undefined ? { nriRequestTimeoutGiven: true } : {}),
     runtimeHandler: pick('runtime-handler') ?? '',
     ...optional('slow-runtime-handler'),
@@ -110,18 +108,18 @@ export function resolveRunConfig(
     ...optional('pull-auth-file'),
     restartTimeoutMs: duration('restart-timeout', '60s'),
     cacheTtlMs: duration('cache-ttl', '150s'),
-    trials: count('trials', String(DEFAULT_TRIALS), 1, MOST_TRIALS),
-    parallelTrials: count('parallel-trials', String(DEFAULT_PARALLEL_TRIALS), 1, MOST_AT_ONCE),
-    parallel: count('parallel', '4', 1, MOST_AT_ONCE),
+    trials: count('trials', String(DEFAULT_TRIALS)),
+    parallelTrials: count('parallel-trials', String(DEFAULT_PARALLEL_TRIALS)),
+    parallel: count('parallel', '4'),
     checkTimeoutMs: parseDurationMs(
       typeof flags.timeout === 'string' ? flags.timeout : (fileString(file, 'check-timeout') ?? '5m'),
       '--timeout',
     ),
-    ...runTimeout(pick('run-timeout')),
+    ...runTimeout(pick('run-timeout'), from('run-timeout')),
     failFast: bool('fail-fast'),
     ...(bool('beside-kubelet') ? { besideKubelet: true } : {}),
     ...cgroupParentOf(pick('cgroup-parent')),
-    flakeAttempts: count('flake-attempts', '0', 0, MOST_FLAKE_ATTEMPTS),
+    flakeAttempts: count('flake-attempts', '0'),
     ...regex('focus', pick('focus')),
     ...regex('skip', pick('skip')),
     suites: suitesOf(flags.suite ?? file.suite),
@@ -134,20 +132,12 @@ export function resolveRunConfig(
   };
 }
 
-/**
- * Upper bounds no useful run reaches: 1000 trials a path is hours of pods, and a runtime takes tens of
- * pods at once, not thousands. Each trial side by side claims its injector settings up front.
- */
-const MOST_TRIALS = 1_000;
-const MOST_AT_ONCE = 100;
-const MOST_FLAKE_ATTEMPTS = 10;
-
 /** --run-timeout: none unless given; a zero is not "none", which leaving the flag out already says. */
-function runTimeout(text: string | undefined): { runTimeoutMs?: number } {
+function runTimeout(text: string | undefined, from: string): { runTimeoutMs?: number } {
   if (text === undefined || text === '') return {};
   if (/^0+(\.0+)?(ms|s|m|h)?$/.test(text.trim()))
-    throw new UsageError(`--run-timeout: "${text}" would end the run at once; leave it out for no limit`);
-  return { runTimeoutMs: parseDurationMs(text, '--run-timeout') };
+    throw new UsageError(`${from}: "${text}" would end the run at once; leave it out for no limit`);
+  return { runTimeoutMs: parseDurationMs(text, from) };
 }
 
 /** --cgroup-parent as given, refused (exit 2) when no cgroup driver could take it; its driver is checked later. */
