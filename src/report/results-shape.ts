@@ -6,7 +6,7 @@
  * a sentence instead of a TypeError from deep in a renderer. Fields the reader fills in when they are odd
  * (trials, the words of violations, runtimeCrashes, cpu) are not checked here.
  */
-import type { Level } from '../harness/core/vocabulary.js';
+import { LEVELS } from '../harness/core/vocabulary.js';
 import { JSON_SCHEMA_VERSION } from './json.js';
 import { VERDICT_ORDER } from './tally.js';
 
@@ -14,7 +14,6 @@ const OLDEST_SCHEMA_VERSION = 1;
 /** The version this cri-conform writes is the newest it reads. */
 const NEWEST_SCHEMA_VERSION = JSON_SCHEMA_VERSION;
 
-const LEVELS: readonly Level[] = ['MUST', 'SHOULD', 'OBSERVE'];
 const TIMELINE_KINDS = ['cri', 'nri', 'note'] as const;
 
 /** A field's type; a trailing '?' lets it be absent or null. A list of strings is an enum. */

@@ -2,7 +2,7 @@
 
 import { type InjectorNeed, isInjectorNeed } from '../core/injector-needs.js';
 import type { LevelFilter } from '../core/settings.js';
-import type { Level } from '../core/vocabulary.js';
+import { LEVELS, type Level } from '../core/vocabulary.js';
 import type { Check } from './check.js';
 
 export interface SelectionInput {
@@ -12,10 +12,10 @@ export interface SelectionInput {
   skip?: RegExp;
 }
 
-const LEVELS: Record<LevelFilter, readonly Level[]> = {
+const LEVELS_OF: Record<LevelFilter, readonly Level[]> = {
   must: ['MUST'],
   should: ['MUST', 'SHOULD'],
-  all: ['MUST', 'SHOULD', 'OBSERVE'],
+  all: LEVELS,
 };
 
 export function selectChecks(all: readonly Check[], s: SelectionInput): Check[] {
@@ -23,7 +23,7 @@ export function selectChecks(all: readonly Check[], s: SelectionInput): Check[] 
     const text = `${c.id} ${c.title}`;
     return (
       (s.suites.length === 0 || s.suites.includes(c.suite)) &&
-      LEVELS[s.level].includes(c.level) &&
+      LEVELS_OF[s.level].includes(c.level) &&
       (!s.focus || s.focus.test(text)) &&
       !s.skip?.test(text)
     );

@@ -3,6 +3,8 @@
  * record so that settings, results and the context can name them without importing the check itself.
  */
 export type Level = 'MUST' | 'SHOULD' | 'OBSERVE';
+/** Every level, strictest first. */
+export const LEVELS: readonly Level[] = ['MUST', 'SHOULD', 'OBSERVE'];
 export type Tag = 'Slow' | 'Node' | 'Restart';
 export type SuiteName = 'idempotency' | 'names' | 'hooks' | 'teardown';
 export const SUITES: readonly SuiteName[] = ['idempotency', 'names', 'hooks', 'teardown'];
