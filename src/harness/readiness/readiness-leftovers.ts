@@ -13,7 +13,7 @@ import { idsFileIsOf } from '../core/own-ids.js';
 import { SYSTEMD_PARENT } from '../host/cgroup-parent.js';
 import { keptLostIds } from '../host/lost-ids.js';
 import { ON_NODE } from '../host/node-view.js';
-import { deadRunsOwnIds, otherLiveRuns, runFileName } from '../host/pod-logs.js';
+import { deadRunsOwnIds, liveFoldersOfOtherProcesses, otherLiveRuns, runFileName } from '../host/pod-logs.js';
 import { belongsTo, livingProcessesOf } from '../host/proc.js';
 import { staleSliceScopes } from '../host/stale-slice-scopes.js';
 import { WEDGE_RISK_FIX, wedgeRisksOfDeadRuns } from '../host/wedge-risk.js';
@@ -40,7 +40,7 @@ export async function leftoversFinding(client: CriClient, endpoint: string): Pro
   );
   const unlisted = [...new Set(files.flatMap((f) => f.ids))].filter((id) => !listed.has(id));
   const lost = unlisted.length === 0 ? [] : livingProcessesOf(unlisted, belongsTo);
-  const host = hostLeftovers(unlisted);
+  const host = hostLeftovers(unlisted, liveFoldersOfOtherProcesses().length > 0);
   const wedged = wedgeRisksOfDeadRuns(endpoint);
   if (ended.length === 0 && lost.length === 0 && host.length === 0 && wedged.length === 0)
     return { severity: 'ok', what: `no ${what}` };
@@ -70,12 +70,15 @@ export async function leftoversFinding(client: CriClient, endpoint: string): Pro
 /**
  * What ended runs left on the node's host beside the runtime's objects: mounts of their sandboxes or
  * containers (of the ids they recorded) and container scopes below the tool's slice that systemd no longer
- * has; as root on the node only (systemctl would reach no systemd or the wrong one from a pod).
+ * has, while no other run is alive; as root on the node only (systemctl would reach no systemd or the wrong
+ * one from a pod).
  */
-function hostLeftovers(ids: readonly string[]): string[] {
+function hostLeftovers(ids: readonly string[], othersAlive: boolean): string[] {
   if (process.getuid?.() !== 0) return [];
   const mounts = ids.length === 0 ? [] : runtimeMountsOf(ON_NODE.mountinfo(), ids);
-  const scopes = staleSliceScopes(ON_NODE).flatMap((scope) => scope.dirs);
+  // A live run's exited container has a scope systemd dropped too, until the run removes it: as cleanup,
+  // doctor judges the slice only while no other run is alive.
+  const scopes = othersAlive ? [] : staleSliceScopes(ON_NODE).flatMap((scope) => scope.dirs);
   return [
     ...(mounts.length > 0
       ? [
