@@ -121,6 +121,52 @@ describe('disturbance: another client’s doing, told from the check’s own', (
     expect(seen, 'IDEM-11 must be able to fail').to.deep.equal([]);
   });
 
+  describe('a failed Remove or Stop of an object the check had already ended, beside another client', () => {
+    const stoppedThenRemoving = () => {
+      const objects = objectsWith(true);
+      const stop = { containerId: 'c1' };
+      objects.objects.sending('StopContainer', stop);
+      objects.objects.replied('StopContainer', stop, {});
+      const remove = { containerId: 'c1' };
+      objects.objects.sending('RemoveContainer', remove);
+      return { ...objects, remove };
+    };
+
+    it('met another client’s removal when the NRI RemoveContainer event came after the call went out', () => {
+      for (const eventFirst of [false, true]) {
+        const { objects, seen, remove } = stoppedThenRemoving();
+        if (eventFirst) objects.nriEvent(nriEvent('RemoveContainer', 'p1', 'c1'));
+        objects.failed('RemoveContainer', remove, 'UNKNOWN');
+        if (!eventFirst) objects.nriEvent(nriEvent('RemoveContainer', 'p1', 'c1'));
+        expect(describeDisturbance(seen[0] as Disturbance), `event first: ${eventFirst}`).to.match(
+          /^disturbed: container workload of pod cc-unit-a was perhaps being removed at .* by another client \(a kubelet\?\), seen by its own RemoveContainer failing with UNKNOWN, and an NRI RemoveContainer event after it went out: another client's removal was under way$/,
+        );
+      }
+    });
+
+    it('is the runtime’s failure when the only event came before the call went out (the check’s own ending)', () => {
+      const { objects, seen } = objectsWith(true);
+      const remove = { containerId: 'c1' };
+      objects.sending('RemoveContainer', remove);
+      objects.replied('RemoveContainer', remove, {});
+      objects.nriEvent(nriEvent('RemoveContainer', 'p1', 'c1'));
+      const again = { containerId: 'c1' };
+      objects.sending('RemoveContainer', again);
+      objects.failed('RemoveContainer', again, 'NOT_FOUND');
+      expect(seen, 'IDEM-11 must be able to fail').to.deep.equal([]);
+    });
+
+    it('is the runtime’s failure without another client, whatever events come', () => {
+      const { objects, seen } = objectsWith(false);
+      const remove = { containerId: 'c1' };
+      objects.sending('StopContainer', { containerId: 'c1' });
+      objects.sending('RemoveContainer', remove);
+      objects.failed('RemoveContainer', remove, 'UNKNOWN');
+      objects.nriEvent(nriEvent('RemoveContainer', 'p1', 'c1'));
+      expect(seen).to.deep.equal([]);
+    });
+  });
+
   it('takes a Stop or Remove of the check’s own that the runtime failed as perhaps met by another client’s, beside one', () => {
     const { objects, seen } = objectsWith(true);
     objects.sending('StopPodSandbox', POD);

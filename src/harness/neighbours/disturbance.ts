@@ -19,7 +19,8 @@
  *   exits by itself, is taken for the kubelet's doing, which costs only a verdict (ERROR), never a wrong one.
  * - beside a detected kubelet, also a Stop or Remove of the check's own, sent while the check still had the
  *   object, that the runtime fails: the kubelet may have been ending the same object at that moment. A
- *   failed Stop or Remove of an object the check had already ended is the runtime's failure (IDEM-11).
+ *   failed Stop or Remove of an object the check had already ended is the runtime's failure (IDEM-11),
+ *   unless the NRI event of another client's ending of it came after the call went out (ending-met.ts).
  * - beside a detected kubelet, also a container that exited before the check's own StopContainer, or its
  *   pod's StopPodSandbox, went out (its status's finishedAt), or, for a container the check says ignores
  *   TERM, before its StopContainer's grace ran out: another stop was under way (own-stop.ts).
@@ -31,6 +32,7 @@ import type { CriMethod } from '../../cri/types.js';
 import type { NriEventRecord } from '../../nri/types.js';
 import { CHECK_LABEL, isOurPod } from '../core/labels.js';
 import { timeOfDay } from '../core/time-of-day.js';
+import { EndingsMet } from './ending-met.js';
 import { OwnObjects } from './own-objects.js';
 import { type AnsweredStop, exitedBeforePodStop, stopBeforeOwn } from './own-stop.js';
 
@@ -134,6 +136,8 @@ export class CheckObjects {
   private readonly early = new Map<string, EndingEvent>();
   /** Containers whose StartContainer is on its way, and whether an NRI StopContainer came meanwhile. */
   private readonly starting = new Map<string, { stopSeenAt?: Date }>();
+  /** Failed Stop or Remove calls of already ended objects, and another client's ending they met. */
+  private readonly endingsMet = new EndingsMet((met) => this.report(met.id, met.action, met.seenBy));
   private found: Disturbance | undefined;
   /** Looks at the check's objects still on their way (stopAnswered's status calls). */
   private readonly looking = new Set<Promise<unknown>>();
@@ -179,11 +183,11 @@ export class CheckObjects {
     const id = idOf(request);
     if (!id) return;
     if (method === 'StartContainer') this.starting.set(id, {});
-    if (!ENDING_METHODS.has(method)) return;
-    if (this.own.isLive(id) && typeof request === 'object' && request !== null) {
+    if (!ENDING_METHODS.has(method) || typeof request !== 'object' || request === null) return;
+    if (this.own.isLive(id)) {
       this.endingLive.add(request);
       if (method === 'StopPodSandbox') this.liveAtPodStop.set(request, this.own.liveContainersOf(id));
-    }
+    } else if (this.own.knows(id)) this.endingsMet.sending(request);
     this.own.ended.add(id);
   }
 
@@ -236,10 +240,11 @@ export class CheckObjects {
       this.report(id, 'stopped or removed', `a NOT_FOUND from ${method}`);
     // A deadline or a cancel is the check's own giving up, not the runtime's failure.
     const gaveUp = statusName === 'DEADLINE_EXCEEDED' || statusName === 'CANCELLED';
-    if (ENDING_METHODS.has(method) && !gaveUp && this.endedLive(request)) {
+    if (!ENDING_METHODS.has(method) || gaveUp || typeof request !== 'object' || request === null) return;
+    if (this.endedLive(request)) {
       const action = method.startsWith('Stop') ? 'perhaps being stopped' : 'perhaps being removed';
       this.report(id, action, `its own ${method} failing with ${statusName}`);
-    }
+    } else if (this.own.knows(id)) this.endingsMet.failed(method, request, id, statusName);
   }
 
   /** Beside a kubelet, a StopContainer of the check's own, sent while it had the container, answered OK. */
@@ -279,7 +284,8 @@ export class CheckObjects {
     const ending = endingEvent(e);
     if (ending) {
       if (this.own.isLive(ending.id)) this.report(ending.id, ending.action, ending.seenBy, ending.at);
-      else if (!this.own.knows(ending.id) && !this.early.has(ending.id)) this.early.set(ending.id, ending);
+      else if (this.own.knows(ending.id)) this.endingsMet.heard(ending.id, ending.action);
+      else if (!this.early.has(ending.id)) this.early.set(ending.id, ending);
     }
     // containerd also sends it when a container exits by itself: only beside another client.
     if (e.event === 'StopContainer' && e.container && this.opts.besideAnotherClient) {
