@@ -45,6 +45,8 @@ export function resolveRunConfig(
   flags: RunFlags,
   env: Record<string, string | undefined>,
   file: ConfigValues,
+  /** Who gave a flag's value where the caller knows better than the flags (a worker's plugin env). */
+  givenBy: (name: string) => string | undefined = () => undefined,
 ): RunConfig {
   const pick = (name: string): string | undefined => {
     const flag = flags[camel(name)];
@@ -57,6 +59,8 @@ export function resolveRunConfig(
   };
   // Who gave a value, for the message that refuses it: a user who never typed --trials looks for it elsewhere.
   const from = (name: string): string => {
+    const given = givenBy(name);
+    if (given) return given;
     if (typeof flags[camel(name)] === 'string') return `--${name}`;
     const envName = ENV_FOR_FLAG[name];
     if (envName && env[envName]) return `${envName} (--${name})`;

@@ -86,6 +86,22 @@ export function fleetFlagsFromEnv(flags: RunFlags, env: Record<string, string | 
   return merged;
 }
 
+/**
+ * Where a flag's value came from once fleetFlagsFromEnv merged plugin env into the flags: the variable a
+ * refusal must name, as the fleet never typed the flag.
+ */
+export function fleetSourceOf(
+  flags: RunFlags,
+  env: Record<string, string | undefined>,
+): (name: string) => string | undefined {
+  return (name) => {
+    const flag = FLEET_FLAGS.find((f) => f === name);
+    if (!flag || flags[camel(flag)] !== undefined || nonEmpty(env[envNameFor(flag)]) === undefined)
+      return undefined;
+    return `${envNameFor(flag)} (--${flag})`;
+  };
+}
+
 /** A switch as plugin env spells it; anything else stops the worker, which a typo must not turn off. */
 function switchOf(name: string, value: string): boolean {
   if (/^(1|true|yes|on)$/i.test(value)) return true;

@@ -26,7 +26,13 @@ import { ProgressPoster } from './progress.js';
 import { ProgressState } from './progress-state.js';
 import { DONE_FILE, publishResults, type Reports } from './results-dir.js';
 import { untilAborted } from './until-aborted.js';
-import { fleetFlagsFromEnv, progressPortFrom, readWorkerEnv, type WorkerEnv } from './worker-env.js';
+import {
+  fleetFlagsFromEnv,
+  fleetSourceOf,
+  progressPortFrom,
+  readWorkerEnv,
+  type WorkerEnv,
+} from './worker-env.js';
 
 export type WorkerFlags = RunFlags & { config?: string; color?: boolean };
 
@@ -113,7 +119,7 @@ async function workerRunConfig(
     );
   }
   const file = readConfigFile(configPath ?? CRICTL_CONFIG, configPath !== undefined);
-  const config = resolveRunConfig(merged, io.env, file);
+  const config = resolveRunConfig(merged, io.env, file, fleetSourceOf(given, io.env));
   const named = {
     testImage: merged.testImage !== undefined || file['test-image'] !== undefined,
     pauseImage: merged.pauseImage !== undefined || file['pause-image'] !== undefined,
