@@ -147,7 +147,7 @@ async function stopLostProcessesOfEndedRuns(
     import('../harness/host/lost-ids.js'),
   ]);
   const { runId, removed } = scope;
-  const { runs, strays, mounts, problems, unkept } = await stopKeptLostProcesses(client, endpoint, {
+  const { runs, strays, mounts, state, problems, unkept } = await stopKeptLostProcesses(client, endpoint, {
     ...(runId ? { runId } : {}),
     removed,
   });
@@ -171,7 +171,10 @@ async function stopLostProcessesOfEndedRuns(
   for (const p of strays.left) io.err(`cri-conform: left running ${p}; its id ${where}\n`);
   for (const m of mounts?.unmounted ?? []) io.out(`unmounted ${m}: the runtime had lost its id\n`);
   for (const m of mounts?.problems ?? []) io.err(`cri-conform: still mounted ${m}; its id ${where}\n`);
-  return { left: strays.left.length + (mounts?.problems.length ?? 0) + problems.length, unkept };
+  for (const d of state?.removed ?? []) io.out(`removed ${d}: the runtime had lost its id\n`);
+  for (const d of state?.problems ?? []) io.err(`cri-conform: left ${d}; its id ${where}\n`);
+  const hostLeft = (mounts?.problems.length ?? 0) + (state?.problems.length ?? 0);
+  return { left: strays.left.length + hostLeft + problems.length, unkept };
 }
 
 /**

@@ -1,6 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { type FakeRuntime, startFakeRuntime } from '../check/fake-runtime.test.helper.js';
 import { POD_NAMESPACE, RUN_LABEL } from '../core/labels.js';
@@ -94,5 +97,25 @@ describe("doctor's look for what ended runs left", () => {
       'leftovers of ended cri-conform runs: 1 process of their sandboxes or containers that the CRI no longer lists, still running',
     );
     fake.pods.clear();
+  });
+
+  it("names the shim bundles of kept ids no process names, where containerd's verbose Status says they are", async function () {
+    // Doctor looks at the node's host as root only.
+    if (process.getuid?.() !== 0) this.skip();
+    const id = randomBytes(32).toString('hex');
+    const state = mkdtempSync(join(tmpdir(), 'cc-containerd-state-'));
+    try {
+      const bundle = join(state, 'io.containerd.runtime.v2.task', 'k8s.io', id);
+      mkdirSync(bundle, { recursive: true });
+      const config = JSON.stringify({ stateDir: join(state, 'io.containerd.grpc.v1.cri') });
+      fake.override('Status', () => ({ runtimeHandlers: [], info: { config } }));
+      keepLostIds(lost, [id], fake.endpoint);
+      const finding = await leftoversFinding(fake.client, fake.endpoint);
+      expect(finding.what).to.equal(
+        `leftovers of ended cri-conform runs: 1 shim bundle or runc state directory of their containers (${bundle})`,
+      );
+    } finally {
+      rmSync(state, { recursive: true, force: true });
+    }
   });
 });

@@ -2,7 +2,7 @@
  * What ended runs of the tool left on this runtime for `cleanup`: pods with every mark of a run whose
  * process no longer runs, processes the runtime lost (of ids a final sweep could not stop, lost-ids.ts, or
  * that a killed run recorded as its own and no sweep looked at), and what those runs left of their pods on
- * the host that only cleanup removes (mounts, stale container scopes). Before a run, an operator learns that the node still holds the tool's debris, and the
+ * the host that only cleanup removes (mounts, shim bundles and runc state, stale container scopes). Before a run, an operator learns that the node still holds the tool's debris, and the
  * command that removes it. Never fatal: a run tells its own objects from them by its run label, and its
  * verdicts do not read them.
  */
@@ -14,10 +14,11 @@ import { SYSTEMD_PARENT } from '../host/cgroup-parent.js';
 import { keptLostIds } from '../host/lost-ids.js';
 import { ON_NODE } from '../host/node-view.js';
 import { deadRunsOwnIds, liveFoldersOfOtherProcesses, otherLiveRuns, runFileName } from '../host/pod-logs.js';
-import { belongsTo, livingProcessesOf } from '../host/proc.js';
+import { belongsTo, idsOwnedBy, livingProcessesOf } from '../host/proc.js';
 import { staleSliceScopes } from '../host/stale-slice-scopes.js';
 import { WEDGE_RISK_FIX, wedgeRisksOfDeadRuns } from '../host/wedge-risk.js';
 import { runtimeMountsOf } from '../runtime/lost-mounts.js';
+import { learnStateRoots, type RuntimeStateRoots, runtimeStateOf } from '../runtime/lost-runtime-state.js';
 import type { Finding } from './readiness-types.js';
 
 export async function leftoversFinding(client: CriClient, endpoint: string): Promise<Finding> {
@@ -40,7 +41,11 @@ export async function leftoversFinding(client: CriClient, endpoint: string): Pro
   );
   const unlisted = [...new Set(files.flatMap((f) => f.ids))].filter((id) => !listed.has(id));
   const lost = unlisted.length === 0 ? [] : livingProcessesOf(unlisted, belongsTo);
-  const host = hostLeftovers(unlisted, liveFoldersOfOtherProcesses().length > 0);
+  // A lost process's shim still keeps its bundle: the process is counted, and cleanup takes both.
+  const running = new Set(idsOwnedBy(unlisted, lost));
+  const idle = unlisted.filter((id) => !running.has(id));
+  const roots = idle.length > 0 && process.getuid?.() === 0 ? await learnStateRoots(client) : undefined;
+  const host = hostLeftovers(unlisted, liveFoldersOfOtherProcesses().length > 0, { idle, roots });
   const wedged = wedgeRisksOfDeadRuns(endpoint);
   if (ended.length === 0 && lost.length === 0 && host.length === 0 && wedged.length === 0)
     return { severity: 'ok', what: `no ${what}` };
@@ -69,13 +74,19 @@ export async function leftoversFinding(client: CriClient, endpoint: string): Pro
 
 /**
  * What ended runs left on the node's host beside the runtime's objects: mounts of their sandboxes or
- * containers (of the ids they recorded) and container scopes below the tool's slice that systemd no longer
+ * containers (of the ids they recorded), the shim bundles and runc state of those no process names
+ * (lost-runtime-state.ts), and container scopes below the tool's slice that systemd no longer
  * has, while no other run is alive; as root on the node only (systemctl would reach no systemd or the wrong
  * one from a pod).
  */
-function hostLeftovers(ids: readonly string[], othersAlive: boolean): string[] {
+function hostLeftovers(
+  ids: readonly string[],
+  othersAlive: boolean,
+  state: { idle: readonly string[]; roots: RuntimeStateRoots | undefined },
+): string[] {
   if (process.getuid?.() !== 0) return [];
   const mounts = ids.length === 0 ? [] : runtimeMountsOf(ON_NODE.mountinfo(), ids);
+  const dirs = state.roots ? runtimeStateOf(state.idle, state.roots).found : [];
   // A live run's exited container has a scope systemd dropped too, until the run removes it: as cleanup,
   // doctor judges the slice only while no other run is alive.
   const scopes = othersAlive ? [] : staleSliceScopes(ON_NODE).flatMap((scope) => scope.dirs);
@@ -83,6 +94,11 @@ function hostLeftovers(ids: readonly string[], othersAlive: boolean): string[] {
     ...(mounts.length > 0
       ? [
           `${count(mounts.length, 'mount')} of their sandboxes or containers (${mounts.map((m) => m.mountPoint).join(', ')})`,
+        ]
+      : []),
+    ...(dirs.length > 0
+      ? [
+          `${count(dirs.length, 'shim bundle or runc state directory', 'shim bundles or runc state directories')} of their containers (${dirs.map((d) => d.dir).join(', ')})`,
         ]
       : []),
     ...(scopes.length > 0

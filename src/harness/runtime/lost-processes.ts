@@ -11,6 +11,7 @@ import { deadRunsOwnIds, runFileName, runLogDirectory } from '../host/pod-logs.j
 import { belongsTo, idsOwnedBy, livingProcessesOf } from '../host/proc.js';
 import { NodeHostProbe, type Strays } from './host-probe.js';
 import { type LostMounts, unmountLostMounts } from './lost-mounts.js';
+import { type LostRuntimeState, learnStateRoots, removeLostRuntimeState } from './lost-runtime-state.js';
 
 /** Undefined when the CRI could not list: an id it still serves cannot then be told from a lost one. */
 export async function stopLostProcesses(client: CriClient, host: NodeHostProbe): Promise<Strays | undefined> {
@@ -97,6 +98,8 @@ export interface KeptStrays {
   strays: Strays | undefined;
   /** The runtime's mounts of those ids that it lost too (lost-mounts.ts); undefined when the CRI could not list. */
   mounts: LostMounts | undefined;
+  /** Their shim bundles and runc state, once unmounted (lost-runtime-state.ts); undefined as `mounts`. */
+  state: LostRuntimeState | undefined;
   /** Problems keeping the ids still to stop. */
   problems: string[];
   /** The runs (file names) whose ids could not be kept: their pod-log folders must stay. */
@@ -139,7 +142,8 @@ export async function stopKeptLostProcesses(
   }
   for (const [run, other] of others)
     keep(run, idsOwnedBy(other.ids, livingProcessesOf(other.ids, belongsTo)), other.endpoint);
-  if (ours.size === 0) return { runs: 0, strays: undefined, mounts: undefined, problems, unkept };
+  if (ours.size === 0)
+    return { runs: 0, strays: undefined, mounts: undefined, state: undefined, problems, unkept };
   const probe = new NodeHostProbe(endpoint);
   for (const ids of ours.values()) probe.ownIds.add(ids);
   await probe.untilReapedOf(removed);
@@ -147,12 +151,16 @@ export async function stopKeptLostProcesses(
   // Once their shims are gone: a shim unmounts its container's rootfs as it ends, a killed one does not.
   const listed = strays && (await criListedIds(client));
   const mounts = listed && (await unmountLostMounts(listed, probe));
-  const left = new Set([...(strays?.leftIds ?? []), ...(mounts?.leftIds ?? [])]);
+  // Once unmounted: a bundle goes only with nothing mounted below it. The mount points just unmounted
+  // still tell where containerd keeps its bundles.
+  const roots = mounts && (await learnStateRoots(client, mounts.unmounted));
+  const state = listed && roots && (await removeLostRuntimeState(listed, probe, roots));
+  const left = new Set([...(strays?.leftIds ?? []), ...(mounts?.leftIds ?? []), ...(state?.leftIds ?? [])]);
   for (const [run, ids] of ours) {
     // Without the CRI's lists nothing was looked at: every id stays for the next cleanup.
-    keep(run, strays && mounts ? ids.filter((id) => left.has(id)) : ids, endpoint);
+    keep(run, strays && mounts && state ? ids.filter((id) => left.has(id)) : ids, endpoint);
   }
-  return { runs: ours.size, strays, mounts, problems, unkept };
+  return { runs: ours.size, strays, mounts, state, problems, unkept };
 }
 
 /** "2 processes of this run's own sandboxes or containers". */
