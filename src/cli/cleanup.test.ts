@@ -151,6 +151,42 @@ describe('cleanup (fake CRI)', () => {
     }
   });
 
+  it('leaves alone the pods of a run still running, which removes its own, and refuses --run-id of one', async () => {
+    const running = `test-running-pods-${process.pid}`;
+    const killed = `test-killed-pods-${process.pid}`;
+    claimRunLogs(running);
+    claimRunLogs(killed, { ...currentOwner(), pid: spawnSync('true').pid as number });
+    const podOf = (run: string) =>
+      fake.publish({
+        metadata: { name: `cc-idem-01-${run}`, namespace: 'cri-conform', attempt: 0 },
+        labels: { [RUN_LABEL]: run },
+        state: 'SANDBOX_READY',
+      });
+    const [live, dead] = [podOf(running), podOf(killed)];
+    try {
+      const io = recordingIo();
+      expect(await main(['node', 'cri-conform', 'cleanup', '-r', fake.endpoint], io), io.stderr()).to.equal(
+        0,
+      );
+      expect([fake.pods.has(live), fake.pods.has(dead)]).to.deep.equal([true, false]);
+      expect(io.stdout()).to.contain(
+        `left alone the pods of a run still running (${running}): each removes its own as it ends\n`,
+      );
+      expect(existsSync(runLogDirectory(running))).to.equal(true);
+      const one = recordingIo();
+      const args = ['node', 'cri-conform', 'cleanup', '-r', fake.endpoint, '--run-id', running];
+      expect(await main(args, one)).to.equal(2);
+      expect(one.stderr()).to.equal(
+        `cri-conform: run ${running} is still running, and removes its own pods as it ends: stop it (Ctrl-C or SIGTERM), or run cleanup once it has ended or was killed\n`,
+      );
+      expect(fake.pods.has(live)).to.equal(true);
+    } finally {
+      fake.pods.delete(live);
+      removeRunLogs(running);
+      removeRunLogs(killed);
+    }
+  });
+
   /** A run killed after it recorded `id` as its own, and a process naming the id, as a lost shim would. */
   async function killedRunWithShim(
     name: string,

@@ -45,7 +45,7 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
     .addHelpText('after', HELP)
     .action(async (flags: RunFlags & { config?: string; runId?: string; native?: boolean }) => {
       const { runId, native, isolated, ...rest } = flags;
-      if (runId !== undefined) checkRunId(runId);
+      if (runId !== undefined) await refuseRunningRun(runId);
       const config = configFromFlags(rest, io);
       const endpoint = config.runtimeEndpoint;
       const again = `run \`${cleanupCommand(endpoint, { runId, native, isolated: isolated === true })}\` to finish it`;
@@ -63,9 +63,14 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
       // First: against a runtime a killed run left deadlocked, every removal below waits out its deadline.
       await sayWedgeRisks(config.runtimeEndpoint, io);
       try {
-        const scope = runId ? { runId } : {};
+        const { runStillRunning } = await import('../harness/host/pod-logs.js');
+        const scope = runId ? { runId } : { stillRunning: (run: string) => runStillRunning(run) };
         const report = await removeLabelledUntilGone(client, scope, 120_000, undefined, io.signal);
         io.out(`removed ${report.containers.length} containers and ${report.pods.length} pods\n`);
+        if (report.running.length > 0)
+          io.out(
+            `left alone the pods of ${report.running.length === 1 ? 'a run' : `${report.running.length} runs`} still running (${report.running.join(', ')}): each removes its own as it ends\n`,
+          );
         for (const id of report.pods) io.out(`  pod ${id}\n`);
         for (const p of report.problems) io.err(`cri-conform: could not remove ${p}\n`);
         for (const s of report.spared)
@@ -113,6 +118,19 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
         client.close();
       }
     });
+}
+
+/**
+ * A run still running removes its own objects as it ends, and taking them mid-check would fail its checks
+ * for the tool's own doing: `cleanup --run-id` of one is refused.
+ */
+async function refuseRunningRun(runId: string): Promise<void> {
+  checkRunId(runId);
+  const { runStillRunning } = await import('../harness/host/pod-logs.js');
+  if (runStillRunning(runId))
+    throw new UsageError(
+      `run ${runId} is still running, and removes its own pods as it ends: stop it (Ctrl-C or SIGTERM), or run cleanup once it has ended or was killed`,
+    );
 }
 
 async function sayWedgeRisks(endpoint: string, io: Io): Promise<void> {
@@ -282,9 +300,18 @@ async function criListed(client: CriClient): Promise<Set<string>> {
 /** Tells what the runtime still keeps; returns how many. */
 async function reportNative(client: CriClient, endpoint: string, runId: string | undefined, io: Io) {
   const { describeLeftovers, runtimeLeftovers } = await import('../harness/runtime/runtime-leftovers.js');
-  const leftovers = await runtimeLeftovers(endpoint, runId, await criListed(client));
+  const leftovers = await ofEndedRuns(await runtimeLeftovers(endpoint, runId, await criListed(client)));
   if (leftovers.length > 0) io.err(`cri-conform: ${describeLeftovers(endpoint, leftovers)}\n`);
   return leftovers.length;
+}
+
+/**
+ * A run still running has records the CRI does not list yet (a sandbox being built): they are neither
+ * leftovers nor a leak.
+ */
+async function ofEndedRuns<T extends { runId: string }>(leftovers: readonly T[]): Promise<T[]> {
+  const { runStillRunning } = await import('../harness/host/pod-logs.js');
+  return leftovers.filter((l) => !runStillRunning(l.runId));
 }
 
 /** Removes what the runtime still keeps through its own API; returns how many could not be removed. */
@@ -292,7 +319,7 @@ async function removeNative(client: CriClient, endpoint: string, runId: string |
   const { removeRuntimeLeftovers, runtimeLeftovers } = await import(
     '../harness/runtime/runtime-leftovers.js'
   );
-  const leftovers = await runtimeLeftovers(endpoint, runId, await criListed(client));
+  const leftovers = await ofEndedRuns(await runtimeLeftovers(endpoint, runId, await criListed(client)));
   const { removed, problems } = await removeRuntimeLeftovers(endpoint, leftovers, { withinMs: 10_000 });
   io.out(`removed ${removed.length} runtime records the CRI no longer listed\n`);
   for (const r of removed)

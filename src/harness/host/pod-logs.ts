@@ -166,6 +166,15 @@ export function otherLiveRuns(runId: string, root = POD_LOG_ROOT, view?: Process
   return liveRuns(root, view, ({ dir }) => dir === own);
 }
 
+/**
+ * Whether the run's process still runs, or cannot be told gone (its folder has no owner file yet): what
+ * such a run made is its own to remove, not `cleanup`'s.
+ */
+export function runStillRunning(runId: string, root = POD_LOG_ROOT, view?: ProcessView): boolean {
+  const name = runFileName(runId);
+  return liveFolders(root, view, (f) => f.name !== name).length > 0;
+}
+
 /** The names of the run folders whose process still runs, but those `excluded` says are the caller's own. */
 function liveRuns(
   root: string,

@@ -16,6 +16,11 @@ export interface CleanupScope {
   checkId?: string;
   /** Only this trial of the check (after a trial; the trials beside it keep theirs). */
   trial?: number;
+  /**
+   * Whether a run's process still runs (`cleanup`, which removes what ended runs left): such a run's
+   * objects are its own to remove, and taking them mid-check would fail its checks for the tool's doing.
+   */
+  stillRunning?: (runId: string) => boolean;
 }
 
 export interface CleanupReport {
@@ -28,6 +33,12 @@ export interface CleanupReport {
   problems: string[];
   /** Objects that carry the run label but not every other mark: someone else's, left alone. */
   spared: string[];
+  /** Runs whose process still runs, whose objects were left alone (scope.stillRunning). */
+  running: string[];
+}
+
+function emptyReport(): CleanupReport {
+  return { containers: [], pods: [], owners: [], runs: [], problems: [], spared: [], running: [] };
 }
 
 const STOP_DEADLINE_MS = 30_000;
@@ -38,7 +49,7 @@ const MAX_PAUSE_MS = 1_000;
 const STUCK_MS = 10_000;
 
 export async function removeLabelled(client: CriClient, scope: CleanupScope): Promise<CleanupReport> {
-  const report: CleanupReport = { containers: [], pods: [], owners: [], runs: [], problems: [], spared: [] };
+  const report = emptyReport();
   const selector = selectorOf(scope);
   const inScope = (labels: Record<string, string>) =>
     labels[RUN_LABEL] !== undefined && Object.entries(selector).every(([k, v]) => labels[k] === v);
@@ -46,9 +57,14 @@ export async function removeLabelled(client: CriClient, scope: CleanupScope): Pr
   // Pods are listed first: a container is ours only in a pod that is.
   const { items } = await client.call('ListPodSandbox', { filter: { labelSelector: selector } });
   const labelled = items.filter((p) => p.labels[RUN_LABEL] !== undefined);
-  const pods = labelled.filter((p) => isOurPod(p, scope.runId));
-  for (const p of labelled.filter((p) => !pods.includes(p)))
+  const ours = labelled.filter((p) => isOurPod(p, scope.runId));
+  for (const p of labelled.filter((p) => !ours.includes(p)))
     report.spared.push(`pod ${p.metadata.namespace}/${p.metadata.name} (${p.id})`);
+  const running = new Set(
+    ours.map((p) => p.labels[RUN_LABEL] ?? '').filter((run) => scope.stillRunning?.(run) === true),
+  );
+  report.running = [...running];
+  const pods = ours.filter((p) => !running.has(p.labels[RUN_LABEL] ?? ''));
   const ourPodIds = new Set(pods.map((p) => p.id));
   const { containers } = await client.call('ListContainers', { filter: { labelSelector: selector } });
   for (const c of containers.filter((c) => isOurContainer(c, ourPodIds, scope.runId) && inScope(c.labels))) {
@@ -91,7 +107,7 @@ export async function removeLabelledUntilGone(
   stuckMs = STUCK_MS,
   signal?: AbortSignal,
 ): Promise<CleanupReport> {
-  const total: CleanupReport = { containers: [], pods: [], owners: [], runs: [], problems: [], spared: [] };
+  const total = emptyReport();
   const endAt = Date.now() + withinMs;
   let pauseMs = FIRST_PAUSE_MS;
   let same = { problems: '', since: Date.now() };
@@ -102,6 +118,7 @@ export async function removeLabelledUntilGone(
     total.owners.push(...round.owners);
     total.runs.push(...round.runs);
     total.spared = round.spared;
+    total.running = round.running;
     // Compared without latencies ("after 2/30000 ms"), which differ every round.
     const problems = round.problems.join('\n').replace(/\d+(\/\d+)? ms\b/g, 'ms');
     if (problems !== same.problems) same = { problems, since: Date.now() };
