@@ -118,4 +118,19 @@ describe("doctor's look for what ended runs left", () => {
       rmSync(state, { recursive: true, force: true });
     }
   });
+
+  it('names the records the runtime keeps of ended runs that the CRI no longer lists, and says only --native removes them', async () => {
+    claimRunLogs(ended, { ...currentOwner(), pid: spawnSync('true').pid as number });
+    claimRunLogs(running);
+    const recorded = [
+      { id: 'a0eb70f61ce0348540e7b67fd', runId: ended },
+      { id: 'b1fc81f72df1459651f8c78fe', runId: running },
+    ];
+    const finding = await leftoversFinding(fake.client, fake.endpoint, async () => recorded);
+    expect(finding).to.deep.equal({
+      severity: 'warn',
+      what: 'leftovers of ended cri-conform runs: 1 container the runtime still records that the CRI no longer lists (a0eb70f61ce03)',
+      fix: `run \`cri-conform cleanup --native -r ${fake.endpoint}\` before the node takes workloads`,
+    });
+  });
 });

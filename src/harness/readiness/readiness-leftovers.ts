@@ -19,9 +19,17 @@ import { staleSliceScopes } from '../host/stale-slice-scopes.js';
 import { WEDGE_RISK_FIX, wedgeRisksOfDeadRuns } from '../host/wedge-risk.js';
 import { runtimeMountsOf } from '../runtime/lost-mounts.js';
 import { learnStateRoots, type RuntimeStateRoots, runtimeStateOf } from '../runtime/lost-runtime-state.js';
+import { type RuntimeLeftover, runtimeLeftovers } from '../runtime/runtime-leftovers.js';
 import type { Finding } from './readiness-types.js';
 
-export async function leftoversFinding(client: CriClient, endpoint: string): Promise<Finding> {
+/** The records containerd keeps of the tool's containers that the CRI does not list (runtime-leftovers.ts). */
+type RecordsOf = (endpoint: string, listed: ReadonlySet<string>) => Promise<readonly RuntimeLeftover[]>;
+
+export async function leftoversFinding(
+  client: CriClient,
+  endpoint: string,
+  recordsOf: RecordsOf = (at, listed) => runtimeLeftovers(at, undefined, listed),
+): Promise<Finding> {
   const what = 'leftovers of ended cri-conform runs';
   let pods: { id: string; labels: Record<string, string>; metadata: { name: string; namespace: string } }[];
   let listed: Set<string>;
@@ -47,7 +55,11 @@ export async function leftoversFinding(client: CriClient, endpoint: string): Pro
   const roots = idle.length > 0 && process.getuid?.() === 0 ? await learnStateRoots(client) : undefined;
   const host = hostLeftovers(unlisted, liveFoldersOfOtherProcesses().length > 0, { idle, roots });
   const wedged = wedgeRisksOfDeadRuns(endpoint);
-  if (ended.length === 0 && lost.length === 0 && host.length === 0 && wedged.length === 0)
+  // A run still running has records of builds under way that the CRI does not list yet.
+  const records = (await recordsOf(endpoint, listed).catch(() => [])).filter(
+    (r) => !live.has(runFileName(r.runId)),
+  );
+  if (ended.length + lost.length + host.length + wedged.length + records.length === 0)
     return { severity: 'ok', what: `no ${what}` };
   const runs = new Set(ended.map((p) => p.labels[RUN_LABEL]));
   const parts = [
@@ -61,10 +73,17 @@ export async function leftoversFinding(client: CriClient, endpoint: string): Pro
           `${count(lost.length, 'process', 'processes')} of their sandboxes or containers that the CRI no longer lists, still running`,
         ]
       : []),
+    ...(records.length > 0
+      ? [
+          `${count(records.length, 'container')} the runtime still records that the CRI no longer lists (${records.map((r) => r.id.slice(0, 13)).join(', ')})`,
+        ]
+      : []),
     ...host,
     ...wedged,
   ];
-  const cleanup = `run \`cri-conform cleanup -r ${endpoint}\` before the node takes workloads`;
+  // Only --native removes what the CRI no longer lists, and the processes and mounts of those ids with it.
+  const native = records.length > 0 ? ' --native' : '';
+  const cleanup = `run \`cri-conform cleanup${native} -r ${endpoint}\` before the node takes workloads`;
   return {
     severity: 'warn',
     what: `${what}: ${parts.join('; ')}`,
