@@ -17,7 +17,8 @@ import { pruneEmptyStateDirs } from './state-dirs.js';
 const HELP = `
 Only objects with all three marks of a run are touched: the label cri-conform.io/run, the pod namespace
 cri-conform and a name starting cc- (a container: its own label, in such a pod). A pod that carries the
-label but not the rest is someone else's: cleanup names it and leaves it alone. It exits 1 when it leaves a pod,
+label but not the rest is someone else's: cleanup names it and leaves it alone. So are the pods of a run
+still running (its process is alive): it removes its own as it ends, and cleanup names the run. It exits 1 when it leaves a pod,
 container, runtime record, private instance or process of the tool's (each named on stderr).
 
 Examples:
@@ -30,7 +31,7 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
   const cmd = program
     .command('cleanup')
     .description(
-      "stop and remove every pod and container of cri-conform runs (of one run with --run-id), the delay injectors' per-check settings a killed run left, the processes of a killed run's own pods that the runtime lost track of (and those a run's final sweep could not stop), the pod logs of runs no longer running and the empty cgroup parent (/cri-conform, or the slice cri_conform.slice) once no run is alive",
+      "stop and remove every pod and container of cri-conform runs no longer running (of one run with --run-id; a run still running removes its own), the delay injectors' per-check settings a killed run left, the processes of a killed run's own pods that the runtime lost track of (and those a run's final sweep could not stop), the pod logs of runs no longer running and the empty cgroup parent (/cri-conform, or the slice cri_conform.slice) once no run is alive",
     );
   addEndpointOptions(cmd)
     .option('--run-id <id>', 'only the objects of this run (the id is in every report)')
