@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { type FakeRuntime, startFakeRuntime } from '../check/fake-runtime.test.helper.js';
 import { POD_NAMESPACE, RUN_LABEL } from '../core/labels.js';
 import { keepLostIds } from '../host/lost-ids.js';
-import { claimRunLogs, ownIdsRecorder, removeRunLogs } from '../host/pod-logs.js';
+import { claimRunLogs, ownIdsRecorder, removeRunLogs, runLogDirectory } from '../host/pod-logs.js';
 import { currentOwner } from '../host/run-owner.js';
 import { standInShim } from '../runtime/stand-in-shim.test.helper.js';
 import { leftoversFinding } from './readiness-leftovers.js';
@@ -131,6 +131,16 @@ describe("doctor's look for what ended runs left", () => {
       severity: 'warn',
       what: 'leftovers of ended cri-conform runs: 1 container the runtime still records that the CRI no longer lists (a0eb70f61ce03)',
       fix: `run \`cri-conform cleanup --native -r ${fake.endpoint}\` before the node takes workloads`,
+    });
+  });
+
+  it('names the folder of a run killed with nothing else of it left, which only cleanup removes', async () => {
+    claimRunLogs(ended, { ...currentOwner(), pid: spawnSync('true').pid as number });
+    claimRunLogs(running);
+    expect(await leftoversFinding(fake.client, fake.endpoint)).to.deep.equal({
+      severity: 'warn',
+      what: `leftovers of ended cri-conform runs: the pod-log folder of 1 run no longer running (${runLogDirectory(ended)})`,
+      fix: `run \`cri-conform cleanup -r ${fake.endpoint}\` before the node takes workloads`,
     });
   });
 });

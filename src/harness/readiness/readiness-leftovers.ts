@@ -13,7 +13,13 @@ import { idsFileIsOf } from '../core/own-ids.js';
 import { SYSTEMD_PARENT } from '../host/cgroup-parent.js';
 import { keptLostIds } from '../host/lost-ids.js';
 import { ON_NODE } from '../host/node-view.js';
-import { deadRunsOwnIds, liveFoldersOfOtherProcesses, otherLiveRuns, runFileName } from '../host/pod-logs.js';
+import {
+  deadRunFolders,
+  deadRunsOwnIds,
+  liveFoldersOfOtherProcesses,
+  otherLiveRuns,
+  runFileName,
+} from '../host/pod-logs.js';
 import { belongsTo, idsOwnedBy, livingProcessesOf } from '../host/proc.js';
 import { staleSliceScopes } from '../host/stale-slice-scopes.js';
 import { WEDGE_RISK_FIX, wedgeRisksOfDeadRuns } from '../host/wedge-risk.js';
@@ -59,9 +65,12 @@ export async function leftoversFinding(
   const records = (await recordsOf(endpoint, listed).catch(() => [])).filter(
     (r) => !live.has(runFileName(r.runId)),
   );
-  if (ended.length + lost.length + host.length + wedged.length + records.length === 0)
-    return { severity: 'ok', what: `no ${what}` };
   const runs = new Set(ended.map((p) => p.labels[RUN_LABEL]));
+  const others = ended.length + lost.length + host.length + wedged.length + records.length;
+  // A run killed with nothing of it left on the runtime (an --isolated run, whose copy went) leaves only its
+  // folder; beside anything else, the cleanup that removes that takes the folder too.
+  const folders = others === 0 ? deadRunFolders() : [];
+  if (others + folders.length === 0) return { severity: 'ok', what: `no ${what}` };
   const parts = [
     ...(ended.length > 0
       ? [
@@ -79,6 +88,11 @@ export async function leftoversFinding(
         ]
       : []),
     ...host,
+    ...(folders.length > 0
+      ? [
+          `the pod-log ${folders.length === 1 ? 'folder' : 'folders'} of ${count(folders.length, 'run')} no longer running (${folders.map((f) => f.dir).join(', ')})`,
+        ]
+      : []),
     ...wedged,
   ];
   // Only --native removes what the CRI no longer lists, and the processes and mounts of those ids with it.
