@@ -29,9 +29,15 @@ describe('cleanup (fake CRI)', () => {
   });
   after(() => fake.close());
 
+  const controlDirs: string[] = [];
+  after(() => {
+    for (const dir of controlDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
   /** An injector control dir in which a killed run left a check's claim. */
   function claimedDir(): string {
     const dir = mkdtempSync(join(tmpdir(), 'cc-slow-'));
+    controlDirs.push(dir);
     mkdirSync(join(dir, 'pods', 'cc-idem-01-'), { recursive: true });
     writeFileSync(join(dir, 'pods', 'cc-idem-01-', 'delay-ms'), '1500\n');
     return dir;
