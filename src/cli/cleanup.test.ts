@@ -24,14 +24,13 @@ import { recordingIo } from './test-io.test.helper.js';
 
 describe('cleanup (fake CRI)', () => {
   let fake: FakeRuntime;
+  const controlDirs: string[] = [];
   before(async () => {
     fake = await startFakeRuntime();
   });
-  after(() => fake.close());
-
-  const controlDirs: string[] = [];
   after(() => {
     for (const dir of controlDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+    return fake.close();
   });
 
   /** An injector control dir in which a killed run left a check's claim. */
