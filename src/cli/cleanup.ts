@@ -206,7 +206,8 @@ async function removeDeadRunLogsOf(keep: ReadonlySet<string>, io: Io): Promise<v
   const runs = removed.length === 1 ? '1 run' : `${removed.length} runs`;
   if (removed.length > 0) io.out(`removed the pod logs of ${runs} no longer running\n`);
   for (const dir of removed) io.out(`  ${dir}\n`);
-  for (const dir of unowned) io.out(`kept ${dir}: no owner file says whether its run still runs\n`);
+  for (const dir of unowned)
+    io.out(`kept ${dir}: a run is making it (new and empty, its owner file not yet written)\n`);
   for (const p of problems) io.err(`cri-conform: could not remove ${p}\n`);
 }
 

@@ -24,6 +24,7 @@ import {
   removeDeadRunLogs,
   removeRunLogs,
   runLogDirectory,
+  runStillRunning,
 } from './pod-logs.js';
 import { currentOwner, parseOwner } from './run-owner.js';
 
@@ -110,18 +111,24 @@ describe("pod log directories: a killed run's go, a running run's stay", () => {
     return dir;
   }
 
-  it('removes the directory of a run whose process is gone, and keeps a running one and one with no owner', () => {
+  it('removes the directory of a run whose process is gone, or that holds pods with no owner file, and keeps a running one and one being made', () => {
     const me = currentOwner();
     const running = runDir('running', me);
     const killed = runDir('killed', { ...me, startTime: `${me.startTime}0` });
-    const unowned = runDir('unowned', undefined);
+    const left = runDir('left-unowned', undefined);
+    const beingMade = join(root, 'being-made');
+    mkdirSync(beingMade);
     const found = removeDeadRunLogs(root);
-    expect(found).to.deep.equal({ removed: [killed], unowned: [unowned], problems: [] });
-    expect(readdirSync(root).sort()).to.deep.equal(['running', 'unowned']);
+    expect({ ...found, removed: found.removed.sort() }).to.deep.equal({
+      removed: [killed, left],
+      unowned: [beingMade],
+      problems: [],
+    });
+    expect(readdirSync(root).sort()).to.deep.equal(['being-made', 'running']);
     expect(existsSync(join(running, RUN_OWNER_FILE))).to.equal(true);
   });
 
-  it('gives cleanup the own ids a killed run recorded, and none of a running run or one with no owner', () => {
+  it('gives cleanup the own ids a killed run recorded, and those a folder with no owner file holds, and none of a running run', () => {
     const me = currentOwner();
     const ids = (n: string) => [n.repeat(64), `${n.repeat(63)}f`];
     for (const [name, digit, owner] of [
@@ -133,7 +140,10 @@ describe("pod log directories: a killed run's go, a running run's stay", () => {
       writeFileSync(join(root, name, OWN_IDS_FILE), `${idsFileHeader(CONTAINERD)}${ids(digit).join('\n')}\n`);
     }
     expect(deadRunsOwnIds(undefined, root)).to.deep.equal(
-      new Map([['killed', { endpoint: CONTAINERD, ids: ids('b') }]]),
+      new Map([
+        ['killed', { endpoint: CONTAINERD, ids: ids('b') }],
+        ['unowned', { endpoint: CONTAINERD, ids: ids('c') }],
+      ]),
     );
     expect([...deadRunsOwnIds('killed', root).keys()]).to.deep.equal(['killed']);
     expect(deadRunsOwnIds('running', root).size).to.equal(0);
@@ -153,6 +163,22 @@ describe("pod log directories: a killed run's go, a running run's stay", () => {
     } finally {
       removeRunLogs(runId);
     }
+  });
+
+  it('tells a run still running: its owner alive, or an empty folder it is making; not one whose owner is gone, nor a folder holding pods with no owner file', () => {
+    const me = currentOwner();
+    runDir('running', me);
+    runDir('killed', { ...me, startTime: `${me.startTime}0` });
+    runDir('left-unowned', undefined);
+    mkdirSync(join(root, 'being-made'));
+    const still = (name: string) => runStillRunning(name, root);
+    expect(['running', 'killed', 'left-unowned', 'being-made', 'absent'].map(still)).to.deep.equal([
+      true,
+      false,
+      false,
+      true,
+      false,
+    ]);
   });
 
   it('finds nothing to do before any run made the root', () => {

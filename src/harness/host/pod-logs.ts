@@ -6,7 +6,15 @@
  * one directory of its own, made before its first pod with a file naming the run's process, removed when
  * the run ends, or by `cleanup` once that process is gone.
  */
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type IdsFile, idsFileHeader, readIdsFile } from '../core/own-ids.js';
@@ -95,7 +103,12 @@ export interface RuntimeClaim {
 
 /** The folders of runs whose process is known to be gone. */
 export function deadRunFolders(root = POD_LOG_ROOT, view?: ProcessView): RunFolder[] {
-  return runFolders(root).filter((f) => f.owner !== undefined && ownerGone(f.owner, view));
+  return runFolders(root).filter((f) => isDead(f, view));
+}
+
+/** The folder's run has ended: its owner is gone, or it has no owner file and is no run's in the making. */
+function isDead(f: RunFolder, view: ProcessView | undefined): boolean {
+  return f.owner === undefined ? !beingMade(f.dir) : ownerGone(f.owner, view);
 }
 
 /**
@@ -110,7 +123,7 @@ export function claimRunLogs(runId: string, owner: RunOwner = currentOwner(), ru
 
 export interface DeadRunLogs {
   removed: string[];
-  /** Folders with no owner file (made before owner files were, or by a run killed as it made one): kept. */
+  /** Folders with no owner file that a run may be making right now (empty and new): kept. */
   unowned: string[];
   problems: string[];
 }
@@ -122,10 +135,12 @@ export function removeDeadRunLogs(
   keep: ReadonlySet<string> = new Set(),
 ): DeadRunLogs {
   const found: DeadRunLogs = { removed: [], unowned: [], problems: [] };
-  for (const { name, dir, owner } of runFolders(root)) {
+  for (const folder of runFolders(root)) {
+    const { name, dir } = folder;
     if (keep.has(name)) continue;
-    if (owner === undefined) found.unowned.push(dir);
-    else if (ownerGone(owner, view)) {
+    if (!isDead(folder, view)) {
+      if (folder.owner === undefined) found.unowned.push(dir);
+    } else {
       try {
         rmSync(dir, { recursive: true, force: true });
         found.removed.push(dir);
@@ -189,8 +204,24 @@ function liveFolders(
   view: ProcessView | undefined,
   excluded: (folder: RunFolder) => boolean,
 ): RunFolder[] {
-  // A folder without an owner file may be a run that is making it right now: it counts as running.
-  return runFolders(root).filter((f) => !excluded(f) && (f.owner === undefined || !ownerGone(f.owner, view)));
+  return runFolders(root).filter((f) => !excluded(f) && !isDead(f, view));
+}
+
+/** How long a run takes from making its folder to writing its owner file there, at most. */
+const OWNER_FILE_WITHIN_MS = 60_000;
+
+/**
+ * A folder without an owner file may be a run making it right now, which writes the file at once: while it
+ * is empty and new, it counts as running. One that holds anything does not: a run writes its owner file
+ * before its first pod, so such a folder is what a run left once it had removed its own (containerd
+ * recreated a pod's log folder in it as it restarted), or one a version before owner files made.
+ */
+function beingMade(dir: string): boolean {
+  try {
+    return readdirSync(dir).length === 0 && Date.now() - statSync(dir).mtimeMs < OWNER_FILE_WITHIN_MS;
+  } catch {
+    return false;
+  }
 }
 
 export interface RunFolder {
