@@ -312,8 +312,10 @@ async function reportNative(client: CriClient, endpoint: string, runId: string |
  * leftovers nor a leak.
  */
 async function ofEndedRuns<T extends { runId: string }>(leftovers: readonly T[]): Promise<T[]> {
-  const { runStillRunning } = await import('../harness/host/pod-logs.js');
-  return leftovers.filter((l) => !runStillRunning(l.runId));
+  const { otherLiveRuns, runFileName } = await import('../harness/host/pod-logs.js');
+  // One look at the run folders for all the records, as doctor takes it (readiness-leftovers.ts).
+  const live = new Set(otherLiveRuns(''));
+  return leftovers.filter((l) => !live.has(runFileName(l.runId)));
 }
 
 /** Removes what the runtime still keeps through its own API; returns how many could not be removed. */

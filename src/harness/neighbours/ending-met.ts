@@ -11,8 +11,13 @@
  */
 import type { CriMethod } from '../../cri/types.js';
 
-/** The NRI event each call's ending sends, and what it does to the object. */
-const EVENT_OF: Partial<Record<CriMethod, { event: string; action: 'stopped' | 'removed' }>> = {
+/** What a call's ending does to the object, and the NRI event it sends. */
+interface Ending {
+  event: string;
+  action: 'stopped' | 'removed';
+}
+
+const EVENT_OF: Partial<Record<CriMethod, Ending>> = {
   StopPodSandbox: { event: 'StopPodSandbox', action: 'stopped' },
   RemovePodSandbox: { event: 'RemovePodSandbox', action: 'removed' },
   RemoveContainer: { event: 'RemoveContainer', action: 'removed' },
@@ -26,6 +31,7 @@ export interface EndingMet {
 
 interface FailedEnding {
   method: CriMethod;
+  ending: Ending;
   statusName: string;
   sentAt: number;
 }
@@ -49,7 +55,7 @@ export class EndingsMet {
     const ending = EVENT_OF[method];
     if (!ending) return;
     const key = `${ending.action} ${id}`;
-    const failed = { method, statusName, sentAt: this.sentAt.get(request) ?? performance.now() };
+    const failed = { method, ending, statusName, sentAt: this.sentAt.get(request) ?? performance.now() };
     const heard = this.heardAt.get(key);
     if (heard !== undefined && heard >= failed.sentAt) this.met(id, failed);
     else if (!this.unexplained.has(key)) this.unexplained.set(key, failed);
@@ -66,8 +72,7 @@ export class EndingsMet {
   }
 
   private met(id: string, failed: FailedEnding): void {
-    const ending = EVENT_OF[failed.method];
-    if (!ending) return;
+    const { ending } = failed;
     this.onMet({
       id,
       action: ending.action === 'stopped' ? 'perhaps being stopped' : 'perhaps being removed',

@@ -60,9 +60,9 @@ export async function removeLabelled(client: CriClient, scope: CleanupScope): Pr
   const ours = labelled.filter((p) => isOurPod(p, scope.runId));
   for (const p of labelled.filter((p) => !ours.includes(p)))
     report.spared.push(`pod ${p.metadata.namespace}/${p.metadata.name} (${p.id})`);
-  const running = new Set(
-    ours.map((p) => p.labels[RUN_LABEL] ?? '').filter((run) => scope.stillRunning?.(run) === true),
-  );
+  // Asked once a run: each asking reads every run folder.
+  const runsOfOurs = new Set(ours.map((p) => p.labels[RUN_LABEL] ?? ''));
+  const running = new Set([...runsOfOurs].filter((run) => scope.stillRunning?.(run) === true));
   report.running = [...running];
   const pods = ours.filter((p) => !running.has(p.labels[RUN_LABEL] ?? ''));
   const ourPodIds = new Set(pods.map((p) => p.id));
