@@ -99,7 +99,9 @@ async function refusedSandbox(t: CheckContext, trial: number, plugins: Plugins):
   const seen = await TrialEvidence.start(t);
   const podConfig = t.make.pod(`tear-14-${trial}-refused`);
   const podName = podConfig.metadata.name;
-  // The hold takes its turn among the trials: the runtime delivers hooks one at a time.
+  // The hold takes its turn among the trials: the runtime delivers hooks one at a time. The turn ends with
+  // the hold: the refusal and the rollback after it hold no hook, so the next trial's hold need not wait
+  // for them.
   const held = await t.oneAtATime('held RunPodSandbox hook', async () => {
     const [holder, refuser] = [await plugins.holder.connected(), await plugins.refuser.connected()];
     const refusal = refuser.fault({ match: { event: 'RunPodSandbox', podName }, action: REFUSE });
@@ -111,9 +113,10 @@ async function refusedSandbox(t: CheckContext, trial: number, plugins: Plugins):
     seen.add(run.held.pod.id);
     await seen.look();
     run.hold.release();
-    return { podSnapshot, ran: await run.reply };
+    return { podSnapshot, reply: run.reply };
   });
-  const { podSnapshot, ran } = held;
+  const { podSnapshot } = held;
+  const ran = await held.reply;
   if (ran.ok) {
     ignoredError(t, trial, 'RunPodSandbox');
     // Gone before the next path, whose leak probe would otherwise find this live pod.
@@ -159,9 +162,10 @@ async function refusedContainer(t: CheckContext, trial: number, plugins: Plugins
     const ctrSnapshot = await t.host.snapshot(podId, ctrId === '' ? [] : [ctrId]);
     seen.add(podId, ctrId);
     create.hold.release();
-    return { ctrSnapshot, created: await create.reply };
+    return { ctrSnapshot, reply: create.reply };
   });
-  const { ctrSnapshot, created } = held;
+  const { ctrSnapshot } = held;
+  const created = await held.reply;
   if (created.ok) ignoredError(t, trial, 'CreateContainer');
   else {
     const ctrs = await t.cri.listContainers({ podId });
