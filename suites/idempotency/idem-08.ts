@@ -14,6 +14,7 @@ import {
   type BuiltContainer,
   type BuiltPod,
   containerVariantOnSlowHandler,
+  RESTS_BESIDE_HELD_HOOKS,
   sandboxVariant,
 } from './ttl-variants.js';
 
@@ -118,6 +119,7 @@ export const check = defineCheck({
   longWait:
     'each variant watches the abandoned attempt for up to --cache-ttl (150 s by default), a window the checks beside it can fill',
   needs: ['slow-runtime'],
+  restsBesideHeldHooks: `${RESTS_BESIDE_HELD_HOOKS}; its watch of the abandoned attempt over --cache-ttl reads listings and statuses, which no hook holds`,
   title:
     'After a timeout, a request with attempt+1 gets a new sandbox (container), and the abandoned attempt is let go within --cache-ttl: never left READY (RUNNING), nor hidden while the runtime still holds it',
   contract:

@@ -8,6 +8,7 @@ import {
   type BuiltContainer,
   type BuiltPod,
   containerVariantOnSlowHandler,
+  RESTS_BESIDE_HELD_HOOKS,
   sandboxVariant,
 } from './ttl-variants.js';
 
@@ -109,6 +110,7 @@ export const check = defineCheck({
   longWait:
     'each variant waits out --cache-ttl (150 s by default) before it looks, a window the checks beside it can fill',
   needs: ['slow-runtime'],
+  restsBesideHeldHooks: `${RESTS_BESIDE_HELD_HOOKS}; what it asks once --cache-ttl has passed (listings, statuses, the host) no hook holds`,
   title:
     'A timed-out sandbox (container) that nobody asks for again is reclaimed within --cache-ttl, by the CRI and by the runtime, and an identical request afterwards gets a fresh one',
   contract:

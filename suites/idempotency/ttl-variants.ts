@@ -12,6 +12,13 @@ import {
 import type { TimedOutPod } from './scenarios.js';
 import { timeOutOnSlowHandler } from './slow-handler.js';
 
+/**
+ * Why IDEM-08 and IDEM-09, once they rest (every build they held has ended), may run beside the checks
+ * whose holds take turns in the hook lane (CheckSpec.restsBesideHeldHooks).
+ */
+export const RESTS_BESIDE_HELD_HOOKS =
+  'resting, it arms no delay: what it sends then (the next request, kubelet-like retries, the stop and removal of what was abandoned) waits at most one hold behind a held hook, far inside its deadline and budget';
+
 export type BuiltPod = TimedOutPod & { builtId: string };
 export type BuiltContainer = TimedOutContainer & { builtId: string };
 

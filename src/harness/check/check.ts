@@ -48,6 +48,12 @@ export interface CheckSpec<C extends string = string> {
    */
   besideHeldHooks?: string;
   /**
+   * Why, once it rests from its injectors (t.inject.doneHolding: every creation it held has ended), the
+   * hooks held by the lane's checks change nothing this injector check still asserts: it then shares the
+   * runtime with them until it arms a delay again (run/resting-checks.ts).
+   */
+  restsBesideHeldHooks?: string;
+  /**
    * Why this check of the hook lane would test something else with the besideHeldHooks injector checks
    * beside it: it then shares the runtime with the rest of the lane only.
    */
@@ -75,7 +81,15 @@ export interface TrialsSpec {
 
 export interface Check
   extends Required<
-    Omit<CheckSpec, 'trials' | 'longWait' | 'besideHeldHooks' | 'apartFromInjectorChecks' | 'loadsRuntime'>
+    Omit<
+      CheckSpec,
+      | 'trials'
+      | 'longWait'
+      | 'besideHeldHooks'
+      | 'restsBesideHeldHooks'
+      | 'apartFromInjectorChecks'
+      | 'loadsRuntime'
+    >
   > {
   suite: SuiteName;
   trials: boolean;
@@ -89,6 +103,8 @@ export interface Check
   longWait: string;
   /** Why it may share the runtime with the hook lane's checks ('' when it may not). */
   besideHeldHooks: string;
+  /** Why it may share the runtime with the hook lane's checks while it rests ('' when it may not). */
+  restsBesideHeldHooks: string;
   /** Why it keeps the hook lane's injector checks away ('' when it need not). */
   apartFromInjectorChecks: string;
   /** Why it runs alone for the load it puts on the runtime ('' when it need not). */
@@ -124,6 +140,7 @@ export function inSuite(suite: SuiteName, specs: readonly CheckSpec[]): Check[] 
     ...(typeof s.trials === 'object' && s.trials.atOnce ? { trialsAtOnce: s.trials.atOnce } : {}),
     longWait: s.longWait ?? '',
     besideHeldHooks: s.besideHeldHooks ?? '',
+    restsBesideHeldHooks: s.restsBesideHeldHooks ?? '',
     apartFromInjectorChecks: s.apartFromInjectorChecks ?? '',
     loadsRuntime: s.loadsRuntime ?? '',
     run: s.run,

@@ -19,6 +19,7 @@ function check(id: string, level: Level, tags: Tag[] = []): Check {
     trialScaleWhy: '',
     longWait: '',
     besideHeldHooks: '',
+    restsBesideHeldHooks: '',
     apartFromInjectorChecks: '',
     loadsRuntime: '',
     run: async () => {},

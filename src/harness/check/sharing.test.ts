@@ -45,6 +45,17 @@ describe('sharing the runtime between checks', () => {
     expect(mayShareChecks(apart, lane)).to.equal(true);
   });
 
+  it('lets a check that says why held hooks change nothing it asserts beside every lane check while it counts as CRI-only (resting)', () => {
+    const lane = { needs: ['nri', 'stalls-hooks', 'holds-in-lane'], besideHeldHooks: '' } as const;
+    const apart = { ...lane, apartFromInjectorChecks: 'its first attempts must reach the hook in time' };
+    const restingSaysWhy = { needs: [], besideHeldHooks: 'its timeouts land before the hook' } as const;
+    const restingSilent = { needs: [], besideHeldHooks: '' } as const;
+    expect(mayShareChecks(lane, restingSaysWhy)).to.equal(true);
+    expect(mayShareChecks(restingSaysWhy, apart)).to.equal(true);
+    expect(mayShareChecks(lane, restingSilent)).to.equal(false);
+    expect(mayShareChecks({ needs: ['nri'], besideHeldHooks: '' }, restingSaysWhy)).to.equal(true);
+  });
+
   it('refuses a hang or delay fault to a check that does not declare it stalls hooks', () => {
     expect(undeclaredStall({ id: 'HOOK-01', needs: ['nri'] }, 'hang', false)).to.match(
       /HOOK-01.*stalls-hooks/,

@@ -11,7 +11,8 @@
  *   (CheckSpec.loadsRuntime).
  * - hook-lane: checks that stall hooks only inside the run's hook lane (need 'holds-in-lane'; hook-lane.ts).
  *   Their holds take turns, as the trials of one check do, so they share the runtime with each other, and
- *   with the injector checks that say why a held hook changes nothing they assert (besideHeldHooks).
+ *   with the injector checks that say why a held hook changes nothing they assert (besideHeldHooks, or
+ *   restsBesideHeldHooks while they rest from their injectors).
  * - injectors: checks that hold creations with the delay injectors. Each check claims the injectors'
  *   settings for its own pods only (injectors.ts), and finds its pods by its labels.
  * - cri-only: checks with neither plugins nor injectors. Their calls are only as slow as the runtime, so
@@ -42,15 +43,24 @@ export function sharingGroup(c: Pick<Check, 'needs'> & Partial<Pick<Check, 'load
 
 /**
  * Whether these two checks may run at once: their groups may share, or one is of the hook lane and the
- * other an injector check that its held hooks do not disturb (CheckSpec.besideHeldHooks), unless the lane's
- * check keeps such checks away (CheckSpec.apartFromInjectorChecks).
+ * other says why its held hooks do not disturb it (besideHeldHooks, laneWelcomes).
  */
 export function mayShareChecks(a: SharingSpec, b: SharingSpec): boolean {
   const [ga, gb] = [sharingGroup(a), sharingGroup(b)];
   if (mayShare(ga, gb)) return true;
-  const undisturbed = (c: SharingSpec, g: SharingGroup) => g === 'injectors' && c.besideHeldHooks !== '';
-  const welcomes = (c: SharingSpec, g: SharingGroup) => g === 'hook-lane' && !c.apartFromInjectorChecks;
-  return (welcomes(a, ga) && undisturbed(b, gb)) || (welcomes(b, gb) && undisturbed(a, ga));
+  return laneWelcomes(a, ga, b, gb) || laneWelcomes(b, gb, a, ga);
+}
+
+/**
+ * Whether `other` may run beside `lane`, a check of the hook lane. It must say why held hooks change
+ * nothing it asserts (CheckSpec.besideHeldHooks). An injector check may then, unless the lane's check keeps
+ * injector checks away for the load of their held creations (CheckSpec.apartFromInjectorChecks). One that
+ * says so while it counts as CRI-only (an injector check resting from its injectors, as resting-checks.ts
+ * counts it) holds no creation and makes next to no pods, so every lane check welcomes it.
+ */
+function laneWelcomes(lane: SharingSpec, laneGroup: SharingGroup, other: SharingSpec, group: SharingGroup) {
+  if (laneGroup !== 'hook-lane' || other.besideHeldHooks === '') return false;
+  return group === 'cri-only' || (group === 'injectors' && !lane.apartFromInjectorChecks);
 }
 
 type SharingSpec = Pick<Check, 'needs' | 'besideHeldHooks'> &

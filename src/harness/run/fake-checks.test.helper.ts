@@ -19,6 +19,7 @@ export function fakeCheck(id: string, needs: Need[] = [], longWait = ''): Check 
     trialScaleWhy: '',
     longWait,
     besideHeldHooks: '',
+    restsBesideHeldHooks: '',
     apartFromInjectorChecks: '',
     loadsRuntime: '',
     run: async () => {},

@@ -46,6 +46,31 @@ describe('injector checks that rest', () => {
     expect(order).to.deep.equal(['+I-01', '+N-01', '-N-01', '-I-01']);
   });
 
+  it('let a hook-lane check start beside them once they rest, where they say why held hooks change nothing they then assert', async () => {
+    const lane = ['nri', 'stalls-hooks', 'holds-in-lane'] as const;
+    const laneBeside = (restsBesideHeldHooks: string) => {
+      const checks = [
+        { ...fakeCheck('I-01', ['slow-runtime'], 'waits out a TTL'), restsBesideHeldHooks },
+        fakeCheck('L-01', [...lane]),
+      ];
+      return scheduleWith(checks, 4, {
+        'I-01': async (resting, c) => {
+          await sleep(20);
+          resting.turnFor(c).rest();
+          await sleep(60);
+        },
+        'L-01': () => sleep(10),
+      });
+    };
+    expect(await laneBeside('it arms no delay once resting')).to.deep.equal([
+      '+I-01',
+      '+L-01',
+      '-L-01',
+      '-I-01',
+    ]);
+    expect(await laneBeside('')).to.deep.equal(['+I-01', '-I-01', '+L-01', '-L-01']);
+  });
+
   it('arm again only once the NRI checks beside them are done, and none starts meanwhile', async () => {
     const checks = [
       fakeCheck('I-01', ['slow-runtime'], 'waits out a TTL'),

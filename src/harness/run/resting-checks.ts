@@ -3,7 +3,8 @@
  * creation it holds for seconds would hold back their plugins' registrations (sharing.ts). One that waits
  * out a long bound with every delay off (IDEM-08 and IDEM-09 wait out --cache-ttl) holds nothing: while
  * it rests, the scheduler counts it as a CRI-only check that takes no place of --parallel, so NRI checks
- * fill its wait. Arming a delay again ends the rest, and waits until no check beside it is one an injector
+ * fill its wait, and the hook lane's checks too where it says why held hooks change nothing it then
+ * asserts (CheckSpec.restsBesideHeldHooks). Arming a delay again ends the rest, and waits until no check beside it is one an injector
  * check may not share the runtime with; no new such check starts meanwhile.
  */
 import type { Check } from '../check/check.js';
@@ -43,10 +44,14 @@ export class RestingChecks {
     return this.resting.has(c.id);
   }
 
-  /** The check as the scheduler counts it now: a resting injector check counts as CRI-only. */
+  /**
+   * The check as the scheduler counts it now: a resting injector check counts as CRI-only, beside the hook
+   * lane where it says why held hooks change nothing it still asserts.
+   */
   asScheduled(c: Check): Check {
     if (!this.resting.has(c.id)) return c;
-    return { ...c, needs: c.needs.filter((n) => !isInjectorNeed(n)) };
+    const besideHeldHooks = c.besideHeldHooks || c.restsBesideHeldHooks;
+    return { ...c, needs: c.needs.filter((n) => !isInjectorNeed(n)), besideHeldHooks };
   }
 
   turnFor(check: Check): HoldingTurn {
