@@ -80,12 +80,16 @@ export async function nriCreateDelay(
   };
 }
 
-/** The slow runtime handler as a CreateContainer delay: acts where the runtime creates the OCI container there. */
-export function slowHandlerCreateDelay(slow: SlowRuntime): ContainerDelay {
+/**
+ * The slow runtime handler as a CreateContainer delay: acts where the runtime creates the OCI container
+ * there. It holds as long as the first attempt asks: DELAY_MS, plus the lateness learnt where attempts
+ * reached it late, whose later deadline it must still outlast.
+ */
+export function slowHandlerCreateDelay(slow: Pick<SlowRuntime, 'handler' | 'setDelay'>): ContainerDelay {
   return {
     name: `slow runtime handler "${slow.handler}"`,
     runtimeHandler: slow.handler,
-    arm: () => slow.setDelay(DELAY_MS),
+    arm: (_podId, _containerName, ms = DELAY_MS) => slow.setDelay(ms),
     disarm: () => slow.setDelay(0),
     behindHooks: true,
   };

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { DELAY_MS } from '../common/timing.js';
+import { slowHandlerCreateDelay } from './container-scenarios.js';
 import { evidence } from './scenarios.js';
 import { whyNothingLogged } from './slow-handler.js';
 
@@ -50,5 +52,19 @@ describe('IDEM: why the slow runtime handler logged no build', () => {
     expect(whyNothingLogged({ ok: true, value: 'id', latencyMs: 640 })).to.equal(
       'the injector did not hold the request',
     );
+  });
+});
+
+describe('IDEM: the slow runtime handler holding a CreateContainer', () => {
+  it('holds as long as the first attempt asks, so a deadline that grew with the lateness learnt still expires in it', async () => {
+    const delays: number[] = [];
+    const delay = slowHandlerCreateDelay({
+      handler: 'conform-slow',
+      setDelay: async (ms) => void delays.push(ms),
+    });
+    await delay.arm('pod', 'workload', DELAY_MS + 400);
+    await delay.arm('pod', 'workload');
+    await delay.disarm();
+    expect(delays).to.deep.equal([DELAY_MS + 400, DELAY_MS, 0]);
   });
 });
