@@ -166,5 +166,21 @@ export function summarize(report, wallMs, nriRequestTimeoutMs) {
     suites,
     slowest: [...checks].sort((a, b) => b.durationMs - a.durationMs).slice(0, 5),
     floors: floorsOf(report),
+    schedule: scheduleOf(report),
   };
+}
+
+/**
+ * When each check that ran started and ended, in seconds since the first began, in the order they
+ * started (results.json startedAt, schema 8 on): which checks shared the runtime, and what waited for what.
+ */
+export function scheduleOf(report) {
+  const ran = report.results.filter((r) => typeof r.startedAt === 'string');
+  if (ran.length === 0) return [];
+  const at = (r) => Date.parse(r.startedAt);
+  const first = Math.min(...ran.map(at));
+  const seconds = (ms) => Number((ms / 1000).toFixed(1));
+  return ran
+    .map((r) => ({ id: r.id, startS: seconds(at(r) - first), endS: seconds(at(r) - first + r.durationMs) }))
+    .sort((a, b) => a.startS - b.startS);
 }

@@ -26,7 +26,7 @@ describe('renderJson', () => {
       'summary',
       'results',
     ]);
-    expect(report.schemaVersion).to.equal(7);
+    expect(report.schemaVersion).to.equal(8);
     expect(report.runtimeCrashes).to.equal(null);
     expect(report.cpu, 'no cpu record off the runtime node').to.equal(null);
     expect(report.interrupted).to.equal(null);
@@ -54,6 +54,7 @@ describe('renderJson', () => {
       'contract',
       'verdict',
       'durationMs',
+      'startedAt',
       'message',
       'detail',
       'observations',

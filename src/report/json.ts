@@ -7,7 +7,8 @@
  * version 5 each result's notRun (the parts of its contract the check could not test here) and
  * knownIssue.draft (a bug not reported upstream: its drafted report); version 6 each trial check's
  * trials.atOnce and floorMs, and each timeline entry's trial; version 7 the run's cpu (what the machine's
- * CPUs did meanwhile, null off the runtime's node) and each violation's knownIssue.
+ * CPUs did meanwhile, null off the runtime's node) and each violation's knownIssue; version 8 each
+ * result's startedAt (when the check started: with durationMs, the run's schedule).
  */
 import type {
   CheckResult,
@@ -19,7 +20,7 @@ import type {
 import { countVerdicts } from './tally.js';
 import { cleanText } from './text.js';
 
-export const JSON_SCHEMA_VERSION = 7;
+export const JSON_SCHEMA_VERSION = 8;
 
 export function renderJson(outcome: RunOutcome): string {
   const report = {
@@ -51,6 +52,7 @@ function resultJson(r: CheckResult) {
     contract: r.contract,
     verdict: r.verdict,
     durationMs: Math.round(r.durationMs),
+    startedAt: r.startedAt ?? null,
     message: r.message === undefined ? null : cleanText(r.message),
     detail: r.detail === undefined ? null : cleanText(r.detail),
     observations: r.observations,

@@ -1,5 +1,5 @@
 /**
- * Reads a results.json back into a RunOutcome, for `report` and `diff`. It accepts schema versions 1 to 7
+ * Reads a results.json back into a RunOutcome, for `report` and `diff`. It accepts schema versions 1 to 8
  * (each lacks the fields later ones added) and checks the shape it relies on first (results-shape.ts), so a
  * wrong file gives one clear sentence naming the field instead of a crash deep in a renderer.
  */
@@ -91,6 +91,7 @@ function resultOf(r: Json): CheckResult {
   const {
     message,
     detail,
+    startedAt,
     trials,
     requiredWaitMs,
     floorMs,
@@ -106,6 +107,7 @@ function resultOf(r: Json): CheckResult {
     tags: Array.isArray(r.tags) ? (r.tags as CheckResult['tags']) : [],
     ...optionalString(r, 'message'),
     ...optionalString(r, 'detail'),
+    ...optionalString(r, 'startedAt'),
     ...(isObject(trials) ? { trials: trialsOf(trials) } : {}),
     ...(typeof requiredWaitMs === 'number' ? { requiredWaitMs } : {}),
     ...(isObject(floorMs) ? { floorMs: floorMs as unknown as NonNullable<CheckResult['floorMs']> } : {}),

@@ -50,6 +50,7 @@ const RESULT: Spec = {
   contract: 'string',
   verdict: VERDICT_ORDER,
   durationMs: 'number',
+  startedAt: 'string?',
   tags: 'strings?',
   observations: 'object?',
   floorMs: 'object?',

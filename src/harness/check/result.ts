@@ -85,6 +85,8 @@ export interface CheckResult {
   contract: string;
   verdict: Verdict;
   durationMs: number;
+  /** When the check started (ISO 8601); absent for one that never ran. */
+  startedAt?: string;
   /** failed/error: what did not hold; skipped: why; deviation: the reason and link. */
   message?: string;
   /** error verdicts: the stack, for the JUnit <error> body. */

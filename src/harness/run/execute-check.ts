@@ -41,6 +41,7 @@ export class CheckTimeout extends Error {
 
 export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: number): Promise<CheckResult> {
   const started = performance.now();
+  const startedAt = new Date().toISOString();
   const controller = new AbortController();
   // Every CRI call in flight listens on the check's signal, and a check may race dozens of calls at once.
   setMaxListeners(0, controller.signal);
@@ -132,6 +133,7 @@ export async function executeCheck(env: RunEnv, check: Check, checkTimeoutMs: nu
     ...identityOf(check),
     verdict,
     durationMs: Math.round(performance.now() - started),
+    startedAt,
     ...(message !== undefined ? { message } : {}),
     ...(detail !== undefined ? { detail } : {}),
     observations: scope.observations,
