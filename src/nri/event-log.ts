@@ -34,6 +34,8 @@ export class EventLog {
   private readonly records: NriEventRecord[] = [];
   private readonly listeners = new Set<Listener>();
   private endedWith: Error | undefined;
+  /** How waiters are told the log ended, before the cause. */
+  private endedHow = 'plugin connection ended';
   private readonly enders = new Set<(cause: Error) => void>();
 
   /** Every record, oldest first, optionally filtered. */
@@ -104,10 +106,14 @@ export class EventLog {
     }
   }
 
-  /** The plugin's connection ended: pending waiters reject; the history stays readable. */
-  end(cause: Error): void {
+  /**
+   * Nothing more will be recorded (the plugin's connection ended, or `how` else): pending waiters reject,
+   * and with them their timers go; the history stays readable.
+   */
+  end(cause: Error, how = 'plugin connection ended'): void {
     if (this.endedWith) return;
     this.endedWith = cause;
+    this.endedHow = how;
     for (const e of [...this.enders]) e(cause);
   }
 
@@ -121,7 +127,7 @@ export class EventLog {
   private closedError(what: string, cause: Error): NriProtocolError {
     return new NriProtocolError(
       'ERR_NRI_CLOSED',
-      `${what}: plugin connection ended (${cause.message}); ${this.seen()}`,
+      `${what}: ${this.endedHow} (${cause.message}); ${this.seen()}`,
       {
         cause,
       },

@@ -75,6 +75,9 @@ class Fault implements FaultHandle {
   remove(): void {
     this.armed = false;
     this.release();
+    // A disarmed fault acts on nothing more: a wait for its hook (a hold the call answered before) ends
+    // now, not at its deadline, which would keep the process alive that long after the run.
+    this.acted.end(new Error('disarmed'), 'fault removed');
   }
 
   /** Resolves when released, removed, or the table is closed. */

@@ -66,6 +66,28 @@ describe('NriPlugin faults and how the runtime side classifies them', () => {
     expect((await fx.runtime.deliver('RunPodSandbox', makePod('t3')))[0]?.outcome).to.equal('ok');
   });
 
+  it('ends a wait for a fault that is removed before it acted, at once and saying so, and keeps what it acted on', async () => {
+    const p = await start('10');
+    const unreached = p.addFault({
+      match: { event: 'RunPodSandbox', podId: 'never' },
+      action: { kind: 'hang' },
+    });
+    const waiting = unreached.reached({ withinMs: 60_000 });
+    const startedAt = performance.now();
+    unreached.remove();
+    const err = await waiting.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(performance.now() - startedAt).to.be.below(1_000);
+    expect(err).to.be.instanceOf(NriProtocolError);
+    expect((err as Error).message).to.match(/not reached: fault removed \(disarmed\)/);
+    const acted = p.addFault({ match: { event: 'RunPodSandbox', podId: 'r1' }, action: { kind: 'error' } });
+    await fx.runtime.deliver('RunPodSandbox', makePod('r1'));
+    acted.remove();
+    expect((await acted.reached({ withinMs: 0 })).pod.id).to.equal('r1');
+  });
+
   it('delays the OK reply by the given ms', async () => {
     const p = await start('10');
     p.addFault({ match: { event: 'RunPodSandbox' }, action: { kind: 'delay', ms: 80 } });
