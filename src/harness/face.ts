@@ -13,6 +13,7 @@ export type {
   PodSandboxState,
   PodSandboxStatus,
 } from '../cri/types.js';
+export { disarmedFirst } from '../nri/faults.js';
 export { compareVersions } from '../nri/nri-version.js';
 export type {
   EventMatch,

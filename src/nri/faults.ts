@@ -2,11 +2,15 @@
  * Injected plugin misbehaviour, scoped to matching events. The plugin consults the table for each
  * recorded event (accepted pods only); the first armed fault that matches acts on it.
  */
+import { NriProtocolError } from './errors.js';
 import { describeMatch, EventLog, matchesEvent } from './event-log.js';
 import type { FaultSpec, NriEventRecord } from './types.js';
 
 export interface FaultHandle {
-  /** The first event this fault acted on (earlier ones included); rejects after `withinMs`. */
+  /**
+   * The first event this fault acted on (earlier ones included); rejects after `withinMs`, or at once when
+   * the fault is removed first (by the check, or with its plugin), an error disarmedFirst() tells apart.
+   */
   reached(opts: { withinMs: number }): Promise<NriEventRecord>;
   /**
    * Replies OK to every reply this fault holds now, a delay still running included (cut short); the fault
@@ -22,6 +26,11 @@ export interface FaultHandle {
    * plugin closed): the hook is no longer held here. At once when it acted on none.
    */
   answered(): Promise<void>;
+}
+
+/** Whether `e` is a FaultHandle.reached() that ended because the fault was removed before it acted. */
+export function disarmedFirst(e: unknown): boolean {
+  return e instanceof NriProtocolError && e.code === 'ERR_NRI_CLOSED';
 }
 
 /**

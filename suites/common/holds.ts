@@ -3,16 +3,17 @@
  * shape): arm a hang (or a delay) for one pod only, send the call without awaiting it, wait until the plugin
  * has the event. The caller looks at the runtime, then releases a hang and awaits the reply.
  */
-import type {
-  CallResult,
-  CheckContext,
-  EventMatch,
-  FaultAction,
-  FaultHandle,
-  NriEventName,
-  NriEventRecord,
-  PodSandboxConfig,
-  TestPlugin,
+import {
+  type CallResult,
+  type CheckContext,
+  disarmedFirst,
+  type EventMatch,
+  type FaultAction,
+  type FaultHandle,
+  type NriEventName,
+  type NriEventRecord,
+  type PodSandboxConfig,
+  type TestPlugin,
 } from '../../src/harness/face.js';
 import { describeReply } from './replies.js';
 import { deliveryWithinMs } from './timing.js';
@@ -52,9 +53,15 @@ export async function tryHoldDuring<T>(
   // hook 6.7 s after the send, and ended in ERROR). The reply ends the wait: only the call's deadline
   // bounds it.
   const reachWithinMs = Math.max(deliveryWithinMs(t), t.settings.callTimeoutMs + t.settings.marginMs);
+  const unreached = () => reply.then((r) => ({ unreached: r }));
   const first = await Promise.race([
-    hold.reached({ withinMs: reachWithinMs }).then((held) => ({ held })),
-    reply.then((r) => ({ unreached: r })),
+    // A hold disarmed before its hook (its plugin dropped by the runtime) is never reached: the reply says
+    // what became of the call.
+    hold.reached({ withinMs: reachWithinMs }).then(
+      (held) => ({ held }),
+      (e: unknown) => (disarmedFirst(e) ? unreached() : Promise.reject(e)),
+    ),
+    unreached(),
   ]);
   if ('unreached' in first) {
     hold.remove();

@@ -4,8 +4,8 @@
  * out a long bound with every delay off (IDEM-08 and IDEM-09 wait out --cache-ttl) holds nothing: while
  * it rests, the scheduler counts it as a CRI-only check that takes no place of --parallel, so NRI checks
  * fill its wait, and the hook lane's checks too where it says why held hooks change nothing it then
- * asserts (CheckSpec.restsBesideHeldHooks). Arming a delay again ends the rest, and waits until no check beside it is one an injector
- * check may not share the runtime with; no new such check starts meanwhile.
+ * asserts (CheckSpec.restsBesideHeldHooks). Arming a delay again ends the rest, and waits until no check
+ * beside it is one an injector check may not share the runtime with; no new such check starts meanwhile.
  */
 import type { Check } from '../check/check.js';
 import type { HoldingTurn } from '../check/context.js';
