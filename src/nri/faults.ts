@@ -81,12 +81,13 @@ class Fault implements FaultHandle {
     for (const r of held) r();
   }
 
-  remove(): void {
+  /** Disarms the fault; `why` tells the waits for its hook why they end ("removed", "its plugin closed"). */
+  remove(why = 'removed'): void {
     this.armed = false;
     this.release();
     // A disarmed fault acts on nothing more: a wait for its hook (a hold the call answered before) ends
     // now, not at its deadline, which would keep the process alive that long after the run.
-    this.acted.end(new Error('disarmed'), 'fault removed');
+    this.acted.end(new Error(why), 'fault disarmed');
   }
 
   /** Resolves when released, removed, or the table is closed. */
@@ -140,7 +141,7 @@ export class FaultTable {
   /** Releases every hold, cuts every delay short and disarms all faults (the plugin is closing). */
   releaseAll(): void {
     this.closing.abort();
-    for (const f of this.faults) f.remove();
+    for (const f of this.faults) f.remove('its plugin closed');
   }
 
   private async act(f: Fault, record: NriEventRecord): Promise<FaultOutcome> {

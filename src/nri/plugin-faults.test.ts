@@ -81,11 +81,21 @@ describe('NriPlugin faults and how the runtime side classifies them', () => {
     );
     expect(performance.now() - startedAt).to.be.below(1_000);
     expect(err).to.be.instanceOf(NriProtocolError);
-    expect((err as Error).message).to.match(/not reached: fault removed \(disarmed\)/);
+    expect((err as Error).message).to.match(/not reached: fault disarmed \(removed\)/);
     const acted = p.addFault({ match: { event: 'RunPodSandbox', podId: 'r1' }, action: { kind: 'error' } });
     await fx.runtime.deliver('RunPodSandbox', makePod('r1'));
     acted.remove();
     expect((await acted.reached({ withinMs: 0 })).pod.id).to.equal('r1');
+    const closing = p.addFault({
+      match: { event: 'RunPodSandbox', podId: 'never' },
+      action: { kind: 'hang' },
+    });
+    const closed = closing.reached({ withinMs: 60_000 }).then(
+      () => '',
+      (e: unknown) => (e as Error).message,
+    );
+    await p.close();
+    expect(await closed).to.match(/not reached: fault disarmed \(its plugin closed\)/);
   });
 
   it('delays the OK reply by the given ms', async () => {
