@@ -10,7 +10,7 @@ import { tryHoldDuring } from '../common/holds.js';
 import { LearntLateness } from '../common/learnt-lateness.js';
 import { describeReply } from '../common/replies.js';
 import { SharedPlugin } from '../common/shared-plugin.js';
-import { deliveryWithinMs, NRI_TIMEOUT_CLEARANCE_MS } from '../common/timing.js';
+import { deliveryWithinMs, HOLD_MARGIN_MS, NRI_TIMEOUT_CLEARANCE_MS } from '../common/timing.js';
 
 /** How a path ends the RemovePodSandbox whose hook the plugin is running. */
 interface Trigger {
@@ -18,6 +18,8 @@ interface Trigger {
   path: string;
   clause: 'kept-after-deadline' | 'kept-after-cancel';
   opts(hookMs: number, clientDeadlineMs: number, abort: AbortController): CallOpts;
+  /** How long the hook is held, given the deadline paths' hook (with the lateness learnt). */
+  holdMs(deadlineHookMs: number): number;
   /** Runs once the hook is running. */
   during(abort: AbortController): void;
 }
@@ -33,12 +35,14 @@ const TRIGGERS: readonly Trigger[] = [
     path: 'expired deadline, the client cancelling late',
     clause: 'kept-after-deadline',
     opts: (hookMs, deadlineMs) => ({ deadlineMs, cancelLateByMs: Math.floor(hookMs / 4) }),
+    holdMs: (deadlineHookMs) => deadlineHookMs,
     during: () => undefined,
   },
   {
     path: 'expired deadline, the client cancelling at it',
     clause: 'kept-after-deadline',
     opts: (_hookMs, deadlineMs) => ({ deadlineMs }),
+    holdMs: (deadlineHookMs) => deadlineHookMs,
     during: () => undefined,
   },
   {
@@ -46,6 +50,9 @@ const TRIGGERS: readonly Trigger[] = [
     path: 'the client cancelling mid-hook',
     clause: 'kept-after-cancel',
     opts: (_hookMs, _deadlineMs, abort) => ({ signal: abort.signal }),
+    // The cancel leaves as the hook is reached and no deadline must expire in it, so the hook need outlast
+    // the cancel only by the margin measured for a runtime to meet a cancelled call and drop the plugin.
+    holdMs: () => HOLD_MARGIN_MS,
     during: (abort) => abort.abort(),
   },
 ];
@@ -127,7 +134,7 @@ async function keptThrough(
 ): Promise<void> {
   const { late, pods } = run;
   const lateMs = late.ms;
-  const hookMs = run.hookMs + lateMs;
+  const hookMs = trigger.holdMs(run.hookMs + lateMs);
   const abort = new AbortController();
   const clientDeadlineMs = Math.floor(run.hookMs / 2) + lateMs;
   const opts = trigger.opts(run.hookMs, clientDeadlineMs, abort);
