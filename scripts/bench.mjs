@@ -72,7 +72,7 @@ const result = {
     isolatedMs: ISOLATED_GOAL_MS,
   },
   howMeasured:
-    'wall time of each `cri-conform run` from spawn to exit; required waits = the harness-declared requiredWaitMs of every check (absence and census windows, pauses, calls meant to time out, retries that spent their budget unconverged) plus hooks hung until the runtime plugin request timeout, summed over checks, so checks that overlap can bring the wall time below it; ratio = wall / required; cpu = the CPU time the whole machine spent during the run (/proc/stat) and its floor, that time spread over every core, the least wall time the same work allows here, with the share of the tool itself (the run and the commands it waited for)',
+    'wall time of each `cri-conform run` from spawn to exit; required waits = the harness-declared requiredWaitMs of every check (absence and census windows, pauses, calls meant to time out, retries that spent their budget unconverged, reaping graces that ended with something left) plus hooks hung until the runtime plugin request timeout, summed over checks, so checks that overlap can bring the wall time below it; ratio = wall / required; cpu = the CPU time the whole machine spent during the run (/proc/stat) and its floor, that time spread over every core, the least wall time the same work allows here, with the share of the tool itself (the run and the commands it waited for)',
   runtimes: [],
 };
 

@@ -116,8 +116,9 @@ export interface CheckResult {
    */
   knownIssue?: KnownIssue;
   /**
-   * Time the contract itself makes the check wait: absence windows, deliberate pauses and the deadlines of
-   * calls that were meant to time out. The benchmark compares it with the wall time.
+   * Time the contract itself makes the check wait: absence windows, deliberate pauses, the deadlines of
+   * calls that were meant to time out, and reaping graces that ended with something left (a leak is told
+   * from slow reaping only so). The benchmark compares it with the wall time.
    */
   requiredWaitMs?: number;
   /**

@@ -51,6 +51,22 @@ export class Timeline {
     this.add({ kind: 'note', text });
   }
 
+  /** Per trial (undefined: outside the trials), where the spans counted by addRequiredSpan end. */
+  private readonly spannedUntil = new Map<number | undefined, number>();
+
+  /**
+   * Counts the wait from `from` to `to` (performance.now() readings) as required, for the caller's trial,
+   * but only the part that no span it counted before covers: waits a trial makes at once (two probes
+   * awaited together) count once.
+   */
+  addRequiredSpan(from: number, to: number): void {
+    const trial = this.where.trial();
+    const until = this.spannedUntil.get(trial) ?? Number.NEGATIVE_INFINITY;
+    this.spannedUntil.set(trial, Math.max(until, to));
+    const ms = to - Math.max(from, until);
+    if (ms > 0) this.addRequiredWait(ms, trial);
+  }
+
   /** Counts `ms` as a wait the contract requires, for the caller's trial (or `trial`). */
   addRequiredWait(ms: number, trial: number | undefined = this.where.trial()): void {
     this.requiredWaitMs += ms;

@@ -18,6 +18,7 @@ import { CheckObjects, type Disturbance } from '../neighbours/disturbance.js';
 import { removeLabelledUntilGone } from '../runtime/cleanup.js';
 import { restartRuntime } from '../runtime/restart.js';
 import { checkTrials } from './check-trials.js';
+import { reapGraceCounted } from './reap-grace-counted.js';
 import type { RunEnv } from './run-env.js';
 
 /** How long cleanup waits for a check's calls that are still in flight (a held or slow create). */
@@ -257,7 +258,10 @@ export function openCheckScope(
   const unavailable = (why: string): never => {
     throw new SkipSignal(why);
   };
-  const host: HostProbe = 'unavailable' in env.host ? unavailableHost(env.host.unavailable) : env.host;
+  const host: HostProbe =
+    'unavailable' in env.host
+      ? unavailableHost(env.host.unavailable)
+      : reapGraceCounted(env.host, (from, to) => timeline.addRequiredSpan(from, to));
 
   const t: CheckContext = {
     id: check.id,

@@ -43,7 +43,7 @@ import { readContainerd, readContainerdRecords } from './containerd-records.js';
 import { CreationWatch } from './creation-watch.js';
 
 /** PID 1 here reaps slowly: look this long before calling a lingering process a leak. */
-const REAP_GRACE_MS = 2_500;
+export const REAP_GRACE_MS = 2_500;
 /**
  * How often to look again at what a whole scan found while the runtime reaps it: a look at only that is
  * cheap for the host, but a task left among it asks every shim, so no more often than a whole look did.

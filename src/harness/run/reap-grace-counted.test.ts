@@ -1,0 +1,65 @@
+import { expect } from 'chai';
+import type { HostProbe } from '../check/context.js';
+import type { HostLeak, PodHostSnapshot } from '../host/host-findings.js';
+import { reapGraceCounted } from './reap-grace-counted.js';
+
+const LEAK: HostLeak = { kind: 'process', what: 'pid 42 (pause)', of: 'a'.repeat(64) };
+
+/** A probe whose leftovers take `tookMs` and find `leaks`; what else it is asked is never used here. */
+function probeFinding(leaks: HostLeak[], tookMs: number): HostProbe {
+  const after = async () => {
+    await new Promise((resolve) => setTimeout(resolve, tookMs));
+    return leaks;
+  };
+  const unused = (): never => {
+    throw new Error('not used');
+  };
+  return {
+    available: true,
+    snapshot: unused,
+    leftovers: after,
+    stillHeld: unused,
+    netnsKind: unused,
+    baseline: unused,
+    netnsOwners: unused,
+    recordIds: unused,
+    newLeftovers: after,
+  };
+}
+
+const SNAPSHOT = {} as PodHostSnapshot;
+
+describe('a reaping grace as a required wait', () => {
+  it('counts a grace that ended with something left, at most as long as the grace', async () => {
+    const counted: number[] = [];
+    const host = reapGraceCounted(probeFinding([LEAK], 60), (from, to) => counted.push(to - from));
+    expect(await host.leftovers(SNAPSHOT, { withinMs: 50 })).to.deep.equal([LEAK]);
+    expect(counted).to.have.length(1);
+    expect(counted[0]).to.equal(50);
+  });
+
+  it('counts the time waited when the probe gave up sooner than the grace', async () => {
+    const counted: number[] = [];
+    const host = reapGraceCounted(probeFinding([LEAK], 20), (from, to) => counted.push(to - from));
+    await host.newLeftovers({} as never, { ids: [], labels: {} } as never, { withinMs: 1_000 });
+    expect(counted).to.have.length(1);
+    expect(counted[0]).to.be.within(15, 1_000);
+  });
+
+  it('counts nothing when everything was reaped', async () => {
+    const counted: number[] = [];
+    const host = reapGraceCounted(probeFinding([], 20), (from, to) => counted.push(to - from));
+    expect(await host.leftovers(SNAPSHOT)).to.deep.equal([]);
+    expect(counted).to.deep.equal([]);
+  });
+
+  it('passes every other question to the probe as it is', () => {
+    const host = reapGraceCounted(
+      { ...probeFinding([], 0), available: false, whyUnavailable: '[Node] off' },
+      () => undefined,
+    );
+    expect(host.available).to.equal(false);
+    expect(host.whyUnavailable).to.equal('[Node] off');
+    expect(() => host.netnsKind('/run/netns/x')).to.throw('not used');
+  });
+});
