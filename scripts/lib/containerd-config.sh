@@ -14,7 +14,9 @@ install_template() {
 }
 
 # cni_conflist NAME BRIDGE SUBNET IPAM_DIR: the network every pod joins; its bridge entry is the slow CNI
-# wrapper (conform-bridge), with host-local IPAM whose state stays in IPAM_DIR.
+# wrapper (conform-bridge), with host-local IPAM whose state stays in IPAM_DIR. No loopback entry:
+# containerd brings each pod's lo up with a network of its own (cni-loopback), so one here would run the
+# loopback plugin twice on every ADD and DEL.
 cni_conflist() {
   cat <<CNI
 {
@@ -32,8 +34,7 @@ cni_conflist() {
         "routes": [{ "dst": "0.0.0.0/0" }],
         "dataDir": "$4"
       }
-    },
-    { "type": "loopback" }
+    }
   ]
 }
 CNI

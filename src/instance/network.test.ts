@@ -1,8 +1,18 @@
-import { existsSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { claimNetwork, freeSubnets, NoFreeSubnet, releaseNetwork } from './network.js';
+import { packageRoot } from '../cri/package-root.js';
+import { claimNetwork, freeSubnets, NoFreeSubnet, releaseNetwork, writeConflist } from './network.js';
 import { parsePrefix } from './taken-networks.js';
 
 describe('the private bridge network', () => {
@@ -52,6 +62,17 @@ describe('the private bridge network', () => {
     instanceDir(owner);
     claimNetwork(owner, 'o', freeSubnets([], '10.50.0.0/16', claims), claims);
     expect(() => freeSubnets([], '10.50.3.0/24', claims)).to.throw(NoFreeSubnet, /private instance/);
+  });
+
+  it('lists the slow bridge wrapper alone, as the throwaway scripts do: the runtime brings lo up itself', () => {
+    const net = { number: 7, bridge: 'cc-br7', subnet: '10.214.7.0/24', name: 'cri-conform-i7' };
+    writeConflist(base, join(base, 'ipam'), net);
+    const written = JSON.parse(readFileSync(join(base, '10-cri-conform-isolated.conflist'), 'utf8'));
+    expect(written.plugins.map((p: { type: string }) => p.type)).to.deep.equal(['conform-bridge']);
+    const script = join(packageRoot(), 'scripts/lib/containerd-config.sh');
+    const args = [script, net.name, net.bridge, net.subnet, join(base, 'ipam')];
+    const shell = spawnSync('bash', ['-c', '. "$0" && cni_conflist "$@"', ...args], { encoding: 'utf8' });
+    expect(JSON.parse(shell.stdout)).to.deep.equal(written);
   });
 });
 

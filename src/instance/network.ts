@@ -144,7 +144,11 @@ function liveClaims(claims: string): Prefix[] {
   });
 }
 
-/** The conflist: the slow wrapper around the bridge plugin, host-local IPAM kept in the instance's dir. */
+/**
+ * The conflist: the slow wrapper around the bridge plugin, host-local IPAM kept in the instance's dir. No
+ * loopback entry: containerd (its own cni-loopback network) and CRI-O (ocicni) bring a pod's lo up
+ * themselves, so one here would run the loopback plugin a second time on every ADD and DEL.
+ */
 export function writeConflist(confDir: string, ipamDir: string, net: PrivateNetwork): void {
   const conf = {
     cniVersion: '1.0.0',
@@ -162,7 +166,6 @@ export function writeConflist(confDir: string, ipamDir: string, net: PrivateNetw
           dataDir: ipamDir,
         },
       },
-      { type: 'loopback' },
     ],
   };
   writeFileSync(join(confDir, '10-cri-conform-isolated.conflist'), `${JSON.stringify(conf, null, 2)}\n`);
