@@ -87,6 +87,17 @@ describe('check injectors', () => {
     expect(await cni.deletedIds()).to.deep.equal([B, B]);
   });
 
+  it('reads a log made anew since the check took the injector from its start', async () => {
+    const d = dirs();
+    const log = join(d.slowCniDir, 'del.log');
+    writeFileSync(log, `${A} cc-x-\n${A} cc-x-\n`);
+    const cni = new CheckInjectors(d, ['slow-cni'], 'cc-x-').slowCni();
+    appendFileSync(log, `${B} cc-x-\n`);
+    expect(await cni.deletedIds()).to.deep.equal([B]);
+    writeFileSync(log, `${B} cc-x-\n`);
+    expect(await cni.deletedIds(), 'a log shorter than at the claim').to.deep.equal([B]);
+  });
+
   it("says when the slow runtime handler was reached by the caller's next create, from the wrapper's log", async () => {
     const d = dirs();
     const log = join(d.slowRuntimeDir, 'created.log');

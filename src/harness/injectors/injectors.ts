@@ -11,8 +11,8 @@
  * names start `cc-idem-14t3-`, which the check's `cc-idem-14-` does not start), so trials run side by side
  * each set their own delay and read only their own pods' lines.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdirSync, statSync } from 'node:fs';
+import { open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CreationDelay, HoldingTurn, Injectors, SlowCni, SlowRuntime } from '../check/context.js';
 import { trialNamePrefix } from '../check/trial-scope.js';
@@ -235,8 +235,11 @@ function slowCniOf(config: InjectorConfig, claims: InjectorClaims): SlowCni {
 class InjectorClaims {
   /** The settings directories claimed so far, with the key (check or trial) each was claimed for. */
   private readonly claimed = new Map<string, string>();
-  /** Per log and key: the lines the log held when the key was first claimed (earlier runs' lines). */
-  private readonly linesAtClaim = new Map<string, number>();
+  /**
+   * Per log and key: the log's size when the key was first claimed. The bytes before it are earlier runs'
+   * lines, which are never read again: the logs only grow, by every pod the instance ever made.
+   */
+  private readonly sizeAtClaim = new Map<string, number>();
   /** Runs before a delay or a failure is armed (CheckInjectors' constructor). */
   beforeArming: () => Promise<void> = async () => undefined;
   /**
@@ -299,8 +302,7 @@ class InjectorClaims {
     if (!this.claimed.has(own)) {
       for (const log of Object.keys(WRAPPER_LOGS) as WrapperLog[]) {
         const file = join(dir, log);
-        const count = ownLines(splitLines(readOrEmpty(file)), WRAPPER_LOGS[log], key).length;
-        this.linesAtClaim.set(`${file} ${key}`, count);
+        this.sizeAtClaim.set(`${file} ${key}`, sizeOf(file));
       }
       mkdirSync(own, { recursive: true });
       this.claimed.set(own, key);
@@ -310,13 +312,13 @@ class InjectorClaims {
 
   /**
    * A reader of the lines the caller's pods gained in `log` since this call (a key first seen later: since
-   * it was claimed). The count at the start is read at once, so nothing logged after the call can count as
-   * "before". Read in a trial, the reader sees the trial's lines, so the trial must have claimed the dir
+   * it was claimed). The log's size at the start is taken at once, so nothing logged after the call can
+   * count as "before". Read in a trial, the reader sees the trial's lines, so the trial must have claimed the dir
    * before making its pods: the wrapper tags only pods of a claimed key.
    */
   linesLoggedSince(dir: string, log: KeyedLog): () => Promise<string[]> {
     const keyNow = this.currentKey();
-    const before = ownLines(splitLines(readOrEmpty(log.file)), log.keyField, keyNow).length;
+    const before = sizeOf(log.file);
     return async () => {
       const key = this.currentKey();
       if (key !== keyNow && !this.claimed.has(join(dir, CLAIMS_DIR, key)))
@@ -324,8 +326,8 @@ class InjectorClaims {
           `unreachable: a reader of ${log.file} made for ${keyNow} was read in a trial that had not claimed ${dir}; its pods went untagged, so it would read nothing: make the injector inside the trial, before its pods`,
         );
       this.claim(dir);
-      const from = key === keyNow ? before : (this.linesAtClaim.get(`${log.file} ${key}`) ?? 0);
-      return ownLines(await readLines(log.file), log.keyField, key).slice(from);
+      const from = key === keyNow ? before : (this.sizeAtClaim.get(`${log.file} ${key}`) ?? 0);
+      return ownLines(await readLinesFrom(log.file, from), log.keyField, key);
     };
   }
 
@@ -377,11 +379,29 @@ export async function releaseAllClaims(dir: string): Promise<string[]> {
   return keys;
 }
 
-function readOrEmpty(file: string): string {
+/** A log's size in bytes; 0 while the wrapper has written none. */
+function sizeOf(file: string): number {
   try {
-    return readFileSync(file, 'utf8');
+    return statSync(file).size;
   } catch {
-    return '';
+    return 0;
+  }
+}
+
+/**
+ * The lines a log gained after its first `from` bytes. The wrappers append whole lines, so `from`, a size
+ * the log once had, falls between two. A log now shorter than that was made anew, and is read whole.
+ */
+async function readLinesFrom(file: string, from: number): Promise<string[]> {
+  const handle = await open(file, 'r').catch(() => undefined);
+  if (!handle) return [];
+  try {
+    const { size } = await handle.stat();
+    const start = size < from ? 0 : from;
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(size - start), 0, size - start, start);
+    return splitLines(buffer.toString('utf8', 0, bytesRead));
+  } finally {
+    await handle.close();
   }
 }
 
