@@ -12,7 +12,7 @@
  * each set their own delay and read only their own pods' lines.
  */
 import { mkdirSync, statSync } from 'node:fs';
-import { open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { open, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CreationDelay, HoldingTurn, Injectors, SlowCni, SlowRuntime } from '../check/context.js';
 import { trialNamePrefix } from '../check/trial-scope.js';
@@ -313,8 +313,8 @@ class InjectorClaims {
   /**
    * A reader of the lines the caller's pods gained in `log` since this call (a key first seen later: since
    * it was claimed). The log's size at the start is taken at once, so nothing logged after the call can
-   * count as "before". Read in a trial, the reader sees the trial's lines, so the trial must have claimed the dir
-   * before making its pods: the wrapper tags only pods of a claimed key.
+   * count as "before". Read in a trial, the reader sees the trial's lines, so the trial must have claimed
+   * the dir before making its pods: the wrapper tags only pods of a claimed key.
    */
   linesLoggedSince(dir: string, log: KeyedLog): () => Promise<string[]> {
     const keyNow = this.currentKey();
@@ -352,10 +352,6 @@ export async function writeDelay(dir: string, ms: number): Promise<void> {
   await writeFile(join(dir, DELAY_FILE), `${Math.max(0, Math.round(ms))}\n`);
 }
 
-async function readLines(path: string): Promise<string[]> {
-  return splitLines(await readFile(path, 'utf8').catch(() => ''));
-}
-
 /**
  * How a wrapper logged `id` in `log` (its newest line naming it): not at all, without `key` in the key
  * column (a wrapper that knows nothing of claims), or with it.
@@ -366,7 +362,7 @@ export async function howLogged(
   id: string,
   key: string,
 ): Promise<'absent' | 'unkeyed' | 'keyed'> {
-  const line = (await readLines(join(dir, log))).findLast((l) => l.includes(id));
+  const line = (await readLinesFrom(join(dir, log), 0)).findLast((l) => l.includes(id));
   if (line === undefined) return 'absent';
   return ownLines([line], WRAPPER_LOGS[log], key).length > 0 ? 'keyed' : 'unkeyed';
 }
@@ -389,8 +385,9 @@ function sizeOf(file: string): number {
 }
 
 /**
- * The lines a log gained after its first `from` bytes. The wrappers append whole lines, so `from`, a size
- * the log once had, falls between two. A log now shorter than that was made anew, and is read whole.
+ * The lines a log gained after its first `from` bytes (none while it does not exist). The wrappers append
+ * whole lines, so `from`, a size the log once had, falls between two. A log now shorter than that was made
+ * anew, and is read whole.
  */
 async function readLinesFrom(file: string, from: number): Promise<string[]> {
   const handle = await open(file, 'r').catch(() => undefined);
