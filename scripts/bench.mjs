@@ -7,7 +7,8 @@
 // private instance of --isolated costs (start, image import, removal; scenario "isolated", needs root). Each run
 // starts once the CPUs are under 15% busy (at most a minute's wait), so a run does not pay for the one before
 // it; that and the 1-minute load average before and after each run are recorded, and the CPU time the
-// machine spent during the run as the run's report has it (cpu): the floor it sets and the tool's share.
+// machine spent during the run as the run's report has it (cpu): the floor it sets and the tool's share;
+// and how long the checks that hold NRI hooks in turn took the hook lane (hookLane), a floor of its own.
 // Usage: node scripts/bench.mjs [--out reports/bench.json] [--runs 10] [--env-file F]... [--only all,...]
 //        [-- <extra run flags>]
 // Runtimes: --env-file (repeatable), else CRI_CONFORM_E2E_ENV_FILES, else CONTAINER_RUNTIME_ENDPOINT.
@@ -96,12 +97,14 @@ for (const target of targets(own)) {
       loadAverage1m: run.loadAverage1m,
       idleBefore: run.idleBefore,
       cpu: run.report.cpu,
+      hookLane: run.report.hookLane,
       reportDir: run.reportDir,
       ...summary,
     };
     lines.push(
       `${summary.runtime} ${name}: wall ${(summary.wallMs / 1000).toFixed(1)} s, required ${(summary.requiredWaitMs / 1000).toFixed(1)} s, ratio ${summary.overheadRatio} (${summary.overheadRatioWithoutUnconvergedRetries} without unconverged retries), load ${run.loadAverage1m.before}..${run.loadAverage1m.after}`,
       `  ${cpuLine(run.report.cpu)}`,
+      `  ${laneLine(run.report.hookLane)}`,
     );
     for (const f of summary.floors) lines.push(`  ${floorLine(f)}`);
   }
@@ -112,6 +115,12 @@ for (const target of targets(own)) {
 function cpuLine(c) {
   if (!c) return 'CPUs: not measured (the runtime is not on this machine)';
   return `CPUs ${c.busyPct}% busy: ${c.busySeconds} CPU-seconds, floor ${(c.floorMs / 1000).toFixed(1)} s on ${c.cores} cores; the tool ${c.toolSeconds} s`;
+}
+
+/** "hook lane taken 19.2 s of its 19.3 s span, in 100 turns" (the run's own record) */
+function laneLine(l) {
+  if (!l) return 'hook lane: no check held a hook in it';
+  return `hook lane taken ${(l.takenMs / 1000).toFixed(1)} s of its ${(l.spanMs / 1000).toFixed(1)} s span, in ${l.turns} turns`;
 }
 
 /** "IDEM-14 passed: 41.2 s (floor 12.0 s side by side, 48.0 s serial), 60 trials, 4 at once" */

@@ -76,8 +76,8 @@ const MALFORMED: { what: string; change: (d: Doc) => void; says: string }[] = [
   },
   {
     what: 'a schemaVersion newer than this cri-conform knows',
-    change: (d) => (d.schemaVersion = 9),
-    says: 'schemaVersion 9 was written by a newer cri-conform (this one reads 1 to 8): upgrade cri-conform',
+    change: (d) => (d.schemaVersion = 10),
+    says: 'schemaVersion 10 was written by a newer cri-conform (this one reads 1 to 9): upgrade cri-conform',
   },
 ];
 

@@ -22,6 +22,7 @@ import {
   cleanText,
   countOf,
   describeCpu,
+  describeHookLane,
   describeKnownIssues,
   describeNotRun,
   describeTrials,
@@ -236,5 +237,6 @@ function summaryLines(c: ChalkInstance, outcome: RunOutcome): string[] {
     `${countOf(outcome.results.length, 'check')} in ${formatMs(outcome.durationMs)} (wall time)`,
   );
   if (outcome.cpu) lines.push(`CPUs: ${describeCpu(outcome.cpu)}`);
+  if (outcome.hookLane) lines.push(`hook lane: ${describeHookLane(outcome.hookLane)}`);
   return lines;
 }

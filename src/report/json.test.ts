@@ -12,6 +12,23 @@ describe('renderJson', () => {
     expect(parseResults({ ...report, cpu: null }, 'results.json').cpu).to.equal(undefined);
   });
 
+  it('writes how long the checks took the hook lane, and reads it back', () => {
+    const hookLane = {
+      turns: 100,
+      takenMs: 19_234,
+      spanMs: 19_262,
+      byCheck: [
+        { id: 'TEAR-14', turns: 40, takenMs: 9_949 },
+        { id: 'TEAR-08', turns: 60, takenMs: 9_285 },
+      ],
+    };
+    const report = JSON.parse(renderJson({ ...sampleOutcome(), hookLane }));
+    expect(report.hookLane).to.deep.equal(hookLane);
+    expect(parseResults(report, 'results.json').hookLane).to.deep.equal(hookLane);
+    expect(JSON.parse(renderJson(sampleOutcome())).hookLane, 'no check held a hook in turn').to.equal(null);
+    expect(parseResults({ ...report, hookLane: null }, 'results.json').hookLane).to.equal(undefined);
+  });
+
   it('writes the stable top-level fields and a summary per verdict', () => {
     const report = JSON.parse(renderJson(sampleOutcome()));
     expect(Object.keys(report)).to.deep.equal([
@@ -23,10 +40,11 @@ describe('renderJson', () => {
       'staleDeviations',
       'runtimeCrashes',
       'cpu',
+      'hookLane',
       'summary',
       'results',
     ]);
-    expect(report.schemaVersion).to.equal(8);
+    expect(report.schemaVersion).to.equal(9);
     expect(report.runtimeCrashes).to.equal(null);
     expect(report.cpu, 'no cpu record off the runtime node').to.equal(null);
     expect(report.interrupted).to.equal(null);

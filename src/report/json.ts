@@ -8,7 +8,8 @@
  * knownIssue.draft (a bug not reported upstream: its drafted report); version 6 each trial check's
  * trials.atOnce and floorMs, and each timeline entry's trial; version 7 the run's cpu (what the machine's
  * CPUs did meanwhile, null off the runtime's node) and each violation's knownIssue; version 8 each
- * result's startedAt (when the check started: with durationMs, the run's schedule).
+ * result's startedAt (when the check started: with durationMs, the run's schedule); version 9 the run's
+ * hookLane (how long the checks that hold NRI hooks in turn took the lane, null when none did).
  */
 import type {
   CheckResult,
@@ -20,7 +21,7 @@ import type {
 import { countVerdicts } from './tally.js';
 import { cleanText } from './text.js';
 
-export const JSON_SCHEMA_VERSION = 8;
+export const JSON_SCHEMA_VERSION = 9;
 
 export function renderJson(outcome: RunOutcome): string {
   const report = {
@@ -36,6 +37,7 @@ export function renderJson(outcome: RunOutcome): string {
     staleDeviations: outcome.staleDeviations ?? null,
     runtimeCrashes: outcome.runtimeCrashes ?? null,
     cpu: outcome.cpu ?? null,
+    hookLane: outcome.hookLane ?? null,
     summary: countVerdicts(outcome.results),
     results: outcome.results.map(resultJson),
   };

@@ -4,6 +4,7 @@
  * wrong file gives one clear sentence naming the field instead of a crash deep in a renderer.
  */
 import { readFile } from 'node:fs/promises';
+import type { HookLaneUse } from '../harness/check/lane-use.js';
 import type {
   CheckResult,
   RunOutcome,
@@ -58,6 +59,7 @@ export function parseResults(doc: unknown, source: string): RunOutcome {
     ...(Array.isArray(doc.staleDeviations) ? { staleDeviations: doc.staleDeviations.map(String) } : {}),
     ...(Array.isArray(doc.runtimeCrashes) ? { runtimeCrashes: doc.runtimeCrashes.map(crashOf) } : {}),
     ...(isObject(doc.cpu) ? { cpu: cpuOf(doc.cpu) } : {}),
+    ...(isObject(doc.hookLane) ? { hookLane: hookLaneOf(doc.hookLane) } : {}),
   };
 }
 
@@ -79,6 +81,21 @@ function cpuOf(c: Json): MachineCpu {
     busyPct: n('busyPct'),
     floorMs: n('floorMs'),
     toolSeconds: n('toolSeconds'),
+  };
+}
+
+/** The run's use of the hook lane (version 9 on; null when no check held a hook in it). */
+function hookLaneOf(l: Json): HookLaneUse {
+  const byCheck = Array.isArray(l.byCheck) ? l.byCheck.filter(isObject) : [];
+  return {
+    turns: Number(l.turns ?? 0),
+    takenMs: Number(l.takenMs ?? 0),
+    spanMs: Number(l.spanMs ?? 0),
+    byCheck: byCheck.map((c) => ({
+      id: String(c.id ?? ''),
+      turns: Number(c.turns ?? 0),
+      takenMs: Number(c.takenMs ?? 0),
+    })),
   };
 }
 

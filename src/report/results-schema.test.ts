@@ -25,7 +25,7 @@ describe('results.json against results.schema.json', () => {
     expect(errorsOf(JSON.parse(renderJson(sampleOutcome())))).to.equal('');
   });
 
-  it('accepts the optional fields: a known issue, stale deviations, an interruption, the cgroup placement, the CPUs', () => {
+  it('accepts the optional fields: a known issue, stale deviations, an interruption, the cgroup placement, the CPUs, the hook lane', () => {
     const outcome = sampleOutcome();
     outcome.interrupted = 'SIGINT';
     outcome.properties.nriTimeouts = { requestMs: 2_000, registrationMs: 5_000 };
@@ -37,6 +37,12 @@ describe('results.json against results.schema.json', () => {
     };
     outcome.staleDeviations = ['HOOK-01 containerd 1.7: fixed upstream?'];
     outcome.cpu = { cores: 2, busySeconds: 963.2, busyPct: 94, floorMs: 481_600, toolSeconds: 32.7 };
+    outcome.hookLane = {
+      turns: 3,
+      takenMs: 900,
+      spanMs: 1_000,
+      byCheck: [{ id: 'TEAR-08', turns: 3, takenMs: 900 }],
+    };
     outcome.results = [
       result({
         id: 'TEAR-05',

@@ -4,7 +4,7 @@
  * reads (a field later versions added may be absent). The first problem comes back as one phrase naming the
  * field ("results[2] (NAME-01): suite must be a string, not missing"), so a hand-edited or foreign file gets
  * a sentence instead of a TypeError from deep in a renderer. Fields the reader fills in when they are odd
- * (trials, the words of violations, runtimeCrashes, cpu) are not checked here.
+ * (trials, the words of violations, runtimeCrashes, cpu, hookLane) are not checked here.
  */
 import { LEVELS } from '../harness/core/vocabulary.js';
 import { JSON_SCHEMA_VERSION } from './json.js';

@@ -3,6 +3,8 @@
  * clean-up of text that came from elsewhere (runtime messages, assertion diffs) before it is printed or
  * embedded in XML/JSON.
  */
+
+import type { HookLaneUse } from '../harness/check/lane-use.js';
 import {
   type CheckResult,
   describeTracking,
@@ -124,6 +126,17 @@ export function knownIssueShares(
 export function describeCpu(cpu: MachineCpu): string {
   const cores = countOf(cpu.cores, 'core');
   return `${cores} ${cpu.busyPct}% busy (${cpu.busySeconds} CPU-s, cri-conform ${cpu.toolSeconds} s): this work takes at least ${formatMs(cpu.floorMs)} here (CPU floor)`;
+}
+
+/**
+ * "taken 19.2 s of the 19.3 s from its first turn to its last (TEAR-14 9.9 s in 40 turns, TEAR-08 9.3 s in
+ * 60)": how long the checks that hold NRI hooks in turn took the run's hook lane. Runtimes deliver hooks one
+ * at a time, so the sum is a floor under those checks, and a sum near the span says the lane set it.
+ */
+export function describeHookLane(lane: HookLaneUse): string {
+  const [first, ...rest] = lane.byCheck.map((c) => `${c.id} ${formatMs(c.takenMs)} in ${c.turns}`);
+  const who = first === undefined ? '' : ` (${[`${first} turns`, ...rest].join(', ')})`;
+  return `taken ${formatMs(lane.takenMs)} of the ${formatMs(lane.spanMs)} from its first turn to its last${who}`;
 }
 
 /**

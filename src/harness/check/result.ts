@@ -7,6 +7,7 @@ import type { Level, SuiteName, Tag } from '../core/vocabulary.js';
 import type { CgroupPlacement } from '../host/cgroup-parent.js';
 import type { MachineCpu } from '../host/machine-cpu.js';
 import type { InstanceRecord } from '../runtime-instance.js';
+import type { HookLaneUse } from './lane-use.js';
 
 export type Verdict =
   | 'passed' // every assertion held
@@ -229,4 +230,6 @@ export interface RunOutcome {
   notStarted?: string;
   /** What the machine's CPUs did during the run, when the runtime shares them (its node); else absent. */
   cpu?: MachineCpu;
+  /** How long checks held NRI hooks in turn (lane-use.ts); absent when none did. */
+  hookLane?: HookLaneUse;
 }

@@ -62,6 +62,21 @@ describe('the hook lane: one hold of a hook at a time, and nothing of anyone els
     );
     expect(order).to.deep.equal(['a', 'b', 'c']);
   });
+
+  it('counts each turn toward the check that took it, and nested use not at all', async () => {
+    const lane = new HookLane();
+    expect(lane.use()).to.equal(undefined);
+    const turn = (who: string) =>
+      lane.oneAtATime(who, () => lane.oneAtATime(who, () => tick(2), undefined, 'X-01'), undefined, 'X-01');
+    await Promise.all([turn('X-01 trial 1'), turn('X-01 trial 2'), lane.oneAtATime('Y-02', () => tick(2))]);
+    const use = lane.use();
+    expect(use?.turns).to.equal(3);
+    expect(use?.byCheck.map((c) => [c.id, c.turns])).to.have.deep.members([
+      ['X-01', 2],
+      ['Y-02', 1],
+    ]);
+    expect(use?.spanMs).to.be.at.least(use?.takenMs ?? Number.POSITIVE_INFINITY);
+  });
 });
 
 describe('the hook lane keeps turns and other calls in the order they came', () => {

@@ -13,6 +13,7 @@
  * check, or "<check> trial <n>" (the registration gate's key).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { type HookLaneUse, LaneUseTally } from '../check/lane-use.js';
 
 export class HookLane {
   private readonly inLane = new AsyncLocalStorage<boolean>();
@@ -26,15 +27,22 @@ export class HookLane {
   /** Such calls still waiting, each with the last ticket handed out when it came: it goes before later turns. */
   private readonly callers = new Set<{ before: number }>();
   private wakeAll: (() => void)[] = [];
+  private readonly tally = new LaneUseTally();
 
   /** Whether the caller runs inside the lane (its waits count toward the hook floor). */
   readonly laned = (): boolean => this.inLane.getStore() === true;
 
   /**
    * Runs `work` in the lane: after every turn asked for before it, once nobody else has a call in flight
-   * that no hold may meet. `waiting` is told when `who` has to wait. Nested use runs at once.
+   * that no hold may meet. `waiting` is told when `who` has to wait. The turn counts toward `check`'s use of
+   * the lane (use()). Nested use runs at once.
    */
-  async oneAtATime<T>(who: string, work: () => Promise<T>, waiting: () => void = () => {}): Promise<T> {
+  async oneAtATime<T>(
+    who: string,
+    work: () => Promise<T>,
+    waiting: () => void = () => {},
+    check = who,
+  ): Promise<T> {
     if (this.laned()) return work();
     const ticket = ++this.issued;
     const free = () =>
@@ -45,9 +53,11 @@ export class HookLane {
     if (!free()) waiting();
     while (!free()) await this.nextChange();
     this.holder = who;
+    const startMs = performance.now();
     try {
       return await this.inLane.run(true, work);
     } finally {
+      this.tally.add(check, startMs, performance.now());
       this.holder = undefined;
       this.served = ticket;
       this.wake();
@@ -78,6 +88,11 @@ export class HookLane {
       else this.calls.set(who, left);
       this.wake();
     }
+  }
+
+  /** How long each check's turns took the lane, so far; undefined before the first turn. */
+  use(): HookLaneUse | undefined {
+    return this.tally.use();
   }
 
   private othersCalling(who: string): boolean {

@@ -307,8 +307,11 @@ export function openCheckScope(
       },
     }),
     oneAtATime: (what, work) =>
-      lane.oneAtATime(gateKey(), work, () =>
-        timeline.note(`${what} waits for another hold of a hook to end first`),
+      lane.oneAtATime(
+        gateKey(),
+        work,
+        () => timeline.note(`${what} waits for another hold of a hook to end first`),
+        check.id,
       ),
     noHeldHooks: (work) => lane.hooked(gateKey(), work),
     path: (name, scenario) => paths.run(name, scenario, scope.current()),

@@ -98,6 +98,7 @@ export async function runConformance(
       listener.onNote(`expected deviation not seen this run, kept as a race (race: true): ${s}`);
     // Only a runtime on this node does its work on these CPUs; off it they would measure another machine.
     const cpu = prepared.env.host instanceof NodeHostProbe ? cpuMeter.stop() : undefined;
+    const hookLane = prepared.env.hookLane?.use();
     return {
       properties: prepared.properties,
       results,
@@ -106,6 +107,7 @@ export async function runConformance(
       ...(stale.length > 0 ? { staleDeviations: stale } : {}),
       ...(crashes.length > 0 ? { runtimeCrashes: crashes } : {}),
       ...(cpu ? { cpu } : {}),
+      ...(hookLane ? { hookLane } : {}),
     };
   } catch (e) {
     // Thrown before the sweep: the ids learnt so far are all that names what the runtime may have lost.

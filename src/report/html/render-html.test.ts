@@ -17,6 +17,25 @@ describe('renderHtml', () => {
     expect(html).to.contain('exit 1: a check failed');
   });
 
+  it('heads the page with the CPUs and the hook lane when the run recorded them', () => {
+    const outcome = {
+      ...sampleOutcome(),
+      cpu: { cores: 2, busySeconds: 40.2, busyPct: 56, floorMs: 20_100, toolSeconds: 6.3 },
+      hookLane: {
+        turns: 60,
+        takenMs: 9_341,
+        spanMs: 9_500,
+        byCheck: [{ id: 'TEAR-08', turns: 60, takenMs: 9_341 }],
+      },
+    };
+    const page = renderHtml(outcome);
+    expect(page).to.contain('this work takes at least 20.1 s here (CPU floor)');
+    expect(page).to.contain(
+      'taken 9.3 s of the 9.5 s from its first turn to its last (TEAR-08 9.3 s in 60 turns)',
+    );
+    expect(html).not.to.contain('first turn to its last');
+  });
+
   it('puts failures and errors first and opens only the first failure', () => {
     const ids = [...html.matchAll(/<details class="check" id="check-([A-Z]+-\d+)"/g)].map((m) => m[1]);
     expect(ids.slice(0, 2)).to.deep.equal(['IDEM-02', 'NAME-01']);

@@ -11,7 +11,7 @@ import {
 } from '../../harness/check/result.js';
 import type { RunDiff } from '../diff.js';
 import { countVerdicts, groupBySuite, outcomeExitCode, VERDICT_ORDER } from '../tally.js';
-import { describeCpu, formatMs } from '../text.js';
+import { describeCpu, describeHookLane, formatMs } from '../text.js';
 import { renderCheck } from './check-section.js';
 import { CLIENT_SCRIPT } from './client-script.js';
 import { renderDiffSection } from './diff-section.js';
@@ -55,6 +55,7 @@ export function runPropertyRows(outcome: RunOutcome): [string, string][] {
     ['started', p.startedAt],
     ['duration', formatMs(outcome.durationMs)],
     ...(outcome.cpu ? [['CPU', describeCpu(outcome.cpu)] as [string, string]] : []),
+    ...(outcome.hookLane ? [['hook lane', describeHookLane(outcome.hookLane)] as [string, string]] : []),
     ['flags', p.flags || '(defaults)'],
     ['run', `${p.runId} (cri-conform ${p.toolVersion})`],
   ];
