@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { TimelineEntry } from '../harness/check/result.js';
 import { createConsoleReporter } from './console.js';
-import { result, sampleOutcome, TIMELINE } from './sample-outcome.test.helper.js';
+import { HOOK_LANE, result, sampleOutcome, TIMELINE } from './sample-outcome.test.helper.js';
 
 const ESC = '\u001b';
 
@@ -132,16 +132,7 @@ describe('console reporter', () => {
 
   it('then says how long the checks that hold hooks in turn took the hook lane', () => {
     const { reporter, output } = capture(false, false);
-    const hookLane = {
-      turns: 100,
-      takenMs: 19_234,
-      spanMs: 19_262,
-      byCheck: [
-        { id: 'TEAR-14', turns: 40, takenMs: 9_949 },
-        { id: 'TEAR-08', turns: 60, takenMs: 9_285 },
-      ],
-    };
-    reporter.onEnd({ ...sampleOutcome(), hookLane });
+    reporter.onEnd({ ...sampleOutcome(), hookLane: HOOK_LANE });
     expect(output()).to.match(
       /^6 checks in 1m 05s \(wall time\)\nhook lane: taken 19\.2 s of the 19\.3 s from its first turn to its last \(TEAR-14 9\.9 s in 40 turns, TEAR-08 9\.3 s in 60\)\n/m,
     );

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { renderJson } from './json.js';
 import { parseResults } from './read-results.js';
-import { result, sampleOutcome, TIMELINE } from './sample-outcome.test.helper.js';
+import { HOOK_LANE, result, sampleOutcome, TIMELINE } from './sample-outcome.test.helper.js';
 
 describe('renderJson', () => {
   it("writes what the machine's CPUs did during the run, and reads it back", () => {
@@ -13,18 +13,9 @@ describe('renderJson', () => {
   });
 
   it('writes how long the checks took the hook lane, and reads it back', () => {
-    const hookLane = {
-      turns: 100,
-      takenMs: 19_234,
-      spanMs: 19_262,
-      byCheck: [
-        { id: 'TEAR-14', turns: 40, takenMs: 9_949 },
-        { id: 'TEAR-08', turns: 60, takenMs: 9_285 },
-      ],
-    };
-    const report = JSON.parse(renderJson({ ...sampleOutcome(), hookLane }));
-    expect(report.hookLane).to.deep.equal(hookLane);
-    expect(parseResults(report, 'results.json').hookLane).to.deep.equal(hookLane);
+    const report = JSON.parse(renderJson({ ...sampleOutcome(), hookLane: HOOK_LANE }));
+    expect(report.hookLane).to.deep.equal(HOOK_LANE);
+    expect(parseResults(report, 'results.json').hookLane).to.deep.equal(HOOK_LANE);
     expect(JSON.parse(renderJson(sampleOutcome())).hookLane, 'no check held a hook in turn').to.equal(null);
     expect(parseResults({ ...report, hookLane: null }, 'results.json').hookLane).to.equal(undefined);
   });

@@ -2,6 +2,8 @@
  * A small RunOutcome with one check of every verdict, for the reporter tests. Named *.test.helper.ts so
  * mocha does not load it as a test and packaging leaves it out.
  */
+
+import type { HookLaneUse } from '../harness/check/lane-use.js';
 import type { CheckResult, RunOutcome, TimelineEntry } from '../harness/check/result.js';
 
 export const TIMELINE: TimelineEntry[] = [
@@ -42,6 +44,17 @@ export function result(over: Partial<CheckResult> & Pick<CheckResult, 'id' | 've
     ...over,
   };
 }
+
+/** A hook lane that TEAR-14 and TEAR-08 took in turns, as a hooks plus teardown run on containerd 1.7 left it. */
+export const HOOK_LANE: HookLaneUse = {
+  turns: 100,
+  takenMs: 19_234,
+  spanMs: 19_262,
+  byCheck: [
+    { id: 'TEAR-14', turns: 40, takenMs: 9_949 },
+    { id: 'TEAR-08', turns: 60, takenMs: 9_285 },
+  ],
+};
 
 export function sampleOutcome(): RunOutcome {
   return {

@@ -11,14 +11,11 @@ describe('the hook lane’s use', () => {
     tally.add('TEAR-08', 100, 250);
     tally.add('TEAR-14', 250, 600);
     tally.add('TEAR-08', 700, 820.6);
-    expect(tally.use()).to.deep.equal({
-      turns: 3,
-      takenMs: 621,
-      spanMs: 721,
-      byCheck: [
-        { id: 'TEAR-14', turns: 1, takenMs: 350 },
-        { id: 'TEAR-08', turns: 2, takenMs: 271 },
-      ],
-    });
+    const use = tally.use();
+    expect([use?.turns, use?.takenMs, use?.spanMs]).to.deep.equal([3, 621, 721]);
+    expect(use?.byCheck.map((c) => [c.id, c.turns, c.takenMs])).to.deep.equal([
+      ['TEAR-14', 1, 350],
+      ['TEAR-08', 2, 271],
+    ]);
   });
 });
