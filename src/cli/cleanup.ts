@@ -56,7 +56,7 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
       const deadInstances = isolated || runId ? [] : deadInstanceDirs(endpoint);
       for (const line of deadInstancesLines(endpoint, deadInstances)) io.err(line);
       if (interrupted()) return setExit(2);
-      const [{ removeLabelledUntilGone }, { connectRuntime }] = await Promise.all([
+      const [{ removeLabelledUntilGone, SWEEP_AT_ONCE }, { connectRuntime }] = await Promise.all([
         import('../harness/runtime/cleanup.js'),
         import('../harness/runtime/environment.js'),
       ]);
@@ -65,7 +65,10 @@ export function addCleanup(program: Command, io: Io, setExit: (code: number) => 
       await sayWedgeRisks(config.runtimeEndpoint, io);
       try {
         const { runStillRunning } = await import('../harness/host/pod-logs.js');
-        const scope = runId ? { runId } : { stillRunning: (run: string) => runStillRunning(run) };
+        const scope = {
+          atOnce: SWEEP_AT_ONCE,
+          ...(runId ? { runId } : { stillRunning: (run: string) => runStillRunning(run) }),
+        };
         const report = await removeLabelledUntilGone(client, scope, 120_000, undefined, io.signal);
         io.out(`removed ${report.containers.length} containers and ${report.pods.length} pods\n`);
         if (report.running.length > 0)

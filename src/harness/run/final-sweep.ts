@@ -8,7 +8,7 @@ import { errorMessage } from '../core/errors.js';
 import type { RunConfig } from '../core/settings.js';
 import { keepLostIds } from '../host/lost-ids.js';
 import { removeRunLogs } from '../host/pod-logs.js';
-import { type CleanupReport, removeLabelledUntilGone } from '../runtime/cleanup.js';
+import { type CleanupReport, removeLabelledUntilGone, SWEEP_AT_ONCE } from '../runtime/cleanup.js';
 import { NodeHostProbe } from '../runtime/host-probe.js';
 import { endLostProcesses, leaveToCleanup } from '../runtime/lost-processes.js';
 import { describeLeftovers, runtimeLeftovers } from '../runtime/runtime-leftovers.js';
@@ -31,7 +31,7 @@ export async function finalSweep(
   const goes = config.privateInstanceLog !== undefined;
   let swept: CleanupReport | undefined;
   try {
-    swept = await removeLabelledUntilGone(client, { runId }, SWEEP_MS);
+    swept = await removeLabelledUntilGone(client, { runId, atOnce: SWEEP_AT_ONCE }, SWEEP_MS);
   } catch (e) {
     // A runtime that crashed or restarted mid-run: the verdicts stand, only the sweep is left to the user.
     if (!(e instanceof CriCallError)) throw e;

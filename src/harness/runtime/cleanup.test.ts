@@ -80,6 +80,25 @@ describe('cleanup of labelled objects (fake CRI)', () => {
     expect(report.problems[0]).to.match(new RegExp(`pod ${stuck}: StopPodSandbox: UNAVAILABLE`));
   });
 
+  it('removes one object at a time unless told how many at once, and then never more', async () => {
+    const stopsAtOnce = async (run: string, atOnce?: number) => {
+      const made = Array.from({ length: 7 }, () => pod({ [RUN_LABEL]: run }));
+      let inFlight = 0;
+      let most = 0;
+      fake.override('StopPodSandbox', async () => {
+        most = Math.max(most, ++inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        inFlight--;
+        return {};
+      });
+      const report = await removeLabelled(fake.client, { runId: run, ...(atOnce ? { atOnce } : {}) });
+      expect(report.pods).to.have.members(made);
+      return most;
+    };
+    expect(await stopsAtOnce('r11')).to.equal(1);
+    expect(await stopsAtOnce('r12', 3)).to.equal(3);
+  });
+
   it('stops retrying once aborted, after the round under way, and reports what is left', async () => {
     pod({ [RUN_LABEL]: 'r10' });
     let calls = 0;

@@ -21,6 +21,12 @@ export interface CleanupScope {
    * objects are its own to remove, and taking them mid-check would fail its checks for the tool's doing.
    */
   stillRunning?: (runId: string) => boolean;
+  /**
+   * How many objects to remove at once (1 when absent). A check's cleanup between trials removes one at a
+   * time, beside trials it must not slow; a sweep after the checks has nothing left to disturb, and a
+   * runtime whose known bugs left dozens of pods would otherwise remove them one after another.
+   */
+  atOnce?: number;
 }
 
 export interface CleanupReport {
@@ -42,6 +48,8 @@ function emptyReport(): CleanupReport {
 }
 
 const STOP_DEADLINE_MS = 30_000;
+/** Removals at once in a sweep that nothing runs beside (CleanupScope.atOnce): as many as --parallel's checks. */
+export const SWEEP_AT_ONCE = 4;
 /** Between cleanup rounds that left something: short at first, for objects that are on their way out. */
 const FIRST_PAUSE_MS = 50;
 const MAX_PAUSE_MS = 1_000;
@@ -67,8 +75,12 @@ export async function removeLabelled(client: CriClient, scope: CleanupScope): Pr
   const pods = ours.filter((p) => !running.has(p.labels[RUN_LABEL] ?? ''));
   const ourPodIds = new Set(pods.map((p) => p.id));
   const { containers } = await client.call('ListContainers', { filter: { labelSelector: selector } });
-  for (const c of containers.filter((c) => isOurContainer(c, ourPodIds, scope.runId) && inScope(c.labels))) {
-    await attempt(report, `container ${c.id}`, async () => {
+  const atOnce = scope.atOnce ?? 1;
+  const ourContainers = containers.filter(
+    (c) => isOurContainer(c, ourPodIds, scope.runId) && inScope(c.labels),
+  );
+  await eachAtMost(ourContainers, atOnce, (c) =>
+    attempt(report, `container ${c.id}`, async () => {
       await ignoreNotFound(
         client.call('StopContainer', { containerId: c.id, timeout: '0' }, { deadlineMs: STOP_DEADLINE_MS }),
       );
@@ -78,22 +90,34 @@ export async function removeLabelled(client: CriClient, scope: CleanupScope): Pr
       report.containers.push(c.id);
       report.owners.push(c.labels[CHECK_LABEL] ?? 'the run');
       report.runs.push(c.labels[RUN_LABEL] ?? '');
-    });
-  }
-  for (const p of pods.filter((p) => inScope(p.labels))) {
-    await attempt(report, `pod ${p.id}`, async () => {
-      await ignoreNotFound(
-        client.call('StopPodSandbox', { podSandboxId: p.id }, { deadlineMs: STOP_DEADLINE_MS }),
-      );
-      await ignoreNotFound(
-        client.call('RemovePodSandbox', { podSandboxId: p.id }, { deadlineMs: STOP_DEADLINE_MS }),
-      );
-      report.pods.push(p.id);
-      report.owners.push(p.labels[CHECK_LABEL] ?? 'the run');
-      report.runs.push(p.labels[RUN_LABEL] ?? '');
-    });
-  }
+    }),
+  );
+  await eachAtMost(
+    pods.filter((p) => inScope(p.labels)),
+    atOnce,
+    (p) =>
+      attempt(report, `pod ${p.id}`, async () => {
+        await ignoreNotFound(
+          client.call('StopPodSandbox', { podSandboxId: p.id }, { deadlineMs: STOP_DEADLINE_MS }),
+        );
+        await ignoreNotFound(
+          client.call('RemovePodSandbox', { podSandboxId: p.id }, { deadlineMs: STOP_DEADLINE_MS }),
+        );
+        report.pods.push(p.id);
+        report.owners.push(p.labels[CHECK_LABEL] ?? 'the run');
+        report.runs.push(p.labels[RUN_LABEL] ?? '');
+      }),
+  );
   return report;
+}
+
+/** Runs `each` on every item, at most `atOnce` of them at a time. */
+async function eachAtMost<T>(items: readonly T[], atOnce: number, each: (item: T) => Promise<void>) {
+  let next = 0;
+  const worker = async () => {
+    for (let item = items[next++]; item !== undefined; item = items[next++]) await each(item);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(atOnce, items.length)) }, worker));
 }
 
 /**
