@@ -261,6 +261,7 @@ async function runChecks(
     {
       stopReason: () => stop,
       notRun: (check, why) => skipped(check, `not run: ${why}`),
+      skipsAtOnce: (check) => staticSkipReason(check, availability) !== undefined,
       run: async (check) => {
         listener.onCheckStart(check);
         const why = staticSkipReason(check, availability);

@@ -4,7 +4,12 @@ import { fakeCheck as check, passedResult as result } from './fake-checks.test.h
 import { runScheduled, type ScheduleHooks } from './scheduler.js';
 
 /** Runs the checks with fake bodies that take `ms(id)` and records, for each check, who ran beside it. */
-async function schedule(checks: readonly Check[], parallel: number, ms: (id: string) => number) {
+async function schedule(
+  checks: readonly Check[],
+  parallel: number,
+  ms: (id: string) => number,
+  skips: ReadonlySet<string> = new Set(),
+) {
   const running = new Set<string>();
   const beside: Record<string, Set<string>> = {};
   const startOrder: string[] = [];
@@ -12,6 +17,7 @@ async function schedule(checks: readonly Check[], parallel: number, ms: (id: str
   const hooks: ScheduleHooks = {
     stopReason: () => undefined,
     notRun: (c) => result(c),
+    skipsAtOnce: (c) => skips.has(c.id),
     run: async (c) => {
       startOrder.push(c.id);
       const mine = new Set(running);
@@ -86,6 +92,19 @@ describe('runScheduled', () => {
     const { results, startOrder } = await schedule(checks, 2, (id) => (id === 'N-03' ? 30 : 10));
     expect(startOrder).to.deep.equal(['N-03', 'N-01', 'N-02', 'N-04']);
     expect(results.map((r) => r.id)).to.deep.equal(['N-01', 'N-02', 'N-03', 'N-04']);
+  });
+
+  it('settles the checks that skip at once before any starts, so they keep no check waiting', async () => {
+    const checks = [
+      check('I-08', ['slow-cni'], 'waits out a cache TTL'),
+      check('N-05', ['nri'], 'waits out a window'),
+      check('I-01', ['slow-cni']),
+    ];
+    const { results, startOrder, beside } = await schedule(checks, 2, () => 10, new Set(['I-08']));
+    // Had the skipping injector check taken a place, the NRI check could not have started beside it.
+    expect(startOrder).to.deep.equal(['I-08', 'N-05', 'I-01']);
+    expect([...(beside['I-08'] ?? [])]).to.deep.equal([]);
+    expect(results.map((r) => r.id)).to.deep.equal(['I-08', 'N-05', 'I-01']);
   });
 
   it('never runs more than --parallel checks at once', async () => {

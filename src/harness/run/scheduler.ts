@@ -4,7 +4,9 @@
  * checks after it that could start now. Checks that declare a long wait start first (check.ts longWait),
  * then the race checks (their trials are the longest work of a run, and overlap best when started
  * together), the rest in catalogue order. Results keep catalogue order whatever order they run in. An
- * injector check that rests (resting-checks.ts) counts as CRI-only until it resumes.
+ * injector check that rests (resting-checks.ts) counts as CRI-only until it resumes. Checks that skip
+ * without touching the runtime are settled before any starts: were they scheduled, a [Slow] injector check
+ * skipping at once would take the first places and keep the NRI checks beside it waiting for the next gap.
  */
 import type { Check } from '../check/check.js';
 import type { CheckResult } from '../check/result.js';
@@ -13,6 +15,8 @@ import { RestingChecks } from './resting-checks.js';
 
 export interface ScheduleHooks {
   run(check: Check): Promise<CheckResult>;
+  /** Whether run() skips the check without touching the runtime (selection.ts staticSkipReason). */
+  skipsAtOnce?(check: Check): boolean;
   /** Called instead of run when the run was stopped before the check started. */
   notRun(check: Check, why: string): CheckResult;
   stopReason(): string | undefined;
@@ -39,6 +43,10 @@ export async function runScheduled(
   const pending: Pending[] = checks
     .map((check, index) => ({ check, index }))
     .sort((a, b) => startRank(a.check) - startRank(b.check));
+  for (const skip of pending.filter((p) => hooks.skipsAtOnce?.(p.check))) {
+    pending.splice(pending.indexOf(skip), 1);
+    results[skip.index] = await hooks.run(skip.check);
+  }
   const running = new Map<Promise<void>, Check>();
   const thrown: unknown[] = [];
   resting.watch(() => [...running.values()]);
