@@ -125,4 +125,14 @@ describe('runScheduled', () => {
     });
     expect(results.map((r) => r.verdict)).to.deep.equal(['passed', 'skipped']);
   });
+
+  it('reports a check that would skip at once as not run when the run was stopped before it began', async () => {
+    const results = await runScheduled([check('I-08', ['slow-cni']), check('A-01')], 2, {
+      stopReason: () => 'interrupted',
+      notRun: (c, why) => ({ ...result(c), verdict: 'skipped', message: `not run: ${why}` }),
+      skipsAtOnce: (c) => c.id === 'I-08',
+      run: async () => expect.fail('no check starts in a run stopped before it began'),
+    });
+    expect(results.map((r) => r.message)).to.deep.equal(['not run: interrupted', 'not run: interrupted']);
+  });
 });

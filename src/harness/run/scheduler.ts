@@ -44,6 +44,8 @@ export async function runScheduled(
     .map((check, index) => ({ check, index }))
     .sort((a, b) => startRank(a.check) - startRank(b.check));
   for (const skip of pending.filter((p) => hooks.skipsAtOnce?.(p.check))) {
+    // A run stopped already reports them as not run, like every other check it did not start.
+    if (hooks.stopReason()) break;
     pending.splice(pending.indexOf(skip), 1);
     results[skip.index] = await hooks.run(skip.check);
   }
