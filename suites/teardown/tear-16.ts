@@ -10,6 +10,15 @@ import { type HeldCall, tryHoldDuring, type Unreached } from '../common/holds.js
 import { describeReply } from '../common/replies.js';
 import { quietWindowMs, teardownBoundMs } from '../common/timing.js';
 
+/**
+ * How long plugin 20 has to be synchronized once the removal's bound is over: NRI's default registration
+ * timeout. A runtime that completes the removal within its bound has let go of whatever held the sync back
+ * by then. TEAR-16 runs alone, so no other check's creation holds the sync back either: that is what the
+ * longer bound of other checks' plugins allows for (nri-control.ts). Past it, with the removal not
+ * answered, the runtime has deadlocked, and waiting longer would only delay its restart.
+ */
+const SYNCHRONIZED_AFTER_BOUND_MS = 5_000;
+
 export const check = defineCheck({
   id: 'TEAR-16',
   level: 'MUST',
@@ -50,7 +59,11 @@ export const check = defineCheck({
       'its TEAR-16 had a plugin register during a held RemovePodSandbox, which deadlocks some runtimes until they restart',
     );
     const registration = t.nri
-      .plugin({ index: '20', events: ['RunPodSandbox'] })
+      .plugin({
+        index: '20',
+        events: ['RunPodSandbox'],
+        registeredWithinMs: teardownBoundMs(t) + SYNCHRONIZED_AFTER_BOUND_MS,
+      })
       .then(() => undefined, errorMessage);
     const [reply, notRegistered] = await Promise.all([call.reply, registration]);
     if (!reply.ok || notRegistered !== undefined) {

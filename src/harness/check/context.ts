@@ -224,12 +224,14 @@ export interface NriControl {
   /**
    * Registers a plugin that sees the caller's pods: inside a trial the trial's (and it goes with the
    * trial), else the check's. `forAllTrials` registers one for the whole check even from inside a trial.
+   * `registeredWithinMs` bounds the wait for its registration and Synchronize (default: nri-control.ts).
    */
   plugin(opts: {
     index: string;
     events: readonly NriEventName[];
     name?: string;
     forAllTrials?: boolean;
+    registeredWithinMs?: number;
   }): Promise<TestPlugin>;
   /** Every event of this check's pods, across plugins, by global sequence. */
   events(match?: EventMatch): NriEventRecord[];

@@ -69,6 +69,7 @@ export class CheckNri implements NriControl {
     events: readonly NriEventName[];
     name?: string;
     forAllTrials?: boolean;
+    registeredWithinMs?: number;
   }): Promise<TestPlugin> {
     const trial = opts.forAllTrials ? undefined : this.deps.trialOf?.();
     const own = opts.name ?? `cri-conform-${this.deps.checkId.toLowerCase()}`;
@@ -80,7 +81,7 @@ export class CheckNri implements NriControl {
       index: opts.index,
       events: opts.events,
       sequence: this.deps.sequence.next,
-      registrationTimeoutMs: CHECK_PLUGIN_REGISTERED_WITHIN_MS,
+      registrationTimeoutMs: opts.registeredWithinMs ?? CHECK_PLUGIN_REGISTERED_WITHIN_MS,
       acceptsPod: (pod, container) => this.isOurs(pod, container, trial),
       onEvent: (e) => this.record(e),
       // Until the runtime gives up on the plugin the check can only wait; past its timeout it waits on the
