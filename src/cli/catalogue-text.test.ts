@@ -25,12 +25,14 @@ describe('the catalogue rendered from the checks', () => {
     expect(piped).to.include('a \\| b');
   });
 
-  it('marks the checks that run alone: hook stallers and restarts, not injector or NRI watcher checks', () => {
+  it('marks the checks that run alone: hook stallers and restarts, not injector, NRI watcher or hook lane checks', () => {
     const md = catalogueMarkdown(ALL_CHECKS);
     const rowOf = (id: string) => md.split('\n').find((line) => line.startsWith(`| ${id} |`)) ?? '';
-    for (const id of ['HOOK-03', 'TEAR-04', 'IDEM-13', 'TEAR-16', 'IDEM-15'])
+    for (const id of ['TEAR-04', 'TEAR-06', 'IDEM-13', 'TEAR-16', 'IDEM-15'])
       expect(rowOf(id)).to.include('runs alone');
-    for (const id of ['IDEM-01', 'HOOK-01', 'TEAR-09']) expect(rowOf(id)).to.not.include('runs alone');
+    for (const id of ['IDEM-01', 'HOOK-01', 'TEAR-09', 'HOOK-03'])
+      expect(rowOf(id)).to.not.include('runs alone');
+    expect(rowOf('HOOK-03')).to.include('holds hooks in turn');
   });
 
   it('prints each check with the contract it cites under `list --long`', async () => {

@@ -16,6 +16,7 @@ import {
   type TestPlugin,
 } from '../../src/harness/face.js';
 import { describeReply } from './replies.js';
+import type { SharedPlugin } from './shared-plugin.js';
 import { deliveryWithinMs } from './timing.js';
 
 export interface HeldCall<T> {
@@ -70,50 +71,57 @@ export async function tryHoldDuring<T>(
   return { held: first.held, hold, reply };
 }
 
-/**
- * As tryHoldDuring, but a call that answers without reaching the hook fails the check (as `clause`: the
- * hook is part of the call).
- */
-export async function holdDuring<T>(
-  t: CheckContext,
-  plugin: TestPlugin,
-  event: NriEventName,
-  match: EventMatch,
-  call: () => Promise<CallResult<T>>,
-  clause: string,
-): Promise<HeldCall<T>> {
-  const attempt = await tryHoldDuring(t, plugin, event, match, call);
-  t.expect(
-    !('unreached' in attempt),
-    `the call answered (${'unreached' in attempt ? describeReply(attempt.unreached) : ''}) before plugin ${plugin.label} got its ${event} hook`,
-    clause,
-  );
-  return attempt;
+/** A call held in its hook, what the check saw meanwhile, and the reply (which settles after release). */
+export interface LookedWhileHeld<T, L> {
+  held: NriEventRecord;
+  seen: L;
+  reply: Promise<CallResult<T>>;
 }
 
-/** RunPodSandbox of `config` with its RunPodSandbox hook held at `plugin` (matched by the pod name: no id yet). */
-export function holdRunPodSandbox(
+/**
+ * Sends `call` with its `event` hook held at `plugin`, runs `look` while the hook is held, then releases it,
+ * all in one turn of the hook lane (t.oneAtATime): the runtime delivers hooks one at a time, so the hold
+ * must neither wait behind another check's nor keep another's waiting for longer than the look. The plugin
+ * registers again first if another check's hold got it dropped (shared-plugin.ts). A call that answers
+ * without reaching the hook fails the check (as `clause`: the hook is part of the call).
+ */
+export function lookWhileHeld<T, L>(
   t: CheckContext,
-  plugin: TestPlugin,
+  shared: SharedPlugin,
+  hook: { event: NriEventName; match: EventMatch; clause: string },
+  call: () => Promise<CallResult<T>>,
+  look: (held: NriEventRecord) => Promise<L>,
+): Promise<LookedWhileHeld<T, L>> {
+  return t.oneAtATime(`held ${hook.event} hook`, async () => {
+    const plugin = await shared.connected();
+    const attempt = await tryHoldDuring(t, plugin, hook.event, hook.match, call);
+    t.expect(
+      !('unreached' in attempt),
+      `the call answered (${'unreached' in attempt ? describeReply(attempt.unreached) : ''}) before plugin ${plugin.label} got its ${hook.event} hook`,
+      hook.clause,
+    );
+    try {
+      return { held: attempt.held, seen: await look(attempt.held), reply: attempt.reply };
+    } finally {
+      attempt.hold.release();
+    }
+  });
+}
+
+/**
+ * RunPodSandbox of `config`, looked at by `look` while its RunPodSandbox hook is held at `plugin` (matched
+ * by the pod name: no id yet).
+ */
+export function lookWhileRunHookHeld<L>(
+  t: CheckContext,
+  plugin: SharedPlugin,
   config: PodSandboxConfig,
   clause: string,
-): Promise<HeldCall<string>> {
-  t.step(`hold the RunPodSandbox hook of ${config.metadata.name} at plugin ${plugin.label}`);
-  return holdDuring(
-    t,
-    plugin,
-    'RunPodSandbox',
-    { podName: config.metadata.name },
-    () => t.cri.tryRunPod(config),
-    clause,
-  );
-}
-
-/** A fresh pod whose RunPodSandbox is in flight with its hook held by a new plugin 10 (HOOK-03/04). */
-export async function runPodWithHeldRunHook(t: CheckContext, name: string, clause: string) {
-  const plugin = await t.nri.plugin({ index: '10', events: ['RunPodSandbox'] });
-  const config = t.make.pod(name);
-  return { config, ...(await holdRunPodSandbox(t, plugin, config, clause)) };
+  look: (held: NriEventRecord) => Promise<L>,
+): Promise<LookedWhileHeld<string, L>> {
+  t.step(`hold the RunPodSandbox hook of ${config.metadata.name}`);
+  const hook = { event: 'RunPodSandbox', match: { podName: config.metadata.name }, clause } as const;
+  return lookWhileHeld(t, plugin, hook, () => t.cri.tryRunPod(config), look);
 }
 
 /**

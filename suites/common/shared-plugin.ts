@@ -4,7 +4,8 @@
  * hook's plugins the same expired context and drops each of them too, so one trial's deadline would drop
  * the plugins of the trials beside it. The holds take turns (t.oneAtATime), so the one plugin serves one
  * hold at a time, and whoever finds it dropped registers it again before holding (inside the lane, where
- * the drop it finds is an earlier trial's doing).
+ * the drop it finds is an earlier trial's doing). A check with a single hold in the lane uses one too: the
+ * drop it finds is then another lane check's doing.
  */
 import type { CheckContext, NriEventName, TestPlugin } from '../../src/harness/face.js';
 

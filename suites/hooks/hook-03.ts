@@ -1,12 +1,13 @@
 import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
-import { runPodWithHeldRunHook } from '../common/holds.js';
+import { lookWhileRunHookHeld } from '../common/holds.js';
 import { describeReply } from '../common/replies.js';
+import { SharedPlugin } from '../common/shared-plugin.js';
 import { probeWhileHeldMs } from '../common/timing.js';
 
 export const check = defineCheck({
   id: 'HOOK-03',
   level: 'MUST',
-  needs: ['nri', 'stalls-hooks'],
+  needs: ['nri', 'stalls-hooks', 'holds-in-lane'],
   title:
     'The RunPodSandbox hook finishes before the CRI reply: while it is held the sandbox is not READY and takes no container; after release it is READY',
   contract:
@@ -17,21 +18,33 @@ export const check = defineCheck({
     'ready-after-release': 'after the hook is released RunPodSandbox returns that sandbox, READY',
   },
   async run(t: CheckContext) {
-    const { config, held, hold, reply } = await runPodWithHeldRunHook(t, 'hook-03', 'hidden-while-held');
+    const plugin = new SharedPlugin(t, { index: '10', events: ['RunPodSandbox'] });
+    const config = t.make.pod('hook-03');
+    const { held, seen, reply } = await lookWhileRunHookHeld(
+      t,
+      plugin,
+      config,
+      'hidden-while-held',
+      async (held) => {
+        const deadlineMs = probeWhileHeldMs(t, held);
+        const listed = await t.cri.listPods({ state: 'SANDBOX_READY' });
+        return {
+          listedReady: listed.some((p) => p.id === held.pod.id),
+          status: await t.cri.tryCall(
+            'PodSandboxStatus',
+            { podSandboxId: held.pod.id, verbose: false },
+            { deadlineMs },
+          ),
+          early: await t.cri.tryCall(
+            'CreateContainer',
+            { podSandboxId: held.pod.id, config: t.make.container('early'), sandboxConfig: config },
+            { deadlineMs },
+          ),
+        };
+      },
+    );
     const podId = held.pod.id;
-    const deadlineMs = probeWhileHeldMs(t, held);
-    const listedReady = (await t.cri.listPods({ state: 'SANDBOX_READY' })).some((p) => p.id === podId);
-    const status = await t.cri.tryCall(
-      'PodSandboxStatus',
-      { podSandboxId: podId, verbose: false },
-      { deadlineMs },
-    );
-    const early = await t.cri.tryCall(
-      'CreateContainer',
-      { podSandboxId: podId, config: t.make.container('early'), sandboxConfig: config },
-      { deadlineMs },
-    );
-    hold.release();
+    const { listedReady, status, early } = seen;
     const done = await reply;
 
     t.expect(

@@ -4,11 +4,11 @@ import {
   defineCheck,
   type NriEventRecord,
   type PodSandboxStatus,
-  type TestPlugin,
 } from '../../src/harness/face.js';
 import { receivedBy } from '../common/events.js';
-import { holdRunPodSandbox } from '../common/holds.js';
+import { lookWhileRunHookHeld } from '../common/holds.js';
 import { describeReply } from '../common/replies.js';
+import { SharedPlugin } from '../common/shared-plugin.js';
 import { deliveryWithinMs } from '../common/timing.js';
 import { expectNetnsAt } from './netns.js';
 
@@ -18,7 +18,7 @@ const NRI_WITH_POD_IPS = 'v0.8.0';
 export const check = defineCheck({
   id: 'HOOK-04',
   level: 'MUST',
-  needs: ['nri', 'stalls-hooks'],
+  needs: ['nri', 'stalls-hooks', 'holds-in-lane'],
   title:
     'At RunPodSandbox hook time the network is set up: the netns named in the event is a network namespace, and the pod IPs of the status are in the event',
   contract:
@@ -28,17 +28,29 @@ export const check = defineCheck({
     ips: 'the pod IPs of the status are in the RunPodSandbox event',
   },
   async run(t: CheckContext) {
-    const plugin = await t.nri.plugin({ index: '10', events: ['RunPodSandbox', 'StopPodSandbox'] });
-    const { held, hold, reply } = await holdRunPodSandbox(t, plugin, t.make.pod('hook-04'), 'netns');
-    const netns = held.pod.netnsPath;
-    t.expect(
-      netns !== '',
-      `RunPodSandbox#${held.seq} for a pod with its own network named no network namespace (namespaces without type "network")`,
+    const plugin = new SharedPlugin(t, { index: '10', events: ['RunPodSandbox', 'StopPodSandbox'] });
+    // The netns is probed while the hook is still held: that is the moment the contract speaks of.
+    const { held, seen, reply } = await lookWhileRunHookHeld(
+      t,
+      plugin,
+      t.make.pod('hook-04'),
       'netns',
+      async (held) => {
+        t.expect(
+          held.pod.netnsPath !== '',
+          `RunPodSandbox#${held.seq} for a pod with its own network named no network namespace (namespaces without type "network")`,
+          'netns',
+        );
+        return expectNetnsAt(
+          t,
+          held.pod.netnsPath,
+          `RunPodSandbox#${held.seq}`,
+          'while the hook ran',
+          'netns',
+        );
+      },
     );
-    // Probed while the hook is still held: that is the moment the contract speaks of.
-    const untested = [expectNetnsAt(t, netns, `RunPodSandbox#${held.seq}`, 'while the hook ran', 'netns')];
-    hold.release();
+    const untested = [seen];
     const done = await reply;
     t.expect(done.ok, `after release RunPodSandbox failed: ${describeReply(done)}`, 'ips');
 
@@ -57,7 +69,7 @@ export const check = defineCheck({
       untested.push('PodSandboxStatus reports no pod IP, so whether CNI ran before the hook cannot be seen');
     else if (carries === 'no')
       untested.push(
-        `this runtime's pod events carry no IPs (NRI ${plugin.runtime.nriVersion}; its pods' Stop events carry none either), so whether CNI ran before the hook cannot be seen`,
+        `this runtime's pod events carry no IPs (NRI ${(await plugin.connected()).runtime.nriVersion}; its pods' Stop events carry none either), so whether CNI ran before the hook cannot be seen`,
       );
     else expectIpsInEvent(t, held, statusIps, carries);
     const reasons = untested.filter(Boolean);
@@ -90,12 +102,16 @@ function ipsOf(status: PodSandboxStatus): string[] {
  * later event of the same pod carries them. Unknown NRI versions (a runtime outside the version table)
  * are decided by the Stop event. Returns the reason, or 'no'.
  */
-async function podEventsCarryIps(t: CheckContext, plugin: TestPlugin, podId: string): Promise<string> {
-  const { nriVersion } = plugin.runtime;
+async function podEventsCarryIps(t: CheckContext, shared: SharedPlugin, podId: string): Promise<string> {
+  const { nriVersion } = (await shared.connected()).runtime;
   if (compareVersions(nriVersion, NRI_WITH_POD_IPS) >= 0) return `NRI ${nriVersion}`;
   t.step(`NRI version ${nriVersion}: stop the pod to see whether its Stop event carries IPs`);
-  await t.cri.stopPod(podId);
-  const got = await receivedBy(plugin, { podId }, ['StopPodSandbox'], deliveryWithinMs(t));
+  // In a turn of the hook lane, so that no other check's hold gets the plugin dropped before the event.
+  const got = await t.oneAtATime('StopPodSandbox event', async () => {
+    const plugin = await shared.connected();
+    await t.cri.stopPod(podId);
+    return receivedBy(plugin, { podId }, ['StopPodSandbox'], deliveryWithinMs(t));
+  });
   const stop: NriEventRecord | undefined = got.find((e) => e.event === 'StopPodSandbox');
   return stop && stop.pod.ips.length > 0
     ? `StopPodSandbox#${stop.seq} carried ${stop.pod.ips.join(', ')}`

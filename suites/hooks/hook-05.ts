@@ -1,12 +1,13 @@
 import { type CheckContext, defineCheck, shortId } from '../../src/harness/face.js';
-import { holdDuring } from '../common/holds.js';
+import { lookWhileHeld } from '../common/holds.js';
+import { SharedPlugin } from '../common/shared-plugin.js';
 import { deliveryWithinMs, probeWhileHeldMs } from '../common/timing.js';
 import { expectNetnsAt } from './netns.js';
 
 export const check = defineCheck({
   id: 'HOOK-05',
   level: 'MUST',
-  needs: ['nri', 'stalls-hooks'],
+  needs: ['nri', 'stalls-hooks', 'holds-in-lane'],
   title:
     'At StopPodSandbox hook time every workload container is EXITED while the sandbox infrastructure still exists: its netns is present and PodSandboxStatus answers',
   contract:
@@ -17,42 +18,53 @@ export const check = defineCheck({
     'netns-present': 'at the StopPodSandbox hook the pod network namespace is still present',
   },
   async run(t: CheckContext) {
-    const plugin = await t.nri.plugin({ index: '10', events: ['RunPodSandbox', 'StopPodSandbox'] });
-    const { podId, containerId } = await t.cri.runPodWithContainer('hook-05');
-    // Stop events carry no netns on some runtimes (containerd 1.7): take the path from the Run event,
-    // else from the host while the pod still runs (only when host probes work).
-    const run = await plugin.waitFor(
-      { event: 'RunPodSandbox', podId },
-      { withinMs: deliveryWithinMs(t), what: 'the RunPodSandbox event of the pod' },
-    );
-    const fromHost = async () =>
-      t.host.available ? ((await t.host.snapshot(podId, [containerId])).netnsPath ?? '') : '';
-    const netns = run.pod.netnsPath || (await fromHost());
+    const plugin = new SharedPlugin(t, { index: '10', events: ['RunPodSandbox', 'StopPodSandbox'] });
+    // The pod is built inside the turn of the hook lane too: no other check's hold may get the plugin dropped
+    // before the Run event it needs.
+    const { containerId, netns, held, seen, reply } = await t.oneAtATime(
+      'pod with a held StopPodSandbox hook',
+      async () => {
+        const connected = await plugin.connected();
+        const { podId, containerId } = await t.cri.runPodWithContainer('hook-05');
+        // Stop events carry no netns on some runtimes (containerd 1.7): take the path from the Run event,
+        // else from the host while the pod still runs (only when host probes work).
+        const run = await connected.waitFor(
+          { event: 'RunPodSandbox', podId },
+          { withinMs: deliveryWithinMs(t), what: 'the RunPodSandbox event of the pod' },
+        );
+        const fromHost = async () =>
+          t.host.available ? ((await t.host.snapshot(podId, [containerId])).netnsPath ?? '') : '';
+        const netns = run.pod.netnsPath || (await fromHost());
 
-    t.step('hold the StopPodSandbox hook and look at the containers, the status and the netns');
-    const { held, hold, reply } = await holdDuring(
-      t,
-      plugin,
-      'StopPodSandbox',
-      { podId },
-      () => t.cri.tryCall('StopPodSandbox', { podSandboxId: podId }),
-      'containers-exited',
+        t.step('hold the StopPodSandbox hook and look at the containers, the status and the netns');
+        const looked = await lookWhileHeld(
+          t,
+          plugin,
+          { event: 'StopPodSandbox', match: { podId }, clause: 'containers-exited' },
+          () => t.cri.tryCall('StopPodSandbox', { podSandboxId: podId }),
+          async (held) => {
+            const deadlineMs = probeWhileHeldMs(t, held);
+            return {
+              ctr: await t.cri.tryCall('ContainerStatus', { containerId, verbose: false }, { deadlineMs }),
+              pod: await t.cri.tryCall(
+                'PodSandboxStatus',
+                { podSandboxId: podId, verbose: false },
+                { deadlineMs },
+              ),
+              untested: expectNetnsAt(
+                t,
+                netns,
+                `StopPodSandbox#${held.seq}`,
+                'while the hook ran',
+                'netns-present',
+              ),
+            };
+          },
+        );
+        return { containerId, netns, ...looked };
+      },
     );
-    const deadlineMs = probeWhileHeldMs(t, held);
-    const ctr = await t.cri.tryCall('ContainerStatus', { containerId, verbose: false }, { deadlineMs });
-    const pod = await t.cri.tryCall(
-      'PodSandboxStatus',
-      { podSandboxId: podId, verbose: false },
-      { deadlineMs },
-    );
-    const untested = expectNetnsAt(
-      t,
-      netns,
-      `StopPodSandbox#${held.seq}`,
-      'while the hook ran',
-      'netns-present',
-    );
-    hold.release();
+    const { ctr, pod, untested } = seen;
     const done = await reply;
 
     t.expect(

@@ -1,12 +1,13 @@
 import { type CheckContext, defineCheck } from '../../src/harness/face.js';
 import { expectOneContainer } from '../common/census.js';
 import { describeReply } from '../common/replies.js';
+import { SharedPlugin } from '../common/shared-plugin.js';
 import { containerReply, identicalReplyViolation, observeReply } from './reservation.js';
 
 export const check = defineCheck({
   id: 'NAME-06',
   level: 'MUST',
-  needs: ['nri', 'stalls-hooks'],
+  needs: ['nri', 'stalls-hooks', 'holds-in-lane'],
   title:
     'Identical CreateContainer requests in one sandbox, in flight at once or after the first succeeded, never yield two containers',
   contract:
@@ -17,24 +18,32 @@ export const check = defineCheck({
   },
   async run(t: CheckContext) {
     t.step('hold one CreateContainer in its NRI hook and send it again; then once more after it succeeded');
-    const plugin = await t.nri.plugin({ index: '10', events: ['CreateContainer'] });
+    const plugin = new SharedPlugin(t, { index: '10', events: ['CreateContainer'] });
     const podConfig = t.make.pod('name-06');
     const podId = await t.cri.runPod(podConfig);
     const config = t.make.container('workload');
     const request = { podSandboxId: podId, config, sandboxConfig: podConfig };
     const deadlineMs = t.settings.nriRequestTimeoutMs + t.settings.marginMs;
-    const hold = plugin.fault({
-      match: { event: 'CreateContainer', podId, containerName: config.metadata.name },
-      action: { kind: 'hang' },
-      times: 1,
+    // The hold and the identical request beside it take one turn of the hook lane: the runtime delivers
+    // hooks one at a time, so no other check's hold may meet them (shared-plugin.ts for the plugin).
+    const { first, second } = await t.oneAtATime('held CreateContainer hook', async () => {
+      const hold = (await plugin.connected()).fault({
+        match: { event: 'CreateContainer', podId, containerName: config.metadata.name },
+        action: { kind: 'hang' },
+        times: 1,
+      });
+      t.step('CreateContainer workload, held in the CreateContainer hook');
+      const first = t.cri.tryCall('CreateContainer', request, { deadlineMs }).then(containerReply);
+      try {
+        await hold.reached({ withinMs: 5_000 });
+        t.step('the identical CreateContainer while the first is held');
+        const second = t.cri.tryCall('CreateContainer', request, { deadlineMs }).then(containerReply);
+        await t.pause(300, 'give the identical request time to be refused, or to queue behind the held hook');
+        return { first, second };
+      } finally {
+        hold.release();
+      }
     });
-    t.step('CreateContainer workload, held in the CreateContainer hook');
-    const first = t.cri.tryCall('CreateContainer', request, { deadlineMs }).then(containerReply);
-    await hold.reached({ withinMs: 5_000 });
-    t.step('the identical CreateContainer while the first is held');
-    const second = t.cri.tryCall('CreateContainer', request, { deadlineMs }).then(containerReply);
-    await t.pause(300, 'give the identical request time to be refused, or to queue behind the held hook');
-    hold.release();
     const [holder, concurrent] = await Promise.all([first, second]);
     t.expect(
       holder.ok,
