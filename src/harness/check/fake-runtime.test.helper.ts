@@ -21,6 +21,7 @@ import { RegistrationGate } from '../injectors/registration-gate.js';
 import type { RunEnv } from '../run/run-env.js';
 import type { Check, CheckSpec } from './check.js';
 import { inSuite } from './check.js';
+import type { HostProbe } from './context.js';
 import { Sequence } from './timeline.js';
 
 interface Labelled {
@@ -241,4 +242,22 @@ export function testCheck(
   ]);
   if (!check) throw new Error('inSuite returned nothing');
   return check;
+}
+
+/** A host probe that is there but answers nothing: a test overrides what it asks, and anything else throws. */
+export function unusedHost(): HostProbe {
+  const unused = (): never => {
+    throw new Error('not used');
+  };
+  return {
+    available: true,
+    snapshot: unused,
+    leftovers: unused,
+    stillHeld: unused,
+    netnsKind: unused,
+    baseline: unused,
+    netnsOwners: unused,
+    recordIds: unused,
+    newLeftovers: unused,
+  };
 }

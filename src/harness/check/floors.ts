@@ -2,16 +2,21 @@
  * The least wall time a check's required waits allow (CheckResult.floorMs), which the report and the
  * benchmark set beside its wall time. Serial: every wait one after another (requiredWaitMs). Side by side:
  * the waits outside the trials, plus the trials as the run ran them, trial n taking the first free of
- * `atOnce` lanes (in trial order, as the trials start), each trial as long as its own waits; but never less
- * than the waits spent in the one-at-a-time lane, which no two trials share.
+ * `atOnce` lanes (in trial order, as the trials start), each trial as long as its own waits but those it
+ * waited out resting (which need no place: trial-places.ts); and as long as all its waits in twice as many
+ * lanes (no more trials are under way at once); but never less than the waits spent in the one-at-a-time
+ * lane, which no two trials share.
  */
 import type { Timeline } from './timeline.js';
+import { underWayAtMost } from './trial-places.js';
 
 export interface FloorInput {
   /** Every required wait (outside and inside trials). */
   totalMs: number;
   /** Each trial's own required waits. */
   byTrial: ReadonlyMap<number, number>;
+  /** Of those, what each trial waited out resting. */
+  restingByTrial?: ReadonlyMap<number, number>;
   /** Required waits made inside the one-at-a-time lane. */
   lanedMs: number;
   /** How many trials ran side by side at most. */
@@ -19,10 +24,16 @@ export interface FloorInput {
 }
 
 export function floorsOf(input: FloorInput): { sideBySide: number; serial: number } {
-  const trialWaits = [...input.byTrial].sort(([a], [b]) => a - b).map(([, ms]) => ms);
+  const inOrder = [...input.byTrial].sort(([a], [b]) => a - b);
+  const trialWaits = inOrder.map(([, ms]) => ms);
+  const placedWaits = inOrder.map(([trial, ms]) => ms - (input.restingByTrial?.get(trial) ?? 0));
   const inTrials = trialWaits.reduce((sum, ms) => sum + ms, 0);
   const outside = Math.max(0, input.totalMs - inTrials);
-  const trialsFloor = Math.max(packedMs(trialWaits, input.atOnce), input.lanedMs);
+  const trialsFloor = Math.max(
+    packedMs(placedWaits, input.atOnce),
+    packedMs(trialWaits, underWayAtMost(input.atOnce)),
+    input.lanedMs,
+  );
   return { sideBySide: Math.round(outside + trialsFloor), serial: Math.round(input.totalMs) };
 }
 
@@ -41,6 +52,7 @@ export function floorsOfTimeline(timeline: Timeline, atOnce: number): { sideBySi
   return floorsOf({
     totalMs: timeline.requiredWaitMs,
     byTrial: timeline.requiredByTrial,
+    restingByTrial: timeline.restingByTrial,
     lanedMs: timeline.lanedRequiredMs,
     atOnce,
   });

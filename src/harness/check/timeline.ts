@@ -29,6 +29,8 @@ export class Timeline {
   requiredWaitMs = 0;
   /** The same waits by the trial they were made in. */
   readonly requiredByTrial = new Map<number, number>();
+  /** Of those, the ones a trial waited out resting, without its place (trial-places.ts). */
+  readonly restingByTrial = new Map<number, number>();
   /** Those made in the one-at-a-time lane, which no two trials share. */
   lanedRequiredMs = 0;
 
@@ -57,14 +59,17 @@ export class Timeline {
   /**
    * Counts the wait from `from` to `to` (performance.now() readings) as required, for the caller's trial,
    * but only the part that no span it counted before covers: waits a trial makes at once (two probes
-   * awaited together) count once.
+   * awaited together) count once. `resting`: the trial waited it out without its place.
    */
-  addRequiredSpan(from: number, to: number): void {
+  addRequiredSpan(from: number, to: number, opts: { resting?: boolean } = {}): void {
     const trial = this.where.trial();
     const until = this.spannedUntil.get(trial) ?? Number.NEGATIVE_INFINITY;
     this.spannedUntil.set(trial, Math.max(until, to));
     const ms = to - Math.max(from, until);
-    if (ms > 0) this.addRequiredWait(ms, trial);
+    if (ms <= 0) return;
+    this.addRequiredWait(ms, trial);
+    if (opts.resting && trial !== undefined)
+      this.restingByTrial.set(trial, (this.restingByTrial.get(trial) ?? 0) + ms);
   }
 
   /** Counts `ms` as a wait the contract requires, for the caller's trial (or `trial`). */

@@ -1,8 +1,14 @@
 import { expect } from 'chai';
 import { TRIAL_LABEL } from '../core/labels.js';
 import { executeCheck } from '../run/execute-check.js';
-import type { CheckContext } from './context.js';
-import { type FakeRuntime, fakeEnv, startFakeRuntime, testCheck } from './fake-runtime.test.helper.js';
+import type { CheckContext, HostProbe } from './context.js';
+import {
+  type FakeRuntime,
+  fakeEnv,
+  startFakeRuntime,
+  testCheck,
+  unusedHost,
+} from './fake-runtime.test.helper.js';
 import type { CheckResult } from './result.js';
 
 /** Resolves after `ms`; the tests below need trials that overlap in time. */
@@ -212,5 +218,53 @@ describe('trials side by side (fake CRI)', () => {
     expect(r.verdict, r.message).to.equal('passed');
     expect(r.floorMs).to.deep.equal({ sideBySide: 100, serial: 200 });
     expect(r.requiredWaitMs).to.equal(200);
+  });
+
+  it('lets a trial wait out a reaping grace without its place, so more trials are under way than work', async () => {
+    const places = 2;
+    const inGrace = { now: 0, most: 0 };
+    const working = { now: 0, most: 0 };
+    const count = (c: { now: number; most: number }, by: number) => {
+      c.now += by;
+      c.most = Math.max(c.most, c.now);
+    };
+    // The first look finds something left; the grace then lasts until every trial is in its own (or
+    // 2 s, so that one that never gets there fails the count below rather than hangs), and ends reaped.
+    const allInGrace = async () => {
+      for (const end = Date.now() + 2_000; inGrace.now < 4 && Date.now() < end; ) await pauseFor(5);
+    };
+    const host: HostProbe = {
+      ...unusedHost(),
+      available: true,
+      newLeftovers: async (_baseline, _evidence, opts) => {
+        if (opts?.withinMs === 0) return [{ kind: 'process', what: 'pid 42 (pause)' }];
+        count(inGrace, 1);
+        await allInGrace();
+        count(inGrace, -1);
+        return [];
+      },
+    };
+    const env = { ...fakeEnv(fake.client, { trials: 4, parallelTrials: places }), host };
+    const check = testCheck(
+      (t: CheckContext) =>
+        t.trials(async () => {
+          count(working, 1);
+          await pauseFor(5);
+          count(working, -1);
+          t.expect(
+            (await t.host.newLeftovers({} as never, { ids: [], labels: {} })).length === 0,
+            'reaped',
+            'unit',
+          );
+          count(working, 1);
+          await pauseFor(5);
+          count(working, -1);
+        }),
+      { trials: true },
+    );
+    const r = await executeCheck(env, check, 20_000);
+    expect(r.verdict, r.message).to.equal('passed');
+    expect(inGrace.most, 'trials in their grace at once').to.equal(4);
+    expect(working.most, 'trials at work at once').to.be.at.most(places);
   });
 });

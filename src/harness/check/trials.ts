@@ -7,9 +7,9 @@
  * no such violation: it decides only the trial it showed in, and the trials go on, so that a new bug behind
  * it still shows.
  *
- * Trials run side by side, up to `parallel` at once (--parallel-trials, or fewer where the check says so):
- * each is independent by construction (its own objects, names, plugins and injector claims; trial-scope.ts),
- * and most of a trial is waiting.
+ * Trials run side by side, up to --parallel-trials at work at once (or fewer where the check says so; a
+ * trial waiting out a reaping grace rests meanwhile: trial-places.ts): each is independent by construction
+ * (its own objects, names, plugins and injector claims; trial-scope.ts), and most of a trial is waiting.
  */
 import {
   ContractViolation,
@@ -20,6 +20,7 @@ import {
   type ViolationWords,
   violationOf,
 } from '../core/errors.js';
+import { TrialPlaces } from './trial-places.js';
 
 /**
  * How many times a trial's scenario is run when it did not come about (ScenarioMissed), at most; misses
@@ -97,13 +98,14 @@ export function emptyTally(planned: number): TrialTally {
 
 /**
  * Runs tally.planned trials into `tally` (live, so a check that is cut short still reports what they
- * found), `parallel` at a time, in order, until the first violation or skip: no trial starts after it.
+ * found), as many at work at a time as `places` has, in order, until the first violation or skip: no trial
+ * starts after it.
  */
 export async function runTrials(
   scenario: (trial: number) => Promise<void>,
   hooks: TrialHooks,
   tally: TrialTally,
-  parallel = 1,
+  places = new TrialPlaces(1),
 ): Promise<void> {
   const decided = () => tally.skipped !== undefined || tally.violated > 0;
   const one = async (trial: number): Promise<void> => {
@@ -130,14 +132,22 @@ export async function runTrials(
       await hooks.after(trial);
     }
   };
-  // Each lane takes the next trial as soon as its last one is cleared up.
+  // Each lane takes the next trial once it has a place, and gives the place up when the trial is cleared up
+  // (or while it rests: trial-places.ts).
+  const more = () => tally.started < tally.planned && !decided() && !hooks.signal.aborted;
   const lane = async (): Promise<void> => {
-    while (tally.started < tally.planned && !decided()) {
+    while (more()) {
+      await places.enter();
+      if (!more()) return places.leave();
       tally.started++;
-      await one(tally.started);
+      try {
+        await one(tally.started);
+      } finally {
+        places.leave();
+      }
     }
   };
-  const lanes = Math.max(1, Math.min(parallel, tally.planned));
+  const lanes = Math.max(1, Math.min(places.underWayAtMost, tally.planned));
   await Promise.all(Array.from({ length: lanes }, lane));
 }
 

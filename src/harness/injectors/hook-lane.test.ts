@@ -136,4 +136,19 @@ describe('the floors of a trial check', () => {
       serial: 4_500,
     });
   });
+
+  it('lets the waits trials made resting overlap past their places, with at most twice as many under way', () => {
+    const byTrial = new Map([1, 2, 3, 4].map((trial) => [trial, 1_000]));
+    const restingByTrial = new Map([1, 2, 3, 4].map((trial) => [trial, 900]));
+    const floors = (resting?: Map<number, number>) =>
+      floorsOf({
+        totalMs: 4_000,
+        byTrial,
+        lanedMs: 0,
+        atOnce: 2,
+        ...(resting ? { restingByTrial: resting } : {}),
+      });
+    expect(floors().sideBySide, 'two places, nothing resting').to.equal(2_000);
+    expect(floors(restingByTrial).sideBySide, 'four trials under way at once').to.equal(1_000);
+  });
 });

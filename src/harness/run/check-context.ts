@@ -6,6 +6,7 @@ import { createConfigFactory, podNamePrefix } from '../check/config-factory.js';
 import type { CheckContext, ConfigFactory, HostProbe } from '../check/context.js';
 import { Timeline } from '../check/timeline.js';
 import { CheckCri } from '../check/tracked-cri.js';
+import type { TrialPlaces } from '../check/trial-places.js';
 import { TrialScope, trialNamePrefix } from '../check/trial-scope.js';
 import type { TrialTally } from '../check/trials.js';
 import { errorMessage, ScenarioMissed, SkipSignal } from '../core/errors.js';
@@ -253,7 +254,12 @@ export function openCheckScope(
     const problems = await clearAll(trial);
     if (problems.length > 0) timeline.note(`cleanup problems: ${problems.join('; ')}`);
   };
-  let atOnce = 0;
+  let places: TrialPlaces | undefined;
+  /** A trial waits out a reaping grace without its place (trial-places.ts); outside trials it just waits. */
+  const rest = <T>(wait: () => Promise<T>): Promise<T> => {
+    const trial = scope.current();
+    return trial !== undefined && places ? places.rest(trial, wait) : wait();
+  };
 
   const unavailable = (why: string): never => {
     throw new SkipSignal(why);
@@ -261,7 +267,10 @@ export function openCheckScope(
   const host: HostProbe =
     'unavailable' in env.host
       ? unavailableHost(env.host.unavailable)
-      : reapGraceCounted(env.host, (from, to) => timeline.addRequiredSpan(from, to));
+      : reapGraceCounted(env.host, {
+          countWait: (from, to) => timeline.addRequiredSpan(from, to, { resting: true }),
+          rest,
+        });
 
   const t: CheckContext = {
     id: check.id,
@@ -301,9 +310,9 @@ export function openCheckScope(
       make,
       cleanupNow,
       signal,
-      onStart: (started, sideBySide) => {
+      onStart: (started, trialPlaces) => {
         tally = started;
-        atOnce = sideBySide;
+        places = trialPlaces;
       },
     }),
     oneAtATime: (what, work) =>
@@ -348,7 +357,7 @@ export function openCheckScope(
     notRun,
     assertions,
     trials: () => tally,
-    trialsAtOnce: () => atOnce,
+    trialsAtOnce: () => places?.size ?? 0,
     paths,
     teardown,
     objects,

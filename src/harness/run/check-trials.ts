@@ -8,6 +8,7 @@ import type { CheckPaths } from '../check/check-paths.js';
 import type { CheckContext, ConfigFactory } from '../check/context.js';
 import type { Timeline } from '../check/timeline.js';
 import { TrialBuilds } from '../check/trial-builds.js';
+import { TrialPlaces } from '../check/trial-places.js';
 import type { TrialScope } from '../check/trial-scope.js';
 import {
   assertTrials,
@@ -28,8 +29,11 @@ export interface TrialsDeps {
   make: () => ConfigFactory;
   cleanupNow: (trial?: number) => Promise<void>;
   signal: AbortSignal;
-  /** Told, before the first trial, the tally and how many trials run side by side: the scope reads them. */
-  onStart: (tally: TrialTally, atOnce: number) => void;
+  /**
+   * Told, before the first trial, the tally and the trials' places (how many run side by side, and how a
+   * trial rests): the scope reads them.
+   */
+  onStart: (tally: TrialTally, places: TrialPlaces) => void;
 }
 
 /** t.trials: builds each trial's objects, runs the trials side by side with cleanup after each, asserts. */
@@ -46,7 +50,8 @@ export function checkTrials(env: RunEnv, check: Check, deps: TrialsDeps): CheckC
       timeline.note(`at most ${check.trialsAtOnce.max} trials at once: ${check.trialsAtOnce.why}`);
     timeline.note(`${planned} trials, up to ${atOnce} side by side`);
     const trials = emptyTally(planned);
-    deps.onStart(trials, atOnce);
+    const places = new TrialPlaces(atOnce);
+    deps.onStart(trials, places);
     const builds = new TrialBuilds(
       (n) =>
         scope.run(n, async () =>
@@ -74,7 +79,7 @@ export function checkTrials(env: RunEnv, check: Check, deps: TrialsDeps): CheckC
         signal,
       },
       trials,
-      atOnce,
+      places,
     );
     assertTrials(trials);
   };

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { HostProbe } from '../check/context.js';
+import { unusedHost } from '../check/fake-runtime.test.helper.js';
 import type { HostLeak, PodHostSnapshot } from '../host/host-findings.js';
 import { reapGraceCounted } from './reap-grace-counted.js';
 
@@ -11,20 +12,7 @@ function probeFinding(leaks: HostLeak[], tookMs: number): HostProbe {
     await new Promise((resolve) => setTimeout(resolve, tookMs));
     return leaks;
   };
-  const unused = (): never => {
-    throw new Error('not used');
-  };
-  return {
-    available: true,
-    snapshot: unused,
-    leftovers: after,
-    stillHeld: unused,
-    netnsKind: unused,
-    baseline: unused,
-    netnsOwners: unused,
-    recordIds: unused,
-    newLeftovers: after,
-  };
+  return { ...unusedHost(), leftovers: after, newLeftovers: after };
 }
 
 const SNAPSHOT = {} as PodHostSnapshot;
@@ -32,7 +20,9 @@ const SNAPSHOT = {} as PodHostSnapshot;
 describe('a reaping grace as a required wait', () => {
   it('counts a grace that ended with something left, at most as long as the grace', async () => {
     const counted: number[] = [];
-    const host = reapGraceCounted(probeFinding([LEAK], 60), (from, to) => counted.push(to - from));
+    const host = reapGraceCounted(probeFinding([LEAK], 60), {
+      countWait: (from, to) => counted.push(to - from),
+    });
     expect(await host.leftovers(SNAPSHOT, { withinMs: 50 })).to.deep.equal([LEAK]);
     expect(counted).to.have.length(1);
     expect(counted[0]).to.equal(50);
@@ -40,7 +30,9 @@ describe('a reaping grace as a required wait', () => {
 
   it('counts the time waited when the probe gave up sooner than the grace', async () => {
     const counted: number[] = [];
-    const host = reapGraceCounted(probeFinding([LEAK], 20), (from, to) => counted.push(to - from));
+    const host = reapGraceCounted(probeFinding([LEAK], 20), {
+      countWait: (from, to) => counted.push(to - from),
+    });
     await host.newLeftovers({} as never, { ids: [], labels: {} } as never, { withinMs: 1_000 });
     expect(counted).to.have.length(1);
     expect(counted[0]).to.be.within(15, 1_000);
@@ -48,7 +40,7 @@ describe('a reaping grace as a required wait', () => {
 
   it('counts nothing when everything was reaped', async () => {
     const counted: number[] = [];
-    const host = reapGraceCounted(probeFinding([], 20), (from, to) => counted.push(to - from));
+    const host = reapGraceCounted(probeFinding([], 20), { countWait: (from, to) => counted.push(to - from) });
     expect(await host.leftovers(SNAPSHOT)).to.deep.equal([]);
     expect(counted).to.deep.equal([]);
   });
@@ -56,10 +48,24 @@ describe('a reaping grace as a required wait', () => {
   it('passes every other question to the probe as it is', () => {
     const host = reapGraceCounted(
       { ...probeFinding([], 0), available: false, whyUnavailable: '[Node] off' },
-      () => undefined,
+      { countWait: () => undefined },
     );
     expect(host.available).to.equal(false);
     expect(host.whyUnavailable).to.equal('[Node] off');
     expect(() => host.netnsKind('/run/netns/x')).to.throw('not used');
+  });
+
+  it('waits out the grace resting, once a first look has found something left', async () => {
+    const rested: string[] = [];
+    const rest = <T>(wait: () => Promise<T>) => {
+      rested.push('rest');
+      return wait();
+    };
+    const leaking = reapGraceCounted(probeFinding([LEAK], 1), { countWait: () => undefined, rest });
+    await leaking.leftovers(SNAPSHOT, { withinMs: 1_000 });
+    expect(rested).to.deep.equal(['rest']);
+    const reaped = reapGraceCounted(probeFinding([], 1), { countWait: () => undefined, rest });
+    await reaped.newLeftovers({} as never, { ids: [], labels: {} } as never, { withinMs: 1_000 });
+    expect(rested, 'nothing left at the first look: no rest').to.deep.equal(['rest']);
   });
 });

@@ -4,7 +4,8 @@
  * that leaks cannot be told from one that reaps slowly sooner. So the grace is a wait the contract sets,
  * like an absence window, and the benchmarks' floors and the check's deadline take it in. A grace that
  * ends early, everything reaped, waited only as long as the runtime took, and counts nothing; graces a
- * trial waits out at once count once.
+ * trial waits out at once count once. Inside a trial the grace is waited out resting: the trial's place
+ * goes to the next trial meanwhile (trial-places.ts), once a first look has found something left.
  */
 import type { HostProbe } from '../check/context.js';
 import type { HostLeak } from '../host/host-findings.js';
@@ -12,13 +13,21 @@ import { REAP_GRACE_MS } from '../runtime/host-probe.js';
 
 export function reapGraceCounted(
   probe: HostProbe,
-  /** Counts the wait from `from` to `to` (performance.now() readings); Timeline.addRequiredSpan. */
-  countWait: (from: number, to: number) => void,
+  grace: {
+    /** Counts the wait from `from` to `to` (performance.now() readings); Timeline.addRequiredSpan. */
+    countWait: (from: number, to: number) => void;
+    /** Runs a wait that needs no place among the trials (trial-places.ts); by default just waits. */
+    rest?: <T>(wait: () => Promise<T>) => Promise<T>;
+  },
 ): HostProbe {
-  const graced = async (leftovers: () => Promise<HostLeak[]>, withinMs = REAP_GRACE_MS) => {
+  const rest = grace.rest ?? ((wait) => wait());
+  const graced = async (leftovers: (withinMs: number) => Promise<HostLeak[]>, withinMs = REAP_GRACE_MS) => {
     const startedAt = performance.now();
-    const leaks = await leftovers();
-    if (leaks.length > 0) countWait(startedAt, Math.min(performance.now(), startedAt + withinMs));
+    const graceLeftMs = () => withinMs - (performance.now() - startedAt);
+    // One look first: a trial that left nothing rests not at all.
+    let leaks = await leftovers(0);
+    if (leaks.length > 0 && graceLeftMs() > 0) leaks = await rest(() => leftovers(graceLeftMs()));
+    if (leaks.length > 0) grace.countWait(startedAt, Math.min(performance.now(), startedAt + withinMs));
     return leaks;
   };
   return {
@@ -29,13 +38,14 @@ export function reapGraceCounted(
       return probe.whyUnavailable;
     },
     snapshot: (podId, containerIds) => probe.snapshot(podId, containerIds),
-    leftovers: (snapshot, opts) => graced(() => probe.leftovers(snapshot, opts), opts?.withinMs),
+    leftovers: (snapshot, opts) =>
+      graced((withinMs) => probe.leftovers(snapshot, { ...opts, withinMs }), opts?.withinMs),
     stillHeld: (ids) => probe.stillHeld(ids),
     netnsKind: (path) => probe.netnsKind(path),
     baseline: () => probe.baseline(),
     netnsOwners: (ids, baseline) => probe.netnsOwners(ids, baseline),
     recordIds: (labels) => probe.recordIds(labels),
     newLeftovers: (baseline, evidence, opts) =>
-      graced(() => probe.newLeftovers(baseline, evidence, opts), opts?.withinMs),
+      graced((withinMs) => probe.newLeftovers(baseline, evidence, { ...opts, withinMs }), opts?.withinMs),
   };
 }
