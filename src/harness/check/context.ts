@@ -253,7 +253,7 @@ export interface HostProbe {
   /** Takes what the host holds for a live pod: processes, cgroups, netns, mounts, shims, runtime records. */
   snapshot(podId: string, containerIds?: string[]): Promise<PodHostSnapshot>;
   /** What of the snapshot is still on the host; waits out slow zombie reaping before calling it a leak. */
-  leftovers(snapshot: PodHostSnapshot, opts?: { withinMs?: number }): Promise<HostLeak[]>;
+  leftovers(snapshot: PodHostSnapshot, opts?: ReapingGrace): Promise<HostLeak[]>;
   /**
    * What the host and the runtime's own records still hold for these ids, found without a snapshot:
    * processes that name an id (cgroup or command line) and the runtime's containers and tasks. Used to
@@ -278,8 +278,19 @@ export interface HostProbe {
   newLeftovers(
     baseline: HostBaseline,
     evidence: TrialClues & { labels: Readonly<Record<string, string>> },
-    opts?: { withinMs?: number },
+    opts?: ReapingGrace,
   ): Promise<HostLeak[]>;
+}
+
+/** How a leak probe waits for the runtime to reap what its first look found. */
+export interface ReapingGrace {
+  /** How long the runtime has (default REAP_GRACE_MS). */
+  withinMs?: number;
+  /**
+   * Runs the wait, which starts only once a first look found something left: the harness sets it so that
+   * a trial rests meanwhile (trial-places.ts). By default it just waits.
+   */
+  rest?: <T>(wait: () => Promise<T>) => Promise<T>;
 }
 
 export interface SlowRuntime {

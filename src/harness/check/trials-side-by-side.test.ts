@@ -237,11 +237,13 @@ describe('trials side by side (fake CRI)', () => {
       ...unusedHost(),
       available: true,
       newLeftovers: async (_baseline, _evidence, opts) => {
-        if (opts?.withinMs === 0) return [{ kind: 'process', what: 'pid 42 (pause)' }];
-        count(inGrace, 1);
-        await allInGrace();
-        count(inGrace, -1);
-        return [];
+        const rest = opts?.rest ?? ((wait) => wait());
+        return rest(async () => {
+          count(inGrace, 1);
+          await allInGrace();
+          count(inGrace, -1);
+          return [];
+        });
       },
     };
     const env = { ...fakeEnv(fake.client, { trials: 4, parallelTrials: places }), host };

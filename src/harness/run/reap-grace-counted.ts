@@ -4,10 +4,10 @@
  * that leaks cannot be told from one that reaps slowly sooner. So the grace is a wait the contract sets,
  * like an absence window, and the benchmarks' floors and the check's deadline take it in. A grace that
  * ends early, everything reaped, waited only as long as the runtime took, and counts nothing; graces a
- * trial waits out at once count once. Inside a trial the grace is waited out resting: the trial's place
- * goes to the next trial meanwhile (trial-places.ts), once a first look has found something left.
+ * trial waits out at once count once. It hands the probe `rest`, so that inside a trial the grace is waited
+ * out resting: the trial's place goes to the next trial meanwhile (trial-places.ts).
  */
-import type { HostProbe } from '../check/context.js';
+import type { HostProbe, ReapingGrace } from '../check/context.js';
 import type { HostLeak } from '../host/host-findings.js';
 import { REAP_GRACE_MS } from '../runtime/host-probe.js';
 
@@ -16,17 +16,16 @@ export function reapGraceCounted(
   grace: {
     /** Counts the wait from `from` to `to` (performance.now() readings); Timeline.addRequiredSpan. */
     countWait: (from: number, to: number) => void;
-    /** Runs a wait that needs no place among the trials (trial-places.ts); by default just waits. */
-    rest?: <T>(wait: () => Promise<T>) => Promise<T>;
+    /** How the probe waits out the grace (ReapingGrace.rest): a trial rests meanwhile. */
+    rest?: ReapingGrace['rest'];
   },
 ): HostProbe {
-  const rest = grace.rest ?? ((wait) => wait());
-  const graced = async (leftovers: (withinMs: number) => Promise<HostLeak[]>, withinMs = REAP_GRACE_MS) => {
+  const graced = async (
+    leftovers: (rest: ReapingGrace['rest']) => Promise<HostLeak[]>,
+    withinMs = REAP_GRACE_MS,
+  ) => {
     const startedAt = performance.now();
-    const graceLeftMs = () => withinMs - (performance.now() - startedAt);
-    // One look first: a trial that left nothing rests not at all.
-    let leaks = await leftovers(0);
-    if (leaks.length > 0 && graceLeftMs() > 0) leaks = await rest(() => leftovers(graceLeftMs()));
+    const leaks = await leftovers(grace.rest);
     if (leaks.length > 0) grace.countWait(startedAt, Math.min(performance.now(), startedAt + withinMs));
     return leaks;
   };
@@ -39,13 +38,16 @@ export function reapGraceCounted(
     },
     snapshot: (podId, containerIds) => probe.snapshot(podId, containerIds),
     leftovers: (snapshot, opts) =>
-      graced((withinMs) => probe.leftovers(snapshot, { ...opts, withinMs }), opts?.withinMs),
+      graced((rest) => probe.leftovers(snapshot, { ...opts, ...(rest ? { rest } : {}) }), opts?.withinMs),
     stillHeld: (ids) => probe.stillHeld(ids),
     netnsKind: (path) => probe.netnsKind(path),
     baseline: () => probe.baseline(),
     netnsOwners: (ids, baseline) => probe.netnsOwners(ids, baseline),
     recordIds: (labels) => probe.recordIds(labels),
     newLeftovers: (baseline, evidence, opts) =>
-      graced((withinMs) => probe.newLeftovers(baseline, evidence, { ...opts, withinMs }), opts?.withinMs),
+      graced(
+        (rest) => probe.newLeftovers(baseline, evidence, { ...opts, ...(rest ? { rest } : {}) }),
+        opts?.withinMs,
+      ),
   };
 }

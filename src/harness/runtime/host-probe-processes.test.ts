@@ -66,4 +66,36 @@ describe('host probes on a live process of a torn-down pod', () => {
       tree.remove();
     }
   });
+
+  it('wait out the grace through the rest they are given, and only once a first scan found something', async () => {
+    const tree = new CgroupTree();
+    const child = spawn('sleep', ['30']);
+    try {
+      const id = randomBytes(32).toString('hex');
+      const pid = child.pid ?? 0;
+      const process = { pid, startTime: readProc(pid)?.startTime ?? '', cmdline: '' };
+      const snapshot: PodHostSnapshot = {
+        podId: id,
+        ids: [id],
+        processes: [process],
+        cgroupDirs: [],
+        mounts: [],
+      };
+      const probe = new NodeHostProbe(undefined, tree, '/cri-conform');
+      let rests = 0;
+      const rest = <T>(wait: () => Promise<T>) => {
+        rests++;
+        return wait();
+      };
+      expect(await probe.leftovers(snapshot, { withinMs: 300, rest })).to.have.length(1);
+      expect(rests, 'a process left: one rest').to.equal(1);
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.once('exit', resolve));
+      expect(await probe.leftovers(snapshot, { withinMs: 300, rest })).to.deep.equal([]);
+      expect(rests, 'nothing left at the first scan: no rest').to.equal(1);
+    } finally {
+      child.kill('SIGKILL');
+      tree.remove();
+    }
+  });
 });

@@ -4,7 +4,7 @@
  * knowing which runtime this is.
  */
 import type { CriClient } from '../../cri/client.js';
-import type { HostProbe, NetnsKind } from '../check/context.js';
+import type { HostProbe, NetnsKind, ReapingGrace } from '../check/context.js';
 import { errorMessage, SkipSignal } from '../core/errors.js';
 import { shortId } from '../core/ids.js';
 import { RUN_LABEL } from '../core/labels.js';
@@ -136,12 +136,12 @@ export class NodeHostProbe implements HostProbe {
     };
   }
 
-  async leftovers(snapshot: PodHostSnapshot, opts: { withinMs?: number } = {}): Promise<HostLeak[]> {
+  async leftovers(snapshot: PodHostSnapshot, opts: ReapingGrace = {}): Promise<HostLeak[]> {
     const scan = async () => [
       ...findLeaks(snapshot, this.view),
       ...(await this.runtimeRecordsOf(snapshot.ids)),
     ];
-    return this.untilReaped(scan, opts.withinMs);
+    return this.untilReaped(scan, opts);
   }
 
   async stillHeld(ids: readonly string[]): Promise<HostLeak[]> {
@@ -171,7 +171,7 @@ export class NodeHostProbe implements HostProbe {
   async newLeftovers(
     baseline: HostBaseline,
     evidence: TrialClues & { labels: Readonly<Record<string, string>> },
-    opts: { withinMs?: number } = {},
+    opts: ReapingGrace = {},
   ): Promise<HostLeak[]> {
     const scan = async () => {
       const records = (await this.labelledRecords(evidence.labels)).filter((r) => !evidence.known?.has(r.id));
@@ -183,26 +183,34 @@ export class NodeHostProbe implements HostProbe {
         ),
       ];
     };
-    return this.untilReaped(scan, opts.withinMs);
+    return this.untilReaped(scan, opts);
   }
 
   /**
    * What `scan` finds once the runtime has had the grace to reap it. While something is left, only that is
    * looked at again (host-diff stillThere, recordsKept), which is cheap; a whole scan has the last word,
-   * once that is gone (something new may have come meanwhile) or when the grace is over.
+   * once that is gone (something new may have come meanwhile) or when the grace is over. The wait, which
+   * starts only when the first scan found something, runs through `grace.rest`.
    */
-  private async untilReaped(scan: () => Promise<HostLeak[]>, withinMs = REAP_GRACE_MS): Promise<HostLeak[]> {
+  private async untilReaped(
+    scan: () => Promise<HostLeak[]>,
+    { withinMs = REAP_GRACE_MS, rest = (wait) => wait() }: ReapingGrace,
+  ): Promise<HostLeak[]> {
     const endAt = Date.now() + withinMs;
-    let leaks = await scan();
-    while (leaks.length > 0 && Date.now() < endAt) {
-      await sleep(REAP_POLL_MS);
-      const kept = await this.recordsKept(leaks);
-      const left = stillThere(leaks, this.view).filter(
-        (l) => l.kind !== 'runtime-record' || kept.has(l.object ?? ''),
-      );
-      leaks = left.length > 0 && Date.now() < endAt ? left : await scan();
-    }
-    return leaks;
+    const first = await scan();
+    if (first.length === 0 || Date.now() >= endAt) return first;
+    return rest(async () => {
+      let leaks = first;
+      while (leaks.length > 0 && Date.now() < endAt) {
+        await sleep(REAP_POLL_MS);
+        const kept = await this.recordsKept(leaks);
+        const left = stillThere(leaks, this.view).filter(
+          (l) => l.kind !== 'runtime-record' || kept.has(l.object ?? ''),
+        );
+        leaks = left.length > 0 && Date.now() < endAt ? left : await scan();
+      }
+      return leaks;
+    });
   }
 
   /**
