@@ -27,4 +27,12 @@ export class SharedPlugin {
     }
     return plugin;
   }
+
+  /**
+   * What the runtime said of itself when the plugin last registered. Registers it only if it never was:
+   * reading this is no reason to register a dropped plugin again.
+   */
+  async runtime(): Promise<TestPlugin['runtime']> {
+    return (await (this.plugin ?? this.connected())).runtime;
+  }
 }

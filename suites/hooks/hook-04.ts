@@ -69,7 +69,7 @@ export const check = defineCheck({
       untested.push('PodSandboxStatus reports no pod IP, so whether CNI ran before the hook cannot be seen');
     else if (carries === 'no')
       untested.push(
-        `this runtime's pod events carry no IPs (NRI ${(await plugin.connected()).runtime.nriVersion}; its pods' Stop events carry none either), so whether CNI ran before the hook cannot be seen`,
+        `this runtime's pod events carry no IPs (NRI ${(await plugin.runtime()).nriVersion}; its pods' Stop events carry none either), so whether CNI ran before the hook cannot be seen`,
       );
     else expectIpsInEvent(t, held, statusIps, carries);
     const reasons = untested.filter(Boolean);
@@ -103,7 +103,7 @@ function ipsOf(status: PodSandboxStatus): string[] {
  * are decided by the Stop event. Returns the reason, or 'no'.
  */
 async function podEventsCarryIps(t: CheckContext, shared: SharedPlugin, podId: string): Promise<string> {
-  const { nriVersion } = (await shared.connected()).runtime;
+  const { nriVersion } = await shared.runtime();
   if (compareVersions(nriVersion, NRI_WITH_POD_IPS) >= 0) return `NRI ${nriVersion}`;
   t.step(`NRI version ${nriVersion}: stop the pod to see whether its Stop event carries IPs`);
   // In a turn of the hook lane, so that no other check's hold gets the plugin dropped before the event.
