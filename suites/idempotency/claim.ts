@@ -6,7 +6,8 @@
  */
 import { type CheckContext, describeAttempts, shortId } from '../../src/harness/face.js';
 import type { TimedOutContainer } from './container-scenarios.js';
-import { kubeletRetry, type TimedOutPod } from './scenarios.js';
+import { kubeletRetry } from './kubelet-retry.js';
+import type { TimedOutPod } from './scenarios.js';
 
 /** Returns the id the claim got, if any. */
 export async function claimAndRemove(t: CheckContext, timedOut: TimedOutPod): Promise<string | undefined> {

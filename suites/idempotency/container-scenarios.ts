@@ -17,6 +17,7 @@ import { describeItems } from '../common/census.js';
 import { holdOutcome, holdReached } from '../common/holds.js';
 import { SharedPlugin } from '../common/shared-plugin.js';
 import { DELAY_MS, deliveryWithinMs, nriHoldMs } from '../common/timing.js';
+import { kubeletRetry } from './kubelet-retry.js';
 import {
   converge,
   type Ending,
@@ -24,7 +25,6 @@ import {
   type FirstAttempt,
   firstAttempt,
   kubeletBackoff,
-  kubeletRetry,
 } from './scenarios.js';
 import { untilHandlerHeld } from './slow-handler.js';
 

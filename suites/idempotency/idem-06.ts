@@ -1,7 +1,7 @@
 import { type CheckContext, defineCheck, describeAttempts, shortId } from '../../src/harness/face.js';
 import { expectOneContainer } from '../common/census.js';
 import { nriCreateDelay, retryCreateContainerAfterTimeout } from './container-scenarios.js';
-import { kubeletRetry } from './scenarios.js';
+import { kubeletRetry } from './kubelet-retry.js';
 
 export const check = defineCheck({
   id: 'IDEM-06',

@@ -11,7 +11,8 @@ import {
 import { DELAY_MS } from '../common/timing.js';
 import { claimAndRemove, claimContainerAndRemove, removeQuietly } from './claim.js';
 import { timeOutContainerOnSlowHandler, variantNotRun } from './container-scenarios.js';
-import { evidence, idOf, kubeletRetry } from './scenarios.js';
+import { kubeletRetry } from './kubelet-retry.js';
+import { evidence, idOf } from './scenarios.js';
 import { timeOutHeldRunPod } from './slow-handler.js';
 
 const VARIANT = 'cri-conform.io/variant';

@@ -25,19 +25,18 @@ import {
   shortId,
 } from '../../src/harness/face.js';
 import { describeItems } from '../common/census.js';
+import { endHoldAfterSend } from '../common/hold-from-send.js';
 import {
   CANCEL_AFTER_MS,
   CANCEL_IN_HOOK_MS,
-  CONVERGE_WITHIN_MS,
   cancelInHook,
   DELAY_MS,
   FIRST_DEADLINE_MS,
   HOLD_MARGIN_MS,
   LATE_CANCEL_MS,
   nriHoldFor,
-  RETRY_GROWS_TO_MS,
-  SETTLE_WITHIN_MS,
 } from '../common/timing.js';
+import { kubeletRetry } from './kubelet-retry.js';
 import { claimAbandoned, lateFor, lateReach } from './late-reach.js';
 import { retryBuildsNamedIn } from './retry-builds.js';
 
@@ -128,38 +127,6 @@ export function idOf<T>(outcome: RetryOutcome<T>, pick: (v: T) => string): Retry
 }
 
 /**
- * What a retry leaves of the budget for the next one: its back-off and a quick answer. A runtime may hold
- * a retry that finds the timed-out build still going until the retry's own deadline and hand the build to
- * the next retry (CRI-O's getResourceOrWait: "will be provided to the kubelet on next retry"); a kubelet's
- * next sync sends it. A retry given the whole budget left no next one, and CRI-O failed IDEM-01/02/03/12/14
- * for the tool's schedule, not for the runtime's.
- */
-const NEXT_RETRY_MS = 750;
-
-/**
- * Kubelet-like retries: the identical request, back-off from 100 ms, converging within the bound plus the
- * margin. A retry may take all of that but the next retry's share: a runtime may hold it until the timed-out
- * build ends, or it may wait behind a hold in the hook lane or a busy node. A kubelet gives each call
- * minutes; a retry of the check's own cut off at 2 s, as it was, was abandoned in turn and made a second
- * timed-out build, the check's doing, not the runtime's (seen on a loaded node, and in the self-test).
- * Retries that find nothing listed under the name when the budget ends go on while that stays so
- * (SETTLE_WITHIN_MS): the runtime is still settling the timed-out build, and nothing is decided yet. A
- * retry cut off by its own deadline all the same gives the next ones longer (RETRY_GROWS_TO_MS).
- */
-export function kubeletRetry(t: CheckContext): RetryPolicy {
-  const budgetMs = CONVERGE_WITHIN_MS + t.settings.marginMs;
-  return {
-    attemptDeadlineMs: budgetMs,
-    budgetMs,
-    nextAttemptMs: NEXT_RETRY_MS,
-    backoffMs: 100,
-    maxBackoffMs: 800,
-    settleMs: SETTLE_WITHIN_MS,
-    growDeadlineToMs: RETRY_GROWS_TO_MS,
-  };
-}
-
-/**
  * One line of evidence: how the first attempt ended and what each retry got. The first attempt's outcome
  * is the one the timeline and the HTML report show for that call; an answer that came only after the
  * deadline says so, since a kubelet had given up by then.
@@ -233,11 +200,17 @@ export async function firstAttempt<M extends CriMethod>(
           : `a cancel after ${cancelAfterMs} ms`;
     const holding = cancelEndsHold
       ? `until ${HOLD_MARGIN_MS} ms after the cancel (at most ${holdMs} ms)`
-      : `${holdMs} ms`;
+      : delay.releaseHold
+        ? `until ${holdMs} ms after the send`
+        : `${holdMs} ms`;
     t.step(`${what} with the ${delay.name} holding it ${holding}; the client ends it by ${how}`);
     const sentAt = performance.now();
+    // A deadline's hold need outlast the client's give-up only, which counts from the send: a cancel's
+    // ends by the cancel (cancelInHook).
+    const stopHoldClock = ending === 'deadline' ? endHoldAfterSend(delay, sentAt, holdMs) : undefined;
     const reply = await send(opts);
     const hold = await delay.holdEnded?.();
+    stopHoldClock?.();
     const heldUntil = hold ? performance.now() : undefined;
     await delay.setDelay(0);
     if (hold) {

@@ -4,12 +4,12 @@
  */
 import type { CallResult, CheckContext, SlowRuntime } from '../../src/harness/face.js';
 import { DELAY_MS, FIRST_DEADLINE_MS } from '../common/timing.js';
+import { kubeletRetry } from './kubelet-retry.js';
 import { claimAbandoned } from './late-reach.js';
 import {
   type Delay,
   type FirstAttempt,
   idsBuiltBy,
-  kubeletRetry,
   slowHandlerDelay,
   type TimedOutPod,
   timeOutRunPod,

@@ -16,12 +16,12 @@ import {
   slowHandlerCreateDelay,
   timeOutCreateContainer,
 } from './container-scenarios.js';
+import { kubeletRetry } from './kubelet-retry.js';
 import {
   type Delay,
   type Ending,
   evidence,
   kubeletBackoff,
-  kubeletRetry,
   slowHandlerDelay,
   timeOutRunPod,
 } from './scenarios.js';
