@@ -25,7 +25,8 @@ describe('a reaping grace as a required wait', () => {
     });
     expect(await host.leftovers(SNAPSHOT, { withinMs: 50 })).to.deep.equal([LEAK]);
     expect(counted).to.have.length(1);
-    expect(counted[0]).to.equal(50);
+    // Exactly the grace: the span is taken from performance.now() readings, so only float rounding is left.
+    expect(counted[0]).to.be.closeTo(50, 1e-6);
   });
 
   it('counts the time waited when the probe gave up sooner than the grace', async () => {
