@@ -235,7 +235,6 @@ describe('trials side by side (fake CRI)', () => {
     };
     const host: HostProbe = {
       ...unusedHost(),
-      available: true,
       newLeftovers: async (_baseline, _evidence, opts) => {
         const rest = opts?.rest ?? ((wait) => wait());
         return rest(async () => {

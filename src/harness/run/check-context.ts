@@ -268,7 +268,7 @@ export function openCheckScope(
     'unavailable' in env.host
       ? unavailableHost(env.host.unavailable)
       : reapGraceCounted(env.host, {
-          countWait: (from, to) => timeline.addRequiredSpan(from, to, { resting: true }),
+          countWait: (from, to, resting) => timeline.addRequiredSpan(from, to, { resting }),
           rest,
         });
 

@@ -56,17 +56,44 @@ describe('a reaping grace as a required wait', () => {
     expect(() => host.netnsKind('/run/netns/x')).to.throw('not used');
   });
 
-  it('hands the probe the way to rest through the grace', async () => {
-    const rest = <T>(wait: () => Promise<T>) => wait();
-    const given: unknown[] = [];
+  it('hands the probe the way to rest through the grace, and counts as resting only what it waited resting', async () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    let rests = 0;
+    const rest = <T>(wait: () => Promise<T>) => {
+      rests++;
+      return wait();
+    };
+    // The first look takes 20 ms with the place held; then the probe waits 40 ms through the rest it got.
     const probe: HostProbe = {
       ...unusedHost(),
       leftovers: async (_snapshot, opts) => {
-        given.push(opts?.rest);
-        return [LEAK];
+        await sleep(20);
+        const wait = opts?.rest ?? ((w) => w());
+        return wait(async () => {
+          await sleep(40);
+          return [LEAK];
+        });
       },
     };
-    await reapGraceCounted(probe, { countWait: () => undefined, rest }).leftovers(SNAPSHOT, { withinMs: 10 });
-    expect(given).to.deep.equal([rest]);
+    const counted: { ms: number; resting: boolean }[] = [];
+    const host = reapGraceCounted(probe, {
+      countWait: (from, to, resting) => counted.push({ ms: to - from, resting }),
+      rest,
+    });
+    await host.leftovers(SNAPSHOT, { withinMs: 1_000 });
+    expect(rests, 'the probe rested through the harness').to.equal(1);
+    expect(counted.map((c) => c.resting)).to.deep.equal([false, true]);
+    expect(counted[0]?.ms).to.be.at.least(15);
+    expect(counted[1]?.ms).to.be.at.least(35);
+  });
+
+  it('counts nothing as resting when the probe never rested', async () => {
+    const counted: boolean[] = [];
+    const host = reapGraceCounted(probeFinding([LEAK], 20), {
+      countWait: (_from, _to, resting) => counted.push(resting),
+      rest: (wait) => wait(),
+    });
+    await host.leftovers(SNAPSHOT, { withinMs: 1_000 });
+    expect(counted).to.deep.equal([false]);
   });
 });

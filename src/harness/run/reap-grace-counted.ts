@@ -14,19 +14,33 @@ import { REAP_GRACE_MS } from '../runtime/host-probe.js';
 export function reapGraceCounted(
   probe: HostProbe,
   grace: {
-    /** Counts the wait from `from` to `to` (performance.now() readings); Timeline.addRequiredSpan. */
-    countWait: (from: number, to: number) => void;
+    /**
+     * Counts the wait from `from` to `to` (performance.now() readings), `resting` if the trial waited it out
+     * without its place; Timeline.addRequiredSpan.
+     */
+    countWait: (from: number, to: number, resting: boolean) => void;
     /** How the probe waits out the grace (ReapingGrace.rest): a trial rests meanwhile. */
     rest?: ReapingGrace['rest'];
   },
 ): HostProbe {
-  const graced = async (
-    leftovers: (rest: ReapingGrace['rest']) => Promise<HostLeak[]>,
-    withinMs = REAP_GRACE_MS,
-  ) => {
+  const graced = async (leftovers: (opts: ReapingGrace) => Promise<HostLeak[]>, withinMs = REAP_GRACE_MS) => {
     const startedAt = performance.now();
-    const leaks = await leftovers(grace.rest);
-    if (leaks.length > 0) grace.countWait(startedAt, Math.min(performance.now(), startedAt + withinMs));
+    // The part of the grace the probe waited out through the rest, if it rested at all: its first look, and
+    // a grace over by then, took the trial's place.
+    let restedFrom: number | undefined;
+    const restWith = grace.rest;
+    const rest: ReapingGrace['rest'] = restWith
+      ? (wait) => {
+          restedFrom = performance.now();
+          return restWith(wait);
+        }
+      : undefined;
+    const leaks = await leftovers(rest ? { rest } : {});
+    if (leaks.length === 0) return leaks;
+    const endedAt = Math.min(performance.now(), startedAt + withinMs);
+    const placedUntil = Math.min(restedFrom ?? endedAt, endedAt);
+    grace.countWait(startedAt, placedUntil, false);
+    if (endedAt > placedUntil) grace.countWait(placedUntil, endedAt, true);
     return leaks;
   };
   return {
@@ -38,16 +52,13 @@ export function reapGraceCounted(
     },
     snapshot: (podId, containerIds) => probe.snapshot(podId, containerIds),
     leftovers: (snapshot, opts) =>
-      graced((rest) => probe.leftovers(snapshot, { ...opts, ...(rest ? { rest } : {}) }), opts?.withinMs),
+      graced((resting) => probe.leftovers(snapshot, { ...opts, ...resting }), opts?.withinMs),
     stillHeld: (ids) => probe.stillHeld(ids),
     netnsKind: (path) => probe.netnsKind(path),
     baseline: () => probe.baseline(),
     netnsOwners: (ids, baseline) => probe.netnsOwners(ids, baseline),
     recordIds: (labels) => probe.recordIds(labels),
     newLeftovers: (baseline, evidence, opts) =>
-      graced(
-        (rest) => probe.newLeftovers(baseline, evidence, { ...opts, ...(rest ? { rest } : {}) }),
-        opts?.withinMs,
-      ),
+      graced((resting) => probe.newLeftovers(baseline, evidence, { ...opts, ...resting }), opts?.withinMs),
   };
 }
